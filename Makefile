@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# One Makefile for the whole tree; binaries go to build/.
+
+CC ?= cc
+PREFIX ?= /usr/local
+BUILD := build
+VERSION := 0.1
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(CFLAGS)
+LDLIBS := -lelf
+
+ifeq ($(SANITIZE),1)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ARCH_SRC := $(wildcard arch/*.c)
+RMC_SRC := $(wildcard recordmcount/*.c)
+RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRC) $(RMC_SRC))
+
+.PHONY: all check demo install clean bench
+all: $(BUILD)/recordmcount
+
+$(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/recordmcount: $(RMC_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+check: all
+	prove -j2 -e '' t/*.t
+
+demo:
+	scripts/deps.sh
+	$(MAKE) all
+	scripts/demo.sh
+
+bench: all
+	bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/recordmcount $(DESTDIR)$(PREFIX)/bin/recordmcount
+	install -m 644 man/recordmcount.1 $(DESTDIR)$(PREFIX)/share/man/man1/recordmcount.1
+
+clean:
+	rm -rf $(BUILD)

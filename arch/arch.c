@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The registry of architecture descriptors and the instruction-pattern helpers. */
+#include <string.h>
+#include "arch.h"
+
+extern const struct arch arch_x86_64, arch_i386, arch_arm, arch_aarch64,
+	arch_mips32, arch_mips64, arch_ppc32, arch_ppc64, arch_s390x, arch_sh,
+	arch_sparc64, arch_riscv64;
+
+static const struct arch *const all_arches[] = {
+	&arch_x86_64, &arch_i386, &arch_arm, &arch_aarch64, &arch_mips32,
+	&arch_mips64, &arch_ppc32, &arch_ppc64, &arch_s390x, &arch_sh,
+	&arch_sparc64, &arch_riscv64,
+};
+
+const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(all_arches); i++) {
+		const struct arch *a = all_arches[i];
+
+		if (a->machine == ehdr->e_machine && a->elfclass == ehdr->e_ident[EI_CLASS] &&
+		    (!a->match || a->match(ehdr)))
+			return a;
+	}
+	return NULL;
+}
+
+size_t insn_len(const struct insn_pattern *p)
+{
+	size_t len = 0;
+
+	for (unsigned i = 0; i < p->n; i++)
+		len += p->u[i].width;
+	return len;
+}
+
+static uint32_t load_unit(const uint8_t *code, unsigned width, bool big_endian)
+{
+	uint32_t v = 0;
+
+	for (unsigned i = 0; i < width; i++)
+		v |= (uint32_t)code[big_endian ? i : width - 1 - i] << (8 * (width - 1 - i));
+	return v;
+}
+
+static void store_unit(uint8_t *code, unsigned width, uint32_t v, bool big_endian)
+{
+	for (unsigned i = 0; i < width; i++)
+		code[big_endian ? width - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+bool insn_matches(const struct insn_pattern *p, const uint8_t *code, size_t avail, bool big_endian)
+{
+	if (insn_len(p) > avail)
+		return false;
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct insn_unit *u = &p->u[i];
+
+		if ((load_unit(code, u->width, big_endian) & u->mask) != u->value)
+			return false;
+		code += u->width;
+	}
+	return true;
+}
+
+void insn_write(const struct insn_pattern *p, uint8_t *code, bool big_endian)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		store_unit(code, p->u[i].width, p->u[i].value, big_endian);
+		code += p->u[i].width;
+	}
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One descriptor per architecture: everything the recorder (and later the
+ * checker and the runtime) needs to know about a target, as data.  Generic
+ * code never tests e_machine; it asks the descriptor, and a capability an
+ * architecture lacks is an empty table or a NULL member.
+ */
+#ifndef ARCH_ARCH_H
+#define ARCH_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <gelf.h>
+
+/*
+ * An instruction pattern: a run of units (bytes, halfwords or words, read in
+ * the object's byte order) that must equal `value` under `mask`.  Units keep
+ * one table right for both endiannesses of MIPS, PowerPC, SH and ARM.
+ */
+struct insn_unit {
+	uint8_t width;		/* 1, 2 or 4 bytes */
+	uint32_t value;
+	uint32_t mask;
+};
+
+#define INSN_MAX_UNITS 6
+
+struct insn_pattern {
+	uint8_t n;
+	struct insn_unit u[INSN_MAX_UNITS];
+};
+
+/*
+ * One way a compiler calls the profiling hook: a relocation type against the
+ * hook symbol, and where the call instruction starts relative to r_offset.
+ * `site` is checked against the bytes at r_offset + site_adjust when it is
+ * non-empty, so a relocation that is not a call (an address taken, a data
+ * word) is never recorded.
+ */
+struct call_form {
+	uint32_t rtype;
+	int8_t site_adjust;
+	struct insn_pattern site;
+	/*
+	 * Replacing the call: `nop` is written at the site once the code there
+	 * matches `nop_expect` (empty: the site pattern is enough).  MIPS needs
+	 * the delay slot in the check; an empty `nop` means this form cannot be
+	 * turned into NOPs.
+	 */
+	struct insn_pattern nop_expect;
+	struct insn_pattern nop;
+	/* Code just before the site that belongs to the call (ARM push {lr}). */
+	struct insn_pattern prefix;
+	struct insn_pattern prefix_nop;
+};
+
+struct arch {
+	const char *name;
+	uint16_t machine;
+	uint8_t elfclass;
+	/* Extra test for targets sharing e_machine and class; NULL = accept. */
+	bool (*match)(const GElf_Ehdr *ehdr);
+
+	const char *const *hooks;	/* NULL-terminated; a leading '.' is ignored */
+	const struct call_form *calls;
+	size_t ncalls;
+	/*
+	 * Several relocations can describe one call (MIPS %hi/%lo or
+	 * %call16 + R_MIPS_JALR): a hook relocation closer than this many bytes
+	 * to the first one of the current site belongs to that site.  0: every
+	 * relocation is its own site.
+	 */
+	uint8_t seq_window;
+
+	uint32_t reloc_abs;	/* pointer-sized absolute, for __mcount_loc */
+	uint32_t reloc_rel32;	/* 32-bit PC-relative, for user-mode tables */
+	uint32_t reloc_none;
+
+	/* r_info layout, when it is not the ELF standard one (MIPS64). */
+	void (*rinfo_decode)(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type);
+	uint64_t (*rinfo_encode)(uint32_t sym, uint32_t type, bool big_endian);
+
+	/* AArch64 code is little-endian even in big-endian objects. */
+	bool code_always_le;
+	/*
+	 * The linker moves code after assembly (RISC-V relaxation) and adjusts
+	 * symbols but not section-relative addends: each entry then needs a
+	 * local symbol of its own at the call.
+	 */
+	bool site_symbols;
+};
+
+const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr);
+
+/* Pattern helpers for the descriptor files. */
+#define B(v)		{ 1, (v), 0xff }
+#define H(v)		{ 2, (v), 0xffff }
+#define W(v)		{ 4, (v), 0xffffffffu }
+#define WM(v, m)	{ 4, (v), (m) }
+#define HM(v, m)	{ 2, (v), (m) }
+#define PAT(...)	{ .n = sizeof((struct insn_unit[]){ __VA_ARGS__ }) / sizeof(struct insn_unit), \
+			  .u = { __VA_ARGS__ } }
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+size_t insn_len(const struct insn_pattern *p);
+/* Does the code at `code` (with `avail` bytes left) match? Empty matches. */
+bool insn_matches(const struct insn_pattern *p, const uint8_t *code, size_t avail, bool big_endian);
+/* Write the pattern's values (its NOP encoding) at `code`. */
+void insn_write(const struct insn_pattern *p, uint8_t *code, bool big_endian);
+
+#endif

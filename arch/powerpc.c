@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * PowerPC 32-bit and 64-bit (ELFv1 big-endian with dot symbols, ELFv2
+ * little-endian).  The call is `bl _mcount`; on ppc64 the nop after it is the
+ * TOC-restore slot and stays as it is.
+ */
+#include "arch.h"
+
+#define R_PPC64_REL24_NOTOC 116	/* Power10, not in every <elf.h> */
+
+static const char *const ppc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
+
+#define BL	PAT(WM(0x48000001, 0xfc000003))
+#define PPC_NOP	PAT(W(0x60000000))
+
+static const struct call_form ppc32_calls[] = {
+	{ .rtype = R_PPC_REL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+	{ .rtype = R_PPC_PLTREL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+	{ .rtype = R_PPC_LOCAL24PC, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+};
+
+const struct arch arch_ppc32 = {
+	.name = "ppc",
+	.machine = EM_PPC,
+	.elfclass = ELFCLASS32,
+	.hooks = ppc_hooks,
+	.calls = ppc32_calls,
+	.ncalls = ARRAY_SIZE(ppc32_calls),
+	.reloc_abs = R_PPC_ADDR32,
+	.reloc_rel32 = R_PPC_REL32,
+	.reloc_none = R_PPC_NONE,
+};
+
+static const struct call_form ppc64_calls[] = {
+	{ .rtype = R_PPC64_REL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+	{ .rtype = R_PPC64_REL24_NOTOC, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+};
+
+const struct arch arch_ppc64 = {
+	.name = "ppc64",
+	.machine = EM_PPC64,
+	.elfclass = ELFCLASS64,
+	.hooks = ppc_hooks,
+	.calls = ppc64_calls,
+	.ncalls = ARRAY_SIZE(ppc64_calls),
+	.reloc_abs = R_PPC64_ADDR64,
+	.reloc_rel32 = R_PPC64_REL32,
+	.reloc_none = R_PPC64_NONE,
+};

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * s390x.  gcc 12 emits `stg %r14,8(%r15); brasl %r14,_mcount; lg
+ * %r14,8(%r15)`, clang `brasl %r14,mcount`.  The relocation sits on the
+ * brasl's immediate, two bytes into the instruction; the site is the brasl.
+ * (The kernel's tool subtracts 14, which fitted an older sequence and now
+ * lands before the function.)
+ */
+#include "arch.h"
+
+static const char *const s390_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
+
+/* brasl %rN,rel32 (c0N5) becomes brcl 0,0 (c004 0000 0000), a 6-byte nop. */
+#define BRASL	PAT(HM(0xc005, 0xff0f))
+#define BRCL_0	PAT(H(0xc004), H(0x0000), H(0x0000))
+
+static const struct call_form s390_calls[] = {
+	{ .rtype = R_390_PLT32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
+	{ .rtype = R_390_PC32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
+};
+
+const struct arch arch_s390x = {
+	.name = "s390x",
+	.machine = EM_S390,
+	.elfclass = ELFCLASS64,
+	.hooks = s390_hooks,
+	.calls = s390_calls,
+	.ncalls = ARRAY_SIZE(s390_calls),
+	.reloc_abs = R_390_64,
+	.reloc_rel32 = R_390_PC32,
+	.reloc_none = R_390_NONE,
+};

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SuperH.  gcc loads mcount's address from a literal-pool word and jumps
+ * through a register; the only relocation is R_SH_DIR32 on that word, so the
+ * recorded site is the pool word (as the kernel's SH ftrace expects).  There
+ * is no single instruction to replace, so no NOP form.
+ */
+#include "arch.h"
+
+static const char *const sh_hooks[] = { "mcount", "_mcount", "__fentry__", NULL };
+
+static const struct call_form sh_calls[] = {
+	{ .rtype = R_SH_DIR32 },	/* a data word: no instruction to check */
+};
+
+const struct arch arch_sh = {
+	.name = "sh",
+	.machine = EM_SH,
+	.elfclass = ELFCLASS32,
+	.hooks = sh_hooks,
+	.calls = sh_calls,
+	.ncalls = ARRAY_SIZE(sh_calls),
+	.reloc_abs = R_SH_DIR32,
+	.reloc_rel32 = R_SH_REL32,
+	.reloc_none = R_SH_NONE,
+};

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* SPARC64: `call _mcount` with a nop in its delay slot. */
+#include "arch.h"
+
+static const char *const sparc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
+
+#define CALL	PAT(WM(0x40000000, 0xc0000000))
+#define SPARC_NOP PAT(W(0x01000000))
+
+static const struct call_form sparc_calls[] = {
+	{ .rtype = R_SPARC_WDISP30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
+	{ .rtype = R_SPARC_WPLT30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
+};
+
+/* SPARC64 keeps a 24-bit addend (R_SPARC_OLO10) above the 8-bit type. */
+static void sparc64_rinfo_decode(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type)
+{
+	(void)big_endian;
+	*sym = (uint32_t)(info >> 32);
+	*type = (uint32_t)(info & 0xff);
+}
+
+static uint64_t sparc64_rinfo_encode(uint32_t sym, uint32_t type, bool big_endian)
+{
+	(void)big_endian;
+	return (uint64_t)sym << 32 | (type & 0xff);
+}
+
+const struct arch arch_sparc64 = {
+	.name = "sparc64",
+	.machine = EM_SPARCV9,
+	.elfclass = ELFCLASS64,
+	.hooks = sparc_hooks,
+	.calls = sparc_calls,
+	.ncalls = ARRAY_SIZE(sparc_calls),
+	.reloc_abs = R_SPARC_64,
+	.reloc_rel32 = R_SPARC_DISP32,
+	.reloc_none = R_SPARC_NONE,
+	.rinfo_decode = sparc64_rinfo_decode,
+	.rinfo_encode = sparc64_rinfo_encode,
+};

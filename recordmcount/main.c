@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * recordmcount: record the calls to the profiling hook in relocatable
+ * objects, in place, the way Kbuild runs it; or for ordinary programs
+ * (--mode=user).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "record.h"
+#include "tables.h"
+
+#ifndef VERSION
+#define VERSION "0.1"
+#endif
+
+struct options {
+	bool warn;
+	bool list;
+	enum table_mode mode;
+	const char *output;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: recordmcount [-w] [--mode=kernel|user] [-o OUTPUT] FILE.o...\n"
+		"       recordmcount --list FILE...\n"
+		"Records the calls to mcount/__fentry__ of each object in a table, in place.\n"
+		"  -w, --warn           report calls outside the traced sections\n"
+		"      --mode=kernel    one __mcount_loc per object, as Kbuild expects (default)\n"
+		"      --mode=user      per-function __mcount_rel tables for programs (C++, PIE, --gc-sections)\n"
+		"  -o, --output=FILE    write the result to FILE (one input only)\n"
+		"      --list           print the recorded sites of objects or linked files\n"
+		"  -h, --help           this text\n"
+		"  -V, --version        the version\n");
+}
+
+static bool is_kbuild_skip(const char *path)
+{
+	size_t n = strlen(path);
+
+	return strcmp(path, "ftrace.o") == 0 || (n >= 9 && strcmp(path + n - 9, "/ftrace.o") == 0);
+}
+
+/* The file to replace: a symlink argument updates its target and stays a link. */
+static char *resolve_target(const char *path)
+{
+	char *real = realpath(path, NULL);
+
+	return real ? real : strdup(path);
+}
+
+static int copy_image(struct elfobj *obj, const char *out, mode_t mode)
+{
+	char tmp[PATH_MAX];
+	int fd;
+	size_t done = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.rmcXXXXXX", out) >= (int)sizeof(tmp))
+		return elfobj_error(obj, "output path too long"), -1;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return elfobj_error(obj, "cannot create temporary file: %s", strerror(errno)), -1;
+	while (done < obj->image_size) {
+		ssize_t n = write(fd, obj->image + done, obj->image_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			elfobj_error(obj, "cannot write %s: %s", tmp, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (fchmod(fd, mode & 07777) < 0 || close(fd) < 0 || rename(tmp, out) < 0) {
+		elfobj_error(obj, "cannot write %s: %s", out, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
+{
+	struct recording rec;
+	const char *out = opt->output ? opt->output : target;
+	int rc = -1;
+
+	if (obj->ehdr.e_type != ET_REL)
+		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
+	if (elfobj_has_tables(obj))	/* already processed: left byte-identical */
+		return opt->output ? copy_image(obj, out, mode) : 0;
+	if (record_sites(obj, &rec, opt->warn ? stderr : NULL) < 0)
+		return -1;
+	if (emit_tables(obj, &rec, opt->mode) < 0)
+		goto out;
+	if (obj->modified)
+		rc = elfobj_write(obj, out, mode);
+	else
+		rc = opt->output ? copy_image(obj, out, mode) : 0;
+out:
+	recording_free(&rec);
+	return rc;
+}
+
+static int list_file(struct elfobj *obj)
+{
+	struct table_entry *e;
+	size_t n;
+
+	if (tables_read(obj, &e, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *sec = e[i].sec ? obj->sec[e[i].sec].name : "?";
+
+		if (obj->ehdr.e_type == ET_REL)
+			printf("%s+0x%llx\n", sec, (unsigned long long)e[i].off);
+		else
+			printf("0x%llx %s+0x%llx\n", (unsigned long long)e[i].addr, sec,
+			       (unsigned long long)e[i].off);
+	}
+	free(e);
+	return 0;
+}
+
+static int process(const char *path, const struct options *opt)
+{
+	struct elfobj obj;
+	struct stat st;
+	char *target;
+	int fd, rc;
+
+	if (!opt->list && !opt->output && is_kbuild_skip(path))
+		return 0;
+	target = resolve_target(path);
+	fd = open(target, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fprintf(stderr, "recordmcount: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(target);
+		return -1;
+	}
+	rc = elfobj_load(&obj, path, fd);
+	close(fd);
+	if (rc == 0)
+		rc = opt->list ? list_file(&obj) : record_file(&obj, opt, target, st.st_mode);
+	if (rc < 0)
+		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.err);
+	elfobj_free(&obj);
+	free(target);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "warn", no_argument, NULL, 'w' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options opt = { .mode = MODE_KERNEL };
+	int c, failed = 0;
+
+	while ((c = getopt_long(argc, argv, "wo:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			opt.warn = true;
+			break;
+		case 'm':
+			if (strcmp(optarg, "kernel") == 0)
+				opt.mode = MODE_KERNEL;
+			else if (strcmp(optarg, "user") == 0)
+				opt.mode = MODE_USER;
+			else {
+				fprintf(stderr, "recordmcount: unknown mode '%s' (kernel or user)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			opt.output = optarg;
+			break;
+		case 'l':
+			opt.list = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("recordmcount %s\n", VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (opt.output && argc - optind != 1) {
+		fprintf(stderr, "recordmcount: -o takes exactly one input file\n");
+		return 2;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		fprintf(stderr, "recordmcount: libelf is out of date\n");
+		return 2;
+	}
+	for (int i = optind; i < argc; i++)
+		if (process(argv[i], &opt) < 0)
+			failed = 1;
+	return failed;
+}

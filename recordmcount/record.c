@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+#include <string.h>
+#include "record.h"
+
+static const char *const traceable_sections[] = {
+	".init.text", ".ref.text", ".sched.text", ".spinlock.text", ".irqentry.text",
+	".softirqentry.text", ".kprobes.text", ".cpuidle.text",
+};
+
+bool section_is_traceable(const char *name)
+{
+	if (strncmp(name, ".text", 5) == 0)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(traceable_sections); i++)
+		if (strcmp(name, traceable_sections[i]) == 0)
+			return true;
+	return false;
+}
+
+bool elfobj_has_tables(const struct elfobj *obj)
+{
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const char *n = obj->sec[i].name;
+
+		if (strcmp(n, KERNEL_TABLE) == 0 || strcmp(n, USER_TABLE) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool is_hook_name(const struct arch *arch, const char *name)
+{
+	if (name[0] == '.')
+		name++;
+	for (const char *const *h = arch->hooks; *h; h++)
+		if (strcmp(name, *h) == 0)
+			return true;
+	return false;
+}
+
+/* A byte per symbol: does it name the hook?  NULL (no error) when none does. */
+static uint8_t *find_hook_symbols(struct elfobj *obj, bool *any)
+{
+	uint8_t *hook = calloc(obj->nsym ? obj->nsym : 1, 1);
+
+	*any = false;
+	if (!hook)
+		return NULL;
+	for (size_t i = 1; i < obj->nsym; i++) {
+		const struct symbol *s = &obj->sym[i];
+
+		if (GELF_ST_TYPE(s->s.st_info) != STT_SECTION && is_hook_name(obj->arch, s->name)) {
+			hook[i] = 1;
+			*any = true;
+		}
+	}
+	return hook;
+}
+
+static const struct call_form *match_call(const struct elfobj *obj, const struct section *text,
+					  const struct reloc *r, uint64_t *site)
+{
+	const struct arch *arch = obj->arch;
+
+	for (size_t i = 0; i < arch->ncalls; i++) {
+		const struct call_form *f = &arch->calls[i];
+		uint64_t at = r->offset + (int64_t)f->site_adjust;
+
+		if (f->rtype != r->type || at >= text->size)
+			continue;
+		if (insn_matches(&f->site, text->bytes + at, text->size - at, obj->code_big_endian)) {
+			*site = at;
+			return f;
+		}
+	}
+	return NULL;
+}
+
+static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, uint64_t off)
+{
+	if (rec->nsites == rec->cap) {
+		size_t cap = rec->cap * 2 + 64;
+		struct site *n = realloc(rec->sites, cap * sizeof(*n));
+
+		if (!n)
+			return elfobj_error(obj, "out of memory"), -1;
+		rec->sites = n;
+		rec->cap = cap;
+	}
+	rec->sites[rec->nsites++] = (struct site){ sec, off };
+	return 0;
+}
+
+struct byte_range {
+	uint64_t from, to;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct byte_range *x = a, *y = b;
+
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/*
+ * Replace one call outside the traceable sections by the NOP of a form whose
+ * expectations hold, with its prefix if present.  Returns the byte range
+ * rewritten, or an empty range when no form applies.
+ */
+static struct byte_range nop_call(struct elfobj *obj, size_t textidx, const struct reloc *r)
+{
+	struct section *text = &obj->sec[textidx];
+	const struct arch *arch = obj->arch;
+	bool be = obj->code_big_endian;
+
+	for (size_t i = 0; i < arch->ncalls; i++) {
+		const struct call_form *f = &arch->calls[i];
+		uint64_t at = r->offset + (int64_t)f->site_adjust;
+		const struct insn_pattern *expect = f->nop_expect.n ? &f->nop_expect : &f->site;
+		size_t plen = insn_len(&f->prefix);
+		struct byte_range range = { at, at + insn_len(&f->nop) };
+		uint8_t *code;
+
+		if (f->rtype != r->type || !f->nop.n || at >= text->size ||
+		    !insn_matches(expect, text->bytes + at, text->size - at, be) ||
+		    !insn_matches(&f->site, text->bytes + at, text->size - at, be) ||
+		    range.to > text->size)
+			continue;
+		code = elfobj_edit_bytes(obj, textidx);
+		if (!code)
+			return (struct byte_range){ 0, 0 };
+		insn_write(&f->nop, code + at, be);
+		if (plen && at >= plen && insn_matches(&f->prefix, code + at - plen, plen, be)) {
+			insn_write(&f->prefix_nop, code + at - plen, be);
+			range.from -= plen;
+		}
+		return range;
+	}
+	return (struct byte_range){ 0, 0 };
+}
+
+/* Every relocation whose field lies in a NOP'd range would rewrite the NOP. */
+static void drop_relocs_in(struct elfobj *obj, struct section *rs, struct byte_range *ranges, size_t n)
+{
+	qsort(ranges, n, sizeof(*ranges), cmp_range);
+	for (size_t i = 0; i < rs->nrelocs; i++) {
+		struct reloc *r = &rs->relocs[i];
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (ranges[mid].to <= r->offset)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && ranges[lo].from <= r->offset) {
+			r->type = obj->arch->reloc_none;
+			r->sym = 0;
+			r->addend = 0;
+		}
+	}
+	rs->relocs_dirty = true;
+}
+
+struct section_scan {
+	struct byte_range *nops;
+	size_t nnops, ignored;
+};
+
+static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
+		       struct recording *rec, struct section_scan *scan)
+{
+	struct section *rs = &obj->sec[relidx];
+	uint32_t textidx = rs->rela_for;
+	const struct section *text = &obj->sec[textidx];
+	bool traceable = section_is_traceable(text->name);
+	uint64_t seq_start = 0;
+	bool in_seq = false;
+
+	for (size_t i = 0; i < rs->nrelocs; i++) {
+		const struct reloc *r = &rs->relocs[i];
+		uint64_t site;
+
+		if (!hook[r->sym])
+			continue;
+		if (in_seq && r->offset >= seq_start && r->offset - seq_start < obj->arch->seq_window)
+			continue;	/* another relocation of the same call */
+		if (!match_call(obj, text, r, &site))
+			continue;	/* not a call: an address taken, a data word */
+		seq_start = r->offset;
+		in_seq = true;
+		if (traceable) {
+			if (push_site(obj, rec, textidx, site) < 0)
+				return -1;
+			continue;
+		}
+		struct byte_range range = nop_call(obj, textidx, r);
+
+		if (range.to == range.from) {
+			if (obj->err[0])
+				return -1;
+			scan->ignored++;
+			continue;
+		}
+		scan->nops[scan->nnops++] = range;
+	}
+	return 0;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int record_sites(struct elfobj *obj, struct recording *rec, FILE *warn)
+{
+	bool any;
+	uint8_t *hook;
+	int rc = -1;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!obj->symtab)
+		return 0;
+	hook = find_hook_symbols(obj, &any);
+	if (!hook)
+		return elfobj_error(obj, "out of memory"), -1;
+	if (!any) {
+		free(hook);
+		return 0;
+	}
+	for (size_t i = 1; i < obj->nsec; i++) {
+		struct section *rs = &obj->sec[i];
+		const struct section *text;
+		struct section_scan scan = { 0 };
+
+		if (!rs->rela_for)
+			continue;
+		text = &obj->sec[rs->rela_for];
+		if (text->sh.sh_type != SHT_PROGBITS || !(text->sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		if (elfobj_parse_relocs(obj, i) < 0)
+			goto out;
+		if (!section_is_traceable(text->name)) {
+			scan.nops = malloc((rs->nrelocs ? rs->nrelocs : 1) * sizeof(*scan.nops));
+			if (!scan.nops) {
+				elfobj_error(obj, "out of memory");
+				goto out;
+			}
+		}
+		if (scan_relocs(obj, i, hook, rec, &scan) < 0) {
+			free(scan.nops);
+			goto out;
+		}
+		if (scan.nnops)
+			drop_relocs_in(obj, rs, scan.nops, scan.nnops);
+		free(scan.nops);
+		rec->nopped += scan.nnops;
+		rec->ignored += scan.ignored;
+		if (warn && scan.nnops)
+			fprintf(warn, "%s: section %s: %zu call(s) to the profiling hook outside the traced "
+				"sections, replaced by NOPs\n", obj->path, text->name, scan.nnops);
+		if (warn && scan.ignored)
+			fprintf(warn, "%s: section %s: %zu call(s) to the profiling hook outside the traced "
+				"sections, left in place (no NOP form on %s)\n", obj->path, text->name,
+				scan.ignored, obj->arch->name);
+	}
+	qsort(rec->sites, rec->nsites, sizeof(*rec->sites), cmp_site);
+	{
+		size_t n = 0;
+
+		for (size_t i = 0; i < rec->nsites; i++)
+			if (!n || cmp_site(&rec->sites[n - 1], &rec->sites[i]))
+				rec->sites[n++] = rec->sites[i];
+		rec->nsites = n;
+	}
+	rc = 0;
+out:
+	free(hook);
+	return rc;
+}
+
+void recording_free(struct recording *rec)
+{
+	free(rec->sites);
+	memset(rec, 0, sizeof(*rec));
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Finding the calls to the profiling hook, and emitting the tables. */
+#ifndef RECORDMCOUNT_RECORD_H
+#define RECORDMCOUNT_RECORD_H
+
+#include <stdio.h>
+#include "elfobj.h"
+
+enum table_mode {
+	MODE_KERNEL,	/* one __mcount_loc of absolute pointers, as Kbuild expects */
+	MODE_USER,	/* __mcount_rel per function section: link-order, COMDAT- and PIE-safe */
+};
+
+#define KERNEL_TABLE "__mcount_loc"
+#define USER_TABLE "__mcount_rel"
+
+struct site {
+	uint32_t sec;
+	uint64_t off;
+};
+
+struct recording {
+	struct site *sites;	/* in traceable sections, sorted by (sec, off) */
+	size_t nsites, cap;
+	size_t nopped;		/* calls replaced by NOPs outside traceable sections */
+	size_t ignored;		/* calls outside traceable sections left as they are */
+};
+
+bool section_is_traceable(const char *name);
+bool elfobj_has_tables(const struct elfobj *obj);
+
+/* Find every call; NOP those outside traceable sections.  `warn` gets -w lines. */
+int record_sites(struct elfobj *obj, struct recording *rec, FILE *warn);
+int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode mode);
+void recording_free(struct recording *rec);
+
+#endif

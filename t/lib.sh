@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# TAP helpers for the shell tests.  Source it; call done_testing at the end.
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RMC=$TOP/build/recordmcount
+T_N=0
+T_FAILED=0
+
+# A scratch directory per test script, removed on exit unless KEEP=1.
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/rmc-test.XXXXXX")
+trap '[ "${KEEP:-0}" = 1 ] || rm -rf "$T_TMP"' EXIT
+
+ok() {	# ok STATUS DESCRIPTION
+	T_N=$((T_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $T_N - $2"
+	else
+		echo "not ok $T_N - $2"
+		T_FAILED=$((T_FAILED + 1))
+	fi
+}
+
+diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }
+
+run_ok() {	# run_ok DESCRIPTION CMD...: passes when CMD exits 0
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then ok 0 "$desc"; else ok 1 "$desc"; diag "$out"; fi
+}
+
+is() {	# is GOT EXPECTED DESCRIPTION
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		diag "got:      $1" "expected: $2"
+	fi
+}
+
+skip() { T_N=$((T_N + 1)); echo "ok $T_N # SKIP $1"; }
+
+done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
