@@ -19,16 +19,18 @@ static const char *const mips_hooks[] = { "_mcount", "mcount", "__fentry__", NUL
 #define MIPS_NOP	W(0x00000000)
 
 /*
- * `jal _mcount` is replaced together with its delay slot, which either is a
- * nop or the o32 `addiu sp,sp,-8` that _mcount itself would have undone.
+ * `jal _mcount` with the o32 `addiu sp,sp,-8` in its delay slot (which
+ * _mcount itself undoes) is replaced together with that slot.  Any other delay
+ * slot instruction (clang fills it with the function's own work) runs in
+ * either case, so only the jal goes.
  */
-#define JAL_FORM(delay) { .rtype = R_MIPS_26, .site_adjust = 0, .site = PAT(JAL), .nop_expect = PAT(JAL, delay), \
-			  .nop = PAT(MIPS_NOP, MIPS_NOP) }
+#define JAL_SP_FORM(delay) { .rtype = R_MIPS_26, .site = PAT(JAL), .nop_expect = PAT(JAL, delay), \
+			     .nop = PAT(MIPS_NOP, MIPS_NOP) }
 
 static const struct call_form mips_calls[] = {
-	JAL_FORM(W(0x27bdfff8)),		/* addiu sp,sp,-8 */
-	JAL_FORM(W(0x67bdfff8)),		/* daddiu sp,sp,-8 */
-	JAL_FORM(MIPS_NOP),
+	JAL_SP_FORM(W(0x27bdfff8)),		/* addiu sp,sp,-8 */
+	JAL_SP_FORM(W(0x67bdfff8)),		/* daddiu sp,sp,-8 */
+	{ .rtype = R_MIPS_26, .site = PAT(JAL), .nop = PAT(MIPS_NOP) },
 	{ .rtype = R_MIPS_HI16, .site_adjust = 0, .site = PAT(LUI) },
 	{ .rtype = R_MIPS_HIGHEST, .site_adjust = 0, .site = PAT(LUI) },
 	{ .rtype = R_MIPS_CALL_HI16, .site_adjust = 0, .site = PAT(LUI) },

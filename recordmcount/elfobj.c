@@ -199,6 +199,9 @@ static int load_groups_and_relocs(struct elfobj *obj)
 		}
 		if (s->sh.sh_type != SHT_REL && s->sh.sh_type != SHT_RELA)
 			continue;
+		/* Linked files have dynamic relocations against .dynsym: not ours to edit. */
+		if (obj->ehdr.e_type != ET_REL)
+			continue;
 		if (s->sh.sh_link != obj->symtab || !obj->symtab)
 			return elfobj_error(obj, "relocation section %s is not linked to the symbol table",
 					    s->name), -1;
