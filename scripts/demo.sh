@@ -38,7 +38,7 @@ echo "== user mode: a PIE program (recordmcount --mode=user), linked and run"
 gcc -O2 -pg -ffunction-sections -c "$src" -o "$work/demo.o"
 "$rmc" --mode=user "$work/demo.o"
 gcc -pg -Wl,--gc-sections "$work/demo.o" -o "$work/demo"
-"$work/demo" 12
+(cd "$work" && ./demo 12)	# -pg programs write gmon.out in the current directory
 echo "table of the linked program (address, section+offset):"
 "$rmc" --list "$work/demo"
 if readelf -d "$work/demo" | grep -q TEXTREL; then echo "unexpected: TEXTREL"; exit 1; fi
