@@ -31,19 +31,10 @@ static int64_t sign_extend(uint64_t v, unsigned bytes)
 	return bytes >= 8 ? (int64_t)v : (int64_t)(v << shift) >> shift;
 }
 
-static size_t table_relocs(const struct elfobj *obj, size_t table)
-{
-	for (size_t i = 1; i < obj->nsec; i++)
-		if (obj->sec[i].rela_for == table)
-			return i;
-	return 0;
-}
-
-static int read_object_table(struct elfobj *obj, size_t t, bool user, struct entries *e)
+static int read_object_table(struct elfobj *obj, size_t t, size_t ri, bool user, struct entries *e)
 {
 	const struct section *tab = &obj->sec[t];
 	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
-	size_t ri = table_relocs(obj, t);
 	const struct section *rs;
 
 	if (!ri)
@@ -105,7 +96,14 @@ static int read_linked_table(struct elfobj *obj, size_t t, bool user, struct ent
 int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n)
 {
 	struct entries e = { 0 };
+	/* User mode has a table per function: find their relocations in one pass. */
+	uint32_t *relocs_of = calloc(obj->nsec, sizeof(*relocs_of));
 
+	if (!relocs_of)
+		return elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (obj->sec[i].rela_for)
+			relocs_of[obj->sec[i].rela_for] = (uint32_t)i;
 	for (size_t i = 1; i < obj->nsec; i++) {
 		const char *name = obj->sec[i].name;
 		bool user = strcmp(name, USER_TABLE) == 0;
@@ -114,14 +112,16 @@ int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n)
 		if (!user && strcmp(name, KERNEL_TABLE) != 0)
 			continue;
 		if (obj->ehdr.e_type == ET_REL)
-			rc = read_object_table(obj, i, user, &e);
+			rc = read_object_table(obj, i, relocs_of[i], user, &e);
 		else
 			rc = read_linked_table(obj, i, user, &e);
 		if (rc < 0) {
 			free(e.v);
+			free(relocs_of);
 			return -1;
 		}
 	}
+	free(relocs_of);
 	*out = e.v;
 	*n = e.n;
 	return 0;
