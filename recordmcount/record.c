@@ -245,6 +245,10 @@ int record_sites(struct elfobj *obj, struct recording *rec, FILE *warn)
 		text = &obj->sec[rs->rela_for];
 		if (text->sh.sh_type != SHT_PROGBITS || !(text->sh.sh_flags & SHF_EXECINSTR))
 			continue;
+		if (text->sh.sh_flags & SHF_COMPRESSED) {
+			elfobj_error(obj, "executable section %s is compressed", text->name);
+			goto out;
+		}
 		if (elfobj_parse_relocs(obj, i) < 0)
 			goto out;
 		if (!section_is_traceable(text->name)) {
