@@ -89,6 +89,11 @@ struct arch {
 	 * local symbol of its own at the call.
 	 */
 	bool site_symbols;
+	/*
+	 * RELA, but the linker takes the addend from the relocated word and
+	 * ignores r_addend (BFD's SH backend; gas writes addends there too).
+	 */
+	bool addend_in_place;
 };
 
 const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr);

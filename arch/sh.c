@@ -23,4 +23,5 @@ const struct arch arch_sh = {
 	.reloc_abs = R_SH_DIR32,
 	.reloc_rel32 = R_SH_REL32,
 	.reloc_none = R_SH_NONE,
+	.addend_in_place = true,
 };

@@ -158,6 +158,9 @@ static int load_symbols(struct elfobj *obj)
 	if (obj->first_global > n)
 		return elfobj_error(obj, "symbol table sh_info %zu beyond its %zu symbols",
 				    obj->first_global, n), -1;
+	/* Symbol 0 is local: 0 here would make inserted locals land on the null symbol. */
+	if (n && obj->first_global == 0)
+		return elfobj_error(obj, "symbol table sh_info 0: no local symbols, not even the null one"), -1;
 
 	for (size_t i = 0; i < n; i++) {
 		struct symbol *sym = &obj->sym[i];
@@ -218,6 +221,29 @@ static int load_groups_and_relocs(struct elfobj *obj)
 	return 0;
 }
 
+/*
+ * libelf ignores e_shentsize and silently drops a section header table that
+ * does not fit in the file ("no sections"): say what is wrong instead, and
+ * never rewrite such a file as if it were sound.
+ */
+static int check_shdr_table(struct elfobj *obj)
+{
+	const GElf_Ehdr *eh = &obj->ehdr;
+	size_t entsize = gelf_fsize(obj->elf, ELF_T_SHDR, 1, EV_CURRENT);
+
+	if (!eh->e_shoff)
+		return 0;
+	if (eh->e_shentsize != entsize)
+		return elfobj_error(obj, "section header entry size %u, expected %zu", eh->e_shentsize,
+				    entsize), -1;
+	if (eh->e_shoff >= obj->image_size ||
+	    (uint64_t)eh->e_shnum * entsize > obj->image_size - eh->e_shoff)
+		return elfobj_error(obj, "section header table (offset %llu, %u entries) extends beyond "
+				    "the end of the file (%zu bytes)", (unsigned long long)eh->e_shoff,
+				    eh->e_shnum, obj->image_size), -1;
+	return 0;
+}
+
 int elfobj_load(struct elfobj *obj, const char *path, int fd)
 {
 	memset(obj, 0, sizeof(*obj));
@@ -229,6 +255,8 @@ int elfobj_load(struct elfobj *obj, const char *path, int fd)
 		return elfobj_error(obj, "not an ELF file"), -1;
 	if (!gelf_getehdr(obj->elf, &obj->ehdr))
 		return elfobj_error(obj, "bad ELF header: %s", elf_errmsg(-1)), -1;
+	if (check_shdr_table(obj) < 0)
+		return -1;
 	obj->arch = arch_for_ehdr(&obj->ehdr);
 	if (!obj->arch)
 		return elfobj_error(obj, "unsupported machine %u for ELF class %u",
@@ -365,7 +393,7 @@ static int64_t append_string(struct elfobj *obj, size_t secidx, const char *str)
 	return (int64_t)off;
 }
 
-static int uleb_remap(struct elfobj *obj, size_t secidx)
+static int uleb_remap(struct elfobj *obj, size_t secidx, size_t old_nsym)
 {
 	struct section *s = &obj->sec[secidx];
 	uint8_t *out = malloc(s->size * 2 + 16), *o = out;
@@ -383,7 +411,7 @@ static int uleb_remap(struct elfobj *obj, size_t secidx)
 			v |= (uint64_t)(s->bytes[i] & 0x7f) << shift;
 			shift += 7;
 		} while (s->bytes[i++] & 0x80);
-		if (v >= obj->nsym - obj->nsym_inserted)
+		if (v >= old_nsym)
 			return free(out), elfobj_error(obj, "%s: symbol %llu out of range", s->name,
 						       (unsigned long long)v), -1;
 		v = obj->sym_map[v];
@@ -413,8 +441,6 @@ int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_
 		return 0;
 	if (!obj->symtab)
 		return elfobj_error(obj, "no symbol table"), -1;
-	if (obj->nsym_inserted)
-		return elfobj_error(obj, "symbols inserted twice"), -1;
 	for (size_t i = 0; i < n; i++)
 		if (shndx[i] >= SHN_LORESERVE && !obj->symtab_shndx)
 			return elfobj_error(obj, "section %u needs an extended section index table, "
@@ -425,6 +451,7 @@ int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_
 			return -1;
 
 	ns = xrealloc_array(NULL, old + n, sizeof(*ns));
+	free(obj->sym_map);
 	obj->sym_map = xrealloc_array(NULL, old, sizeof(*obj->sym_map));
 	if (!ns || !obj->sym_map)
 		return free(ns), elfobj_error(obj, "out of memory"), -1;
@@ -444,7 +471,7 @@ int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_
 	free(obj->sym);
 	obj->sym = ns;
 	obj->nsym = obj->cap_sym = old + n;
-	obj->nsym_inserted = n;
+	obj->nsym_inserted += n;
 	obj->first_global += n;
 	obj->sec[obj->symtab].sh.sh_info = (uint32_t)obj->first_global;
 
@@ -462,22 +489,11 @@ int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_
 				return elfobj_error(obj, "group %s: signature symbol out of range", s->name), -1;
 			s->sh.sh_info = obj->sym_map[s->sh.sh_info];
 		} else if (s->sh.sh_type == SHT_LLVM_ADDRSIG && s->sh.sh_link == obj->symtab) {
-			if (uleb_remap(obj, i) < 0)
+			if (uleb_remap(obj, i, old) < 0)
 				return -1;
 		}
 	}
 	obj->modified = true;
-	return 0;
-}
-
-int elfobj_set_symbol_name(struct elfobj *obj, uint32_t symidx, const char *name)
-{
-	int64_t off = append_string(obj, obj->sec[obj->symtab].sh.sh_link, name);
-
-	if (off < 0)
-		return -1;
-	obj->sym[symidx].s.st_name = (Elf64_Word)off;
-	obj->sym[symidx].name = name;
 	return 0;
 }
 

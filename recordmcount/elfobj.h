@@ -68,7 +68,7 @@ struct elfobj {
 	struct symbol *sym;
 	size_t nsym, cap_sym;
 	size_t first_global;	/* symtab sh_info */
-	uint32_t *sym_map;	/* old index -> new after insert_local_symbols */
+	uint32_t *sym_map;	/* old index -> new, after the last elfobj_insert_locals */
 	size_t nsym_inserted;
 
 	/* Names of added sections, each added to .shstrtab once. */
@@ -89,9 +89,9 @@ int elfobj_parse_relocs(struct elfobj *obj, size_t secidx);
 uint8_t *elfobj_edit_bytes(struct elfobj *obj, size_t secidx);
 
 /*
- * Insert `n` local symbols (values in `syms`, names as given, 0 = "") before
- * the first global symbol, renumbering every reference.  Their new indices are
- * returned in `out_idx`.
+ * Insert `n` unnamed local symbols before the first global symbol,
+ * renumbering every reference.  Their new indices are returned in `out_idx`.
+ * Every call rewrites all relocations: insert all that a pass needs at once.
  */
 int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_t *shndx,
 			 size_t n, uint32_t *out_idx);
@@ -102,7 +102,6 @@ size_t elfobj_add_section(struct elfobj *obj, const char *name, const GElf_Shdr 
 /* Append relocations to a new, empty relocation section. */
 void elfobj_set_relocs(struct elfobj *obj, size_t secidx, struct reloc *r, size_t n);
 int elfobj_add_to_group(struct elfobj *obj, size_t group, size_t secidx);
-int elfobj_set_symbol_name(struct elfobj *obj, uint32_t symidx, const char *name);
 
 /* Write the object to `path` atomically (temporary file + rename). */
 int elfobj_write(struct elfobj *obj, const char *path, mode_t mode);

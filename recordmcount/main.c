@@ -100,7 +100,7 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 	if (elfobj_has_tables(obj))	/* already processed: left byte-identical */
 		return opt->output ? copy_image(obj, out, mode) : 0;
 	if (record_sites(obj, &rec, opt->warn ? stderr : NULL) < 0)
-		return -1;
+		goto out;	/* the sites found before the error are freed too */
 	if (emit_tables(obj, &rec, opt->mode) < 0)
 		goto out;
 	if (obj->modified)

@@ -275,7 +275,8 @@ int record_sites(struct elfobj *obj, struct recording *rec, FILE *warn)
 				"sections, left in place (no NOP form on %s)\n", obj->path, text->name,
 				scan.ignored, obj->arch->name);
 	}
-	qsort(rec->sites, rec->nsites, sizeof(*rec->sites), cmp_site);
+	if (rec->nsites)	/* sites is NULL when there are none: qsort(NULL) is undefined */
+		qsort(rec->sites, rec->nsites, sizeof(*rec->sites), cmp_site);
 	{
 		size_t n = 0;
 

@@ -52,8 +52,12 @@ static int read_object_table(struct elfobj *obj, size_t t, size_t ri, bool user,
 		if (r->offset + entsize > tab->size || r->offset % entsize)
 			return elfobj_error(obj, "%s: relocation at 0x%llx outside its entries", tab->name,
 					    (unsigned long long)r->offset), -1;
-		if (rs->sh.sh_type == SHT_REL)
-			addend = sign_extend(elfobj_read_word(obj, tab->bytes + r->offset, entsize), entsize);
+		/*
+		 * SH's word holds our addend, its r_addend the kernel tool's:
+		 * the sum reads both (REL's r_addend is 0).
+		 */
+		if (rs->sh.sh_type == SHT_REL || obj->arch->addend_in_place)
+			addend += sign_extend(elfobj_read_word(obj, tab->bytes + r->offset, entsize), entsize);
 		if (push(obj, e, (struct table_entry){ .sec = sym->shndx < obj->nsec ? sym->shndx : 0,
 						    .off = sym->s.st_value + (uint64_t)addend,
 						    .user = user }) < 0)
