@@ -9,7 +9,7 @@ VERSION := 0.1
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(CFLAGS)
-LDLIBS := -lelf
+LDLIBS := -ldw -lelf
 
 ifeq ($(SANITIZE),1)
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -17,18 +17,24 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 ARCH_SRC := $(wildcard arch/*.c)
-RMC_SRC := $(wildcard recordmcount/*.c)
+RMC_SRC := $(wildcard recordmcount/*.c dwarf/*.c) objpatch/tables.c objpatch/sig.c
 RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRC) $(RMC_SRC))
 
-.PHONY: all check demo install clean bench
-all: $(BUILD)/recordmcount
+LIB_SRC := $(ARCH_SRC) recordmcount/elfobj.c objpatch/tables.c objpatch/sig.c
+OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c)
 
-$(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h)
+.PHONY: all check demo install clean bench
+all: $(BUILD)/recordmcount $(BUILD)/objpatch
+
+$(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/recordmcount: $(RMC_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/objpatch: $(OBJPATCH_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ -lelf
 
 check: all
 	prove -j2 -e '' t/*.t

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The registry of architecture descriptors and the instruction-pattern helpers. */
 #include <string.h>
 #include "arch.h"

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * One descriptor per architecture: everything the recorder (and later the
  * checker and the runtime) needs to know about a target, as data.  Generic
@@ -74,6 +74,7 @@ struct arch {
 	uint8_t seq_window;
 
 	uint32_t reloc_abs;	/* pointer-sized absolute, for __mcount_loc */
+	uint32_t reloc_abs32;	/* 32-bit absolute, for string offsets (as DWARF's strp) */
 	uint32_t reloc_rel32;	/* 32-bit PC-relative, for user-mode tables */
 	uint32_t reloc_none;
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * 32-bit ARM, ARM and Thumb-2 code.  gcc emits `push {lr}; bl
  * __gnu_mcount_nc` (the callee pops lr), clang `bl mcount`.  The push goes
@@ -31,6 +31,7 @@ const struct arch arch_arm = {
 	.calls = arm_calls,
 	.ncalls = ARRAY_SIZE(arm_calls),
 	.reloc_abs = R_ARM_ABS32,
+	.reloc_abs32 = R_ARM_ABS32,
 	.reloc_rel32 = R_ARM_REL32,
 	.reloc_none = R_ARM_NONE,
 };

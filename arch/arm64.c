@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* AArch64: `bl _mcount` after `mov x0, x30`; the mov is harmless alone. */
 #include "arch.h"
 
@@ -16,6 +16,7 @@ const struct arch arch_aarch64 = {
 	.calls = arm64_calls,
 	.ncalls = ARRAY_SIZE(arm64_calls),
 	.reloc_abs = R_AARCH64_ABS64,
+	.reloc_abs32 = R_AARCH64_ABS32,
 	.reloc_rel32 = R_AARCH64_PREL32,
 	.reloc_none = R_AARCH64_NONE,
 	.code_always_le = true,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * MIPS o32/n32 and n64.  One call can carry several relocations against the
  * hook: %hi/%lo (and %highest/%higher on n64) with -mlong-calls, %call16 plus
@@ -55,6 +55,7 @@ const struct arch arch_mips32 = {
 	.ncalls = ARRAY_SIZE(mips_calls),
 	.seq_window = MIPS_SEQ_WINDOW,
 	.reloc_abs = R_MIPS_32,
+	.reloc_abs32 = R_MIPS_32,
 	.reloc_rel32 = R_MIPS_PC32,
 	.reloc_none = R_MIPS_NONE,
 };
@@ -92,6 +93,7 @@ const struct arch arch_mips64 = {
 	.ncalls = ARRAY_SIZE(mips_calls),
 	.seq_window = MIPS_SEQ_WINDOW,
 	.reloc_abs = R_MIPS_64,
+	.reloc_abs32 = R_MIPS_32,
 	.reloc_rel32 = R_MIPS_PC32,
 	.reloc_none = R_MIPS_NONE,
 	.rinfo_decode = mips64_rinfo_decode,

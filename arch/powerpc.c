@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * PowerPC 32-bit and 64-bit (ELFv1 big-endian with dot symbols, ELFv2
  * little-endian).  The call is `bl _mcount`; on ppc64 the nop after it is the
@@ -27,6 +27,7 @@ const struct arch arch_ppc32 = {
 	.calls = ppc32_calls,
 	.ncalls = ARRAY_SIZE(ppc32_calls),
 	.reloc_abs = R_PPC_ADDR32,
+	.reloc_abs32 = R_PPC_ADDR32,
 	.reloc_rel32 = R_PPC_REL32,
 	.reloc_none = R_PPC_NONE,
 };
@@ -44,6 +45,7 @@ const struct arch arch_ppc64 = {
 	.calls = ppc64_calls,
 	.ncalls = ARRAY_SIZE(ppc64_calls),
 	.reloc_abs = R_PPC64_ADDR64,
+	.reloc_abs32 = R_PPC64_ADDR32,
 	.reloc_rel32 = R_PPC64_REL32,
 	.reloc_none = R_PPC64_NONE,
 };

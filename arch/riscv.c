@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * RISC-V 64.  The call is the `auipc ra; jalr ra` pair with R_RISCV_CALL(_PLT)
  * on the auipc.  The linker relaxes code (the pair can shrink to `jal`, other
@@ -25,6 +25,7 @@ const struct arch arch_riscv64 = {
 	.calls = riscv_calls,
 	.ncalls = ARRAY_SIZE(riscv_calls),
 	.reloc_abs = R_RISCV_64,
+	.reloc_abs32 = R_RISCV_32,
 	.reloc_rel32 = R_RISCV_32_PCREL,
 	.reloc_none = R_RISCV_NONE,
 	.site_symbols = true,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * s390x.  gcc 12 emits `stg %r14,8(%r15); brasl %r14,_mcount; lg
  * %r14,8(%r15)`, clang `brasl %r14,mcount`.  The relocation sits on the
@@ -27,6 +27,7 @@ const struct arch arch_s390x = {
 	.calls = s390_calls,
 	.ncalls = ARRAY_SIZE(s390_calls),
 	.reloc_abs = R_390_64,
+	.reloc_abs32 = R_390_32,
 	.reloc_rel32 = R_390_PC32,
 	.reloc_none = R_390_NONE,
 };

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * SuperH.  gcc loads mcount's address from a literal-pool word and jumps
  * through a register; the only relocation is R_SH_DIR32 on that word, so the
@@ -21,6 +21,7 @@ const struct arch arch_sh = {
 	.calls = sh_calls,
 	.ncalls = ARRAY_SIZE(sh_calls),
 	.reloc_abs = R_SH_DIR32,
+	.reloc_abs32 = R_SH_DIR32,
 	.reloc_rel32 = R_SH_REL32,
 	.reloc_none = R_SH_NONE,
 	.addend_in_place = true,

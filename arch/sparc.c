@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* SPARC64: `call _mcount` with a nop in its delay slot. */
 #include "arch.h"
 
@@ -34,6 +34,7 @@ const struct arch arch_sparc64 = {
 	.calls = sparc_calls,
 	.ncalls = ARRAY_SIZE(sparc_calls),
 	.reloc_abs = R_SPARC_64,
+	.reloc_abs32 = R_SPARC_32,
 	.reloc_rel32 = R_SPARC_DISP32,
 	.reloc_none = R_SPARC_NONE,
 	.rinfo_decode = sparc64_rinfo_decode,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * x86_64 and i386.  Calls are `call rel32` (e8) in non-PIC code and
  * `call *mcount@GOTPCREL(%rip)` (ff 15) or `call *mcount@GOT(%reg)` (ff 9x)
@@ -28,6 +28,7 @@ const struct arch arch_x86_64 = {
 	.calls = x86_64_calls,
 	.ncalls = ARRAY_SIZE(x86_64_calls),
 	.reloc_abs = R_X86_64_64,
+	.reloc_abs32 = R_X86_64_32,
 	.reloc_rel32 = R_X86_64_PC32,
 	.reloc_none = R_X86_64_NONE,
 };
@@ -53,6 +54,7 @@ const struct arch arch_i386 = {
 	.calls = i386_calls,
 	.ncalls = ARRAY_SIZE(i386_calls),
 	.reloc_abs = R_386_32,
+	.reloc_abs32 = R_386_32,
 	.reloc_rel32 = R_386_PC32,
 	.reloc_none = R_386_NONE,
 };

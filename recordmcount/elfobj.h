@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An ELF relocatable object loaded once through libelf: sections, symbols and
  * relocations as arrays, edited in memory, then written out whole to a

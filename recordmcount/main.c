@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "record.h"
-#include "tables.h"
+#include "../dwarf/table.h"
 
 #ifndef VERSION
 #define VERSION "0.1"
@@ -23,6 +23,7 @@
 struct options {
 	bool warn;
 	bool list;
+	bool protos;
 	enum table_mode mode;
 	const char *output;
 };
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 		"      --mode=kernel    one __mcount_loc per object, as Kbuild expects (default)\n"
 		"      --mode=user      per-function __mcount_rel tables for programs (C++, PIE, --gc-sections)\n"
 		"  -o, --output=FILE    write the result to FILE (one input only)\n"
+		"      --no-protos      do not add the prototype table (__mcount_proto) from DWARF\n"
 		"      --list           print the recorded sites of objects or linked files\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n");
@@ -103,6 +105,8 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		goto out;	/* the sites found before the error are freed too */
 	if (emit_tables(obj, &rec, opt->mode) < 0)
 		goto out;
+	if (opt->protos && emit_protos(obj, &rec) < 0)
+		goto out;
 	if (obj->modified)
 		rc = elfobj_write(obj, out, mode);
 	else
@@ -168,11 +172,12 @@ int main(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "no-protos", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options opt = { .mode = MODE_KERNEL };
+	struct options opt = { .mode = MODE_KERNEL, .protos = true };
 	int c, failed = 0;
 
 	while ((c = getopt_long(argc, argv, "wo:hV", longopts, NULL)) != -1) {
@@ -195,6 +200,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			opt.list = true;
+			break;
+		case 'P':
+			opt.protos = false;
 			break;
 		case 'h':
 			usage(stdout);

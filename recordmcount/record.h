@@ -5,14 +5,13 @@
 
 #include <stdio.h>
 #include "elfobj.h"
+#include "../objpatch/tables.h"
 
 enum table_mode {
 	MODE_KERNEL,	/* one __mcount_loc of absolute pointers, as Kbuild expects */
 	MODE_USER,	/* __mcount_rel per function section: link-order, COMDAT- and PIE-safe */
 };
 
-#define KERNEL_TABLE "__mcount_loc"
-#define USER_TABLE "__mcount_rel"
 
 struct site {
 	uint32_t sec;

@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libdwfl relocates a relocatable object's DWARF (assigning each section an
+ * address and applying the .rela.debug_* relocations, decompressing -gz
+ * sections on the way), so DW_AT_low_pc and DW_AT_ranges map back to
+ * (section, offset): the same key the recorder uses for its sites.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "protos.h"
+
+/* ---- a growable string ---- */
+
+struct buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *p = realloc(b->s, cap);
+
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+static void buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		buf_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static char *buf_take(struct buf *b)
+{
+	char *s = b->oom ? NULL : (b->s ? b->s : strdup(""));
+
+	if (b->oom)
+		free(b->s);
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+/* ---- type classification ---- */
+
+/* Deep enough for any real declaration; a cycle in bad DWARF stops here. */
+#define TYPE_DEPTH_MAX 32
+
+static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, type);
+}
+
+/* Strip typedefs and qualifiers: what the value really is. */
+static bool resolve_type(Dwarf_Die *type, Dwarf_Die *out)
+{
+	Dwarf_Die cur = *type;
+
+	for (int depth = 0; depth < TYPE_DEPTH_MAX; depth++) {
+		switch (dwarf_tag(&cur)) {
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+		case DW_TAG_atomic_type:
+		case DW_TAG_immutable_type:
+			if (!die_type(&cur, &cur))
+				return false;	/* const void */
+			continue;
+		default:
+			*out = cur;
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t die_size(Dwarf_Die *die, unsigned addr_size)
+{
+	Dwarf_Word size;
+
+	if (dwarf_aggregate_size(die, &size) == 0)
+		return size;
+	switch (dwarf_tag(die)) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		return addr_size;
+	default:
+		return 0;
+	}
+}
+
+static bool is_plain_char(Dwarf_Die *type)
+{
+	Dwarf_Die t;
+	Dwarf_Word enc;
+	Dwarf_Attribute a;
+
+	if (!resolve_type(type, &t) || dwarf_tag(&t) != DW_TAG_base_type)
+		return false;
+	if (!dwarf_attr(&t, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc) != 0)
+		return false;
+	return (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) &&
+	       dwarf_diename(&t) && strcmp(dwarf_diename(&t), "char") == 0;
+}
+
+static const char *base_class(Dwarf_Die *t, uint64_t size)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+	const char *name = dwarf_diename(t);
+
+	if (!dwarf_attr(t, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc) != 0)
+		return "unknown";
+	switch (enc) {
+	case DW_ATE_boolean:
+		return "bool";
+	case DW_ATE_signed_char:
+	case DW_ATE_unsigned_char:
+		if (name && strcmp(name, "char") == 0)
+			return "char";
+		return enc == DW_ATE_signed_char ? "int" : "uint";
+	case DW_ATE_signed:
+		return "int";
+	case DW_ATE_unsigned:
+	case DW_ATE_UTF:
+		return "uint";
+	case DW_ATE_float:
+		return size == 4 || size == 8 || size == 16 ? "float" : "unknown";
+	default:
+		return "unknown";
+	}
+}
+
+static void put_enumerators(struct buf *b, Dwarf_Die *t)
+{
+	Dwarf_Die child;
+	bool first = true;
+
+	if (dwarf_child(t, &child) != 0)
+		return;
+	do {
+		Dwarf_Attribute a;
+		const char *name = dwarf_diename(&child);
+
+		if (dwarf_tag(&child) != DW_TAG_enumerator || !name ||
+		    !dwarf_attr(&child, DW_AT_const_value, &a))
+			continue;
+		if (!first)
+			buf_puts(b, ",");
+		first = false;
+		buf_puts(b, name);
+		if (dwarf_whatform(&a) == DW_FORM_udata) {
+			Dwarf_Word u = 0;
+
+			dwarf_formudata(&a, &u);
+			buf_printf(b, "=%llu", (unsigned long long)u);
+		} else {
+			Dwarf_Sword s = 0;
+
+			dwarf_formsdata(&a, &s);
+			buf_printf(b, "=%lld", (long long)s);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* ---- C declarations: text around the declared name, '@' marking its place ---- */
+
+struct decl {
+	struct buf pre, post;
+};
+
+static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth);
+
+static void put_params(struct buf *b, Dwarf_Die *fn, int depth)
+{
+	Dwarf_Die child;
+	bool first = true;
+
+	buf_puts(b, "(");
+	if (dwarf_child(fn, &child) == 0) {
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag != DW_TAG_formal_parameter && tag != DW_TAG_unspecified_parameters)
+				continue;
+			if (!first)
+				buf_puts(b, ", ");
+			first = false;
+			if (tag == DW_TAG_unspecified_parameters) {
+				buf_puts(b, "...");
+				continue;
+			}
+			Dwarf_Die t;
+			struct decl d = { 0 };
+
+			decl_type(&t, die_type(&child, &t), &d, depth + 1);
+			/* A parameter of a function type has no name: drop the marker. */
+			char *at = d.pre.s ? strchr(d.pre.s, '@') : NULL;
+
+			if (at) {
+				size_t keep = (size_t)(at - d.pre.s);
+
+				if (keep && d.pre.s[keep - 1] == ' ')
+					keep--;
+				buf_put(b, d.pre.s, keep);
+				buf_puts(b, at + 1);
+			} else {
+				buf_puts(b, d.pre.s ? d.pre.s : "");
+			}
+			buf_puts(b, d.post.s ? d.post.s : "");
+			free(d.pre.s);
+			free(d.post.s);
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	if (first && dwarf_hasattr(fn, DW_AT_prototyped))
+		buf_puts(b, "void");
+	buf_puts(b, ")");
+}
+
+static void scope_name(struct buf *b, Dwarf_Die *t)
+{
+	const char *kw = "";
+	const char *name = dwarf_diename(t);
+
+	switch (dwarf_tag(t)) {
+	case DW_TAG_structure_type:
+		kw = "struct ";
+		break;
+	case DW_TAG_class_type:
+		kw = "class ";
+		break;
+	case DW_TAG_union_type:
+		kw = "union ";
+		break;
+	case DW_TAG_enumeration_type:
+		kw = "enum ";
+		break;
+	default:
+		break;
+	}
+	buf_puts(b, kw);
+	buf_puts(b, name ? name : "<anonymous>");
+}
+
+/* Prepend `s` to d->pre. */
+static void pre_prepend(struct decl *d, const char *s)
+{
+	struct buf n = { 0 };
+
+	buf_puts(&n, s);
+	buf_puts(&n, d->pre.s ? d->pre.s : "");
+	free(d->pre.s);
+	d->pre = n;
+}
+
+static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth)
+{
+	Dwarf_Die inner;
+	bool have_inner;
+
+	if (depth > TYPE_DEPTH_MAX) {
+		buf_puts(&d->pre, "? @");
+		return;
+	}
+	if (!have_type) {
+		buf_puts(&d->pre, "void @");
+		return;
+	}
+	have_inner = die_type(type, &inner);
+	switch (dwarf_tag(type)) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type: {
+		const char *op = dwarf_tag(type) == DW_TAG_pointer_type ? "*" :
+				 dwarf_tag(type) == DW_TAG_reference_type ? "&" : "&&";
+		Dwarf_Die r;
+		bool wrap = have_inner && resolve_type(&inner, &r) &&
+			    (dwarf_tag(&r) == DW_TAG_subroutine_type || dwarf_tag(&r) == DW_TAG_array_type);
+
+		/* The pointee's text with '@' replaced by "*@" or "(*@)". */
+		struct decl sub = { 0 };
+
+		decl_type(&inner, have_inner, &sub, depth + 1);
+		char *at = sub.pre.s ? strchr(sub.pre.s, '@') : NULL;
+
+		if (!at) {
+			buf_puts(&d->pre, sub.pre.s ? sub.pre.s : "");
+		} else {
+			buf_put(&d->pre, sub.pre.s, (size_t)(at - sub.pre.s));
+			if (wrap)
+				buf_puts(&d->pre, "(");
+			buf_puts(&d->pre, op);
+			buf_puts(&d->pre, "@");
+			if (wrap)
+				buf_puts(&d->pre, ")");
+			buf_puts(&d->pre, at + 1);
+		}
+		buf_puts(&d->post, sub.post.s ? sub.post.s : "");
+		free(sub.pre.s);
+		free(sub.post.s);
+		return;
+	}
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type: {
+		const char *q = dwarf_tag(type) == DW_TAG_const_type ? "const" : "volatile";
+		Dwarf_Die r;
+
+		decl_type(&inner, have_inner, d, depth + 1);
+		if (have_inner && resolve_type(&inner, &r) && dwarf_tag(&r) == DW_TAG_pointer_type &&
+		    dwarf_tag(&inner) == DW_TAG_pointer_type) {
+			/* char *const p: the qualifier goes after the star */
+			char *at = strrchr(d->pre.s, '@');
+			struct buf n = { 0 };
+
+			buf_put(&n, d->pre.s, (size_t)(at - d->pre.s));
+			buf_puts(&n, q);
+			buf_puts(&n, " @");
+			buf_puts(&n, at + 1);
+			free(d->pre.s);
+			d->pre = n;
+		} else {
+			char tmp[16];
+
+			snprintf(tmp, sizeof(tmp), "%s ", q);
+			pre_prepend(d, tmp);
+		}
+		return;
+	}
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		decl_type(&inner, have_inner, d, depth + 1);
+		return;
+	case DW_TAG_array_type: {
+		decl_type(&inner, have_inner, d, depth + 1);
+		struct buf n = { 0 };
+		Dwarf_Die sub;
+		Dwarf_Word count = 0;
+
+		if (dwarf_child(type, &sub) == 0 && dwarf_tag(&sub) == DW_TAG_subrange_type) {
+			Dwarf_Attribute a;
+
+			if (dwarf_attr(&sub, DW_AT_count, &a) && dwarf_formudata(&a, &count) == 0)
+				buf_printf(&n, "[%llu]", (unsigned long long)count);
+			else if (dwarf_attr(&sub, DW_AT_upper_bound, &a) && dwarf_formudata(&a, &count) == 0)
+				buf_printf(&n, "[%llu]", (unsigned long long)count + 1);
+			else
+				buf_puts(&n, "[]");
+		} else {
+			buf_puts(&n, "[]");
+		}
+		buf_puts(&n, d->post.s ? d->post.s : "");
+		free(d->post.s);
+		d->post = n;
+		return;
+	}
+	case DW_TAG_subroutine_type: {
+		decl_type(&inner, have_inner, d, depth + 1);
+		struct buf n = { 0 };
+
+		put_params(&n, type, depth);
+		buf_puts(&n, d->post.s ? d->post.s : "");
+		free(d->post.s);
+		d->post = n;
+		return;
+	}
+	case DW_TAG_base_type:
+	case DW_TAG_typedef:
+	case DW_TAG_unspecified_type: {
+		const char *name = dwarf_diename(type);
+
+		buf_puts(&d->pre, name ? name : "?");
+		buf_puts(&d->pre, " @");
+		return;
+	}
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		scope_name(&d->pre, type);
+		buf_puts(&d->pre, " @");
+		return;
+	default:
+		buf_puts(&d->pre, "? @");
+		return;
+	}
+}
+
+/* "T *@" reads better as "T *@" but "int @" keeps its space: nothing to do. */
+static char *decl_text(Dwarf_Die *type, bool have_type)
+{
+	struct decl d = { 0 };
+	struct buf out = { 0 };
+
+	decl_type(type, have_type, &d, 0);
+	buf_puts(&out, d.pre.s ? d.pre.s : "");
+	buf_puts(&out, d.post.s ? d.post.s : "");
+	free(d.pre.s);
+	free(d.post.s);
+	return buf_take(&out);
+}
+
+/*
+ * The descriptor of a type: CLASS US SIZE US CTEXT, and for enums
+ * US NAME US ENUMERATORS (man/mcount-tables.5).
+ */
+static char *describe_type(Dwarf_Die *type, bool have_type, unsigned addr_size)
+{
+	struct buf b = { 0 };
+	Dwarf_Die r;
+	const char *cls = "unknown";
+	uint64_t size = 0;
+	char *ctext;
+
+	if (!have_type) {
+		cls = "void";
+	} else if (resolve_type(type, &r)) {
+		size = die_size(&r, addr_size);
+		switch (dwarf_tag(&r)) {
+		case DW_TAG_base_type:
+			cls = base_class(&r, size);
+			break;
+		case DW_TAG_enumeration_type:
+			cls = "enum";
+			break;
+		case DW_TAG_pointer_type: {
+			Dwarf_Die pointee;
+
+			cls = die_type(&r, &pointee) && is_plain_char(&pointee) ? "string" : "pointer";
+			break;
+		}
+		case DW_TAG_reference_type:
+		case DW_TAG_rvalue_reference_type:
+		case DW_TAG_ptr_to_member_type:
+			cls = "pointer";
+			break;
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+			cls = "struct";
+			break;
+		case DW_TAG_union_type:
+			cls = "union";
+			break;
+		default:
+			break;
+		}
+	} else {
+		cls = "void";	/* const void and the like */
+	}
+	ctext = decl_text(type, have_type);
+	buf_printf(&b, "%s" PROTO_US "%llu" PROTO_US, cls, (unsigned long long)size);
+	buf_puts(&b, ctext ? ctext : "?");
+	free(ctext);
+	if (strcmp(cls, "enum") == 0) {
+		const char *name = dwarf_diename(&r);
+
+		buf_puts(&b, PROTO_US);
+		buf_puts(&b, name ? name : "");
+		buf_puts(&b, PROTO_US);
+		put_enumerators(&b, &r);
+	}
+	return buf_take(&b);
+}
+
+/* ---- subprograms by address ---- */
+
+struct die_at {
+	uint32_t sec;
+	uint64_t off;
+	Dwarf_Die die;
+	unsigned addr_size;
+};
+
+struct die_index {
+	struct die_at *v;
+	size_t n, cap;
+	bool oom;
+};
+
+static void index_add(struct die_index *ix, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *die,
+		      unsigned addr_size)
+{
+	GElf_Word shndx;
+	int base = dwfl_module_relocate_address(mod, &addr);
+
+	if (base < 0 || !dwfl_module_relocation_info(mod, (unsigned)base, &shndx))
+		return;
+	if (ix->n == ix->cap) {
+		size_t cap = ix->cap * 2 + 256;
+		struct die_at *v = realloc(ix->v, cap * sizeof(*v));
+
+		if (!v) {
+			ix->oom = true;
+			return;
+		}
+		ix->v = v;
+		ix->cap = cap;
+	}
+	ix->v[ix->n++] = (struct die_at){ shndx, addr, *die, addr_size };
+}
+
+static void index_subprogram(struct die_index *ix, Dwfl_Module *mod, Dwarf_Die *die, unsigned asz)
+{
+	Dwarf_Addr low, base, start, end;
+	ptrdiff_t off = 0;
+
+	if (dwarf_lowpc(die, &low) == 0) {
+		index_add(ix, mod, low, die, asz);
+		return;
+	}
+	/* Hot/cold split functions: the entry is where a range starts. */
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+		index_add(ix, mod, start, die, asz);
+}
+
+static void index_scope(struct die_index *ix, Dwfl_Module *mod, Dwarf_Die *parent, unsigned asz,
+			int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > TYPE_DEPTH_MAX || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			index_subprogram(ix, mod, &child, asz);
+			index_scope(ix, mod, &child, asz, depth + 1);	/* GNU nested functions */
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+		case DW_TAG_lexical_block:
+			index_scope(ix, mod, &child, asz, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_die_at(const void *a, const void *b)
+{
+	const struct die_at *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static const struct die_at *index_find(const struct die_index *ix, uint32_t sec, uint64_t off)
+{
+	struct die_at key = { .sec = sec, .off = off };
+
+	return bsearch(&key, ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
+}
+
+/* ---- one function ---- */
+
+static bool is_clone_symbol(const char *sym)
+{
+	static const char *const clone_marks[] = { ".isra.", ".constprop.", ".part.", ".cold", ".specialized." };
+
+	for (size_t i = 0; i < sizeof(clone_marks) / sizeof(clone_marks[0]); i++)
+		if (strstr(sym, clone_marks[i]))
+			return true;
+	return false;
+}
+
+static void qualified_name(struct buf *b, Dwarf_Die *die)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(die, &scopes);
+	const char *name = dwarf_diename(die);
+
+	/* scopes[0] is the DIE itself, the last one the CU. */
+	for (int i = n - 2; i >= 1; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *sn = dwarf_diename(&scopes[i]);
+
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+		     tag == DW_TAG_class_type || tag == DW_TAG_union_type) && sn) {
+			buf_puts(b, sn);
+			buf_puts(b, "::");
+		}
+	}
+	free(scopes);
+	buf_puts(b, name ? name : "?");
+}
+
+static int describe_function(const struct die_at *at, const struct func_query *q, struct func_proto *fp)
+{
+	Dwarf_Die die = at->die, t, child, origin;
+	Dwarf_Attribute a;
+	struct buf name = { 0 };
+	size_t cap = 0;
+
+	memset(fp, 0, sizeof(*fp));
+	fp->sec = q->sec;
+	fp->off = q->off;
+	fp->flags = PROTO_RELIABLE;
+	if (is_clone_symbol(q->symbol))
+		fp->flags &= (uint8_t)~PROTO_RELIABLE;
+	if (dwarf_attr_integrate(&die, DW_AT_calling_convention, &a)) {
+		Dwarf_Word cc;
+
+		if (dwarf_formudata(&a, &cc) == 0 && cc == DW_CC_nocall)
+			fp->flags &= (uint8_t)~PROTO_RELIABLE;
+	}
+	/* C++ names read better qualified than mangled; C keeps its symbol's name. */
+	if (dwarf_attr_integrate(&die, DW_AT_linkage_name, &a) || dwarf_attr_integrate(&die, DW_AT_MIPS_linkage_name, &a)) {
+		Dwarf_Die *decl = &die;
+
+		if (dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+			decl = &origin;
+		if (dwarf_attr(decl, DW_AT_specification, &a) && dwarf_formref_die(&a, &origin))
+			decl = &origin;
+		qualified_name(&name, decl);
+	} else {
+		buf_puts(&name, q->symbol);
+	}
+	fp->name = buf_take(&name);
+	fp->ret = describe_type(&t, die_type(&die, &t), at->addr_size);
+	if (!fp->name || !fp->ret)
+		return -1;
+
+	/* Parameters: the concrete instance's, or the abstract origin's. */
+	Dwarf_Die *params_of = &die;
+
+	if (dwarf_child(&die, &child) != 0 &&
+	    dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+		params_of = &origin;
+	if (dwarf_child(params_of, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_unspecified_parameters) {
+			fp->flags |= PROTO_VARARGS;
+			continue;
+		}
+		if (tag != DW_TAG_formal_parameter)
+			continue;
+		if (fp->nparams == cap) {
+			cap = cap * 2 + 4;
+			struct proto_param *p = realloc(fp->params, cap * sizeof(*p));
+
+			if (!p)
+				return -1;
+			fp->params = p;
+		}
+		struct proto_param *p = &fp->params[fp->nparams++];
+		const char *pn;
+
+		p->name = NULL;
+		p->type = describe_type(&t, die_type(&child, &t), at->addr_size);
+		if (dwarf_attr_integrate(&child, DW_AT_name, &a) && (pn = dwarf_formstring(&a)))
+			p->name = strdup(pn);
+		else
+			p->name = strdup("");
+		if (!p->type || !p->name)
+			return -1;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static void func_proto_free(struct func_proto *fp)
+{
+	for (size_t i = 0; i < fp->nparams; i++) {
+		free(fp->params[i].name);
+		free(fp->params[i].type);
+	}
+	free(fp->params);
+	free(fp->name);
+	free(fp->ret);
+}
+
+void protos_free(struct proto_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		func_proto_free(&set->v[i]);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+static int build_index(Dwfl_Module *mod, Dwarf *dw, struct die_index *ix)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	uint8_t unit_type;
+
+	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, &subdie) == 0) {
+		Dwarf_Die *top = unit_type == DW_UT_skeleton ? &subdie : &cudie;
+		uint8_t asz = 0;
+
+		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
+			continue;
+		if (unit_type == DW_UT_skeleton && !dwarf_tag(&subdie))
+			continue;	/* the .dwo is not there */
+		dwarf_diecu(&cudie, &cudie, &asz, NULL);
+		index_scope(ix, mod, top, asz ? asz : 8, 0);
+		if (ix->oom)
+			return -1;
+	}
+	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
+	return 0;
+}
+
+int protos_from_dwarf(const void *image, size_t size, const struct func_query *q, size_t nq,
+		      struct proto_set *out, char *err, size_t errlen)
+{
+	static const Dwfl_Callbacks callbacks = {
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	/* libdwfl applies relocations in place: give it a copy. */
+	char *copy = malloc(size ? size : 1);
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	struct die_index ix = { 0 };
+	Dwfl_Module *mod;
+	Dwarf *dw;
+	Dwarf_Addr bias;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!copy || !dwfl) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	memcpy(copy, image, size);
+	mod = dwfl_report_offline_memory(dwfl, "object", "object", copy, size);
+	if (!mod || dwfl_report_end(dwfl, NULL, NULL) != 0) {
+		snprintf(err, errlen, "cannot read DWARF: %s", dwfl_errmsg(-1));
+		goto done;
+	}
+	dw = dwfl_module_getdwarf(mod, &bias);
+	if (!dw) {
+		rc = 0;		/* no DWARF: every function stays unknown */
+		goto done;
+	}
+	out->has_dwarf = true;
+	if (build_index(mod, dw, &ix) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	out->v = calloc(nq ? nq : 1, sizeof(*out->v));
+	if (!out->v) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < nq; i++) {
+		const struct die_at *at = index_find(&ix, q[i].sec, q[i].off);
+
+		if (!at)
+			continue;
+		if (describe_function(at, &q[i], &out->v[out->n]) < 0) {
+			func_proto_free(&out->v[out->n]);
+			snprintf(err, errlen, "out of memory");
+			goto done;
+		}
+		out->n++;
+	}
+	rc = 0;
+done:
+	if (rc < 0)
+		protos_free(out);
+	free(ix.v);
+	if (dwfl)
+		dwfl_end(dwfl);
+	free(copy);
+	return rc;
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * objpatch: the command line of the tracing runtime.  `objpatch list` reads
+ * the call-site and prototype tables of an object, executable or shared
+ * library and prints every recorded function with its prototype.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sig.h"
+#include "tables.h"
+
+struct func_out {
+	struct table_entry where;
+	const struct proto_entry *proto;	/* NULL: no record, unknown */
+	const char *symbol;			/* name from the symbol table, if any */
+	struct table_entry *sites;
+	size_t nsites;
+};
+
+static int cmp_where(const struct table_entry *a, const struct table_entry *b)
+{
+	if (a->sec != b->sec)
+		return a->sec < b->sec ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static int cmp_proto(const void *a, const void *b)
+{
+	return cmp_where(&((const struct proto_entry *)a)->where, &((const struct proto_entry *)b)->where);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return cmp_where(a, b);
+}
+
+/* The record of the function holding `site`: the last one starting at or before it. */
+static const struct proto_entry *proto_for(const struct proto_entry *p, size_t n,
+					   const struct table_entry *site)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cmp_where(&p[mid].where, site) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || p[lo - 1].where.sec != site->sec)
+		return NULL;
+	const struct proto_entry *c = &p[lo - 1];
+
+	return !c->size || site->off < c->where.off + c->size ? c : NULL;
+}
+
+/* For functions without a record: the symbol table's function holding the site. */
+static const struct symbol *symbol_for(const struct elfobj *obj, const struct table_entry *site)
+{
+	const struct symbol *best = NULL;
+
+	for (size_t i = 1; i < obj->nsym; i++) {
+		const struct symbol *s = &obj->sym[i];
+		uint64_t start = s->s.st_value - (obj->ehdr.e_type == ET_REL ? 0 : obj->sec[site->sec].sh.sh_addr);
+
+		if (GELF_ST_TYPE(s->s.st_info) != STT_FUNC || s->shndx != site->sec ||
+		    start > site->off || site->off >= start + (s->s.st_size ? s->s.st_size : 1))
+			continue;
+		if (!best || GELF_ST_BIND(s->s.st_info) == STB_GLOBAL)
+			best = s;
+	}
+	return best;
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* The type's C text with no declared name: "void (*)(int)", "unsigned int". */
+static char *abstract_decl(const char *ctext)
+{
+	const char *at = strchr(ctext, '@');
+	size_t keep = at ? (size_t)(at - ctext) : strlen(ctext);
+	char *out = malloc(strlen(ctext) + 1);
+
+	if (!out)
+		return NULL;
+	if (keep && ctext[keep - 1] == ' ')
+		keep--;
+	memcpy(out, ctext, keep);
+	strcpy(out + keep, at ? at + 1 : "");
+	return out;
+}
+
+/* The fields of a type object, without its braces. */
+static void json_type_fields(const struct sig_type *t)
+{
+	char *text = abstract_decl(t->ctext ? t->ctext : "");
+
+	printf("\"class\": \"%s\", \"size\": %llu, \"type\": ", type_class_name(t->cls),
+	       (unsigned long long)t->size);
+	json_string(text ? text : "");
+	free(text);
+	if (t->cls != TC_ENUM)
+		return;
+	printf(", \"enum\": ");
+	json_string(t->enum_name);
+	printf(", \"enumerators\": {");
+	for (size_t i = 0; i < t->nenumerators; i++) {
+		printf("%s", i ? ", " : "");
+		json_string(t->enumerators[i].name);
+		printf(": %lld", (long long)t->enumerators[i].value);
+	}
+	putchar('}');
+}
+
+static void print_where(const struct elfobj *obj, const struct table_entry *w, bool json)
+{
+	const char *sec = w->sec ? obj->sec[w->sec].name : "?";
+
+	if (json && obj->ehdr.e_type == ET_REL) {
+		printf("\"section\": ");
+		json_string(sec);
+		printf(", \"offset\": %llu, \"address\": null", (unsigned long long)w->off);
+	} else if (json) {
+		printf("\"section\": null, \"offset\": null, \"address\": %llu", (unsigned long long)w->addr);
+	} else if (obj->ehdr.e_type == ET_REL) {
+		printf("%s+0x%llx", sec, (unsigned long long)w->off);
+	} else {
+		printf("0x%llx", (unsigned long long)w->addr);
+	}
+}
+
+static void print_function(const struct elfobj *obj, const struct func_out *f, bool json, bool first)
+{
+	struct signature sig = { 0 };
+	bool known = f->proto && sig_parse(f->proto->sig, &sig) == 0 && sig.known;
+	const char *name = f->proto ? f->proto->name : f->symbol ? f->symbol : "?";
+	char *proto = known ? sig_prototype(&sig, name) : NULL;
+
+	if (!json) {
+		print_where(obj, &f->where, false);
+		if (proto)
+			printf(" %s%s\n", proto, sig.flags & PROTO_RELIABLE ? "" : " [unreliable]");
+		else
+			printf(" ? %s(?)\n", name);
+		goto out;
+	}
+	printf("%s\n  {\"function\": ", first ? "" : ",");
+	json_string(name);
+	printf(", ");
+	print_where(obj, &f->where, true);
+	printf(", \"sites\": [");
+	for (size_t i = 0; i < f->nsites; i++)
+		printf("%s%llu", i ? ", " : "", (unsigned long long)(obj->ehdr.e_type == ET_REL ?
+								    f->sites[i].off : f->sites[i].addr));
+	printf("], \"prototype\": ");
+	if (proto)
+		json_string(proto);
+	else
+		printf("null");
+	printf(", \"return\": {");
+	if (known)
+		json_type_fields(&sig.ret);
+	else
+		printf("\"class\": \"unknown\"");
+	printf("}, \"params\": [");
+	for (size_t i = 0; known && i < sig.nparams; i++) {
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_string(sig.params[i].name);
+		printf(", ");
+		json_type_fields(&sig.params[i].type);
+		putchar('}');
+	}
+	printf("], \"varargs\": %s, \"reliable\": %s}", known && (sig.flags & PROTO_VARARGS) ? "true" : "false",
+	       known && (sig.flags & PROTO_RELIABLE) ? "true" : "false");
+out:
+	free(proto);
+	sig_free(&sig);
+}
+
+static int cmp_func_out(const void *a, const void *b)
+{
+	return cmp_where(&((const struct func_out *)a)->where, &((const struct func_out *)b)->where);
+}
+
+/* Every function with a recorded site, its record, and its sites. */
+static struct func_out *recorded_functions(struct elfobj *obj, struct table_entry *sites, size_t ns,
+					   struct proto_entry *protos, size_t np, size_t *nf)
+{
+	struct func_out *f = calloc(ns ? ns : 1, sizeof(*f));
+	size_t k = 0;
+
+	if (!f)
+		return NULL;
+	qsort(sites, ns, sizeof(*sites), cmp_entry);
+	qsort(protos, np, sizeof(*protos), cmp_proto);
+	for (size_t i = 0; i < ns; i++) {
+		const struct proto_entry *p = proto_for(protos, np, &sites[i]);
+		const struct symbol *sym = p ? NULL : symbol_for(obj, &sites[i]);
+		struct table_entry where = sites[i];
+
+		if (p) {
+			where = p->where;
+		} else if (sym) {
+			where.off = sym->s.st_value - (obj->ehdr.e_type == ET_REL ? 0 : obj->sec[where.sec].sh.sh_addr);
+			where.addr = obj->ehdr.e_type == ET_REL ? 0 : sym->s.st_value;
+		}
+		if (k && !cmp_where(&f[k - 1].where, &where)) {
+			f[k - 1].nsites++;
+			continue;
+		}
+		f[k++] = (struct func_out){ where, p, sym ? sym->name : NULL, &sites[i], 1 };
+	}
+	qsort(f, k, sizeof(*f), cmp_func_out);
+	*nf = k;
+	return f;
+}
+
+static int list_file(const char *path, bool json)
+{
+	struct elfobj obj;
+	struct table_entry *sites = NULL;
+	struct proto_entry *protos = NULL;
+	struct func_out *funcs = NULL;
+	size_t ns = 0, np = 0, nf = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+
+	if (fd < 0) {
+		fprintf(stderr, "objpatch: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	rc = elfobj_load(&obj, path, fd);
+	close(fd);
+	if (rc == 0 && (tables_read(&obj, &sites, &ns) < 0 || protos_read(&obj, &protos, &np) < 0))
+		rc = -1;
+	if (rc == 0 && !(funcs = recorded_functions(&obj, sites, ns, protos, np, &nf))) {
+		elfobj_error(&obj, "out of memory");
+		rc = -1;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "objpatch: %s: %s\n", path, obj.err);
+	} else {
+		if (json)
+			putchar('[');
+		for (size_t i = 0; i < nf; i++)
+			print_function(&obj, &funcs[i], json, i == 0);
+		if (json)
+			printf("%s]\n", nf ? "\n" : "");
+	}
+	free(funcs);
+	free(sites);
+	free(protos);
+	elfobj_free(&obj);
+	return rc;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: objpatch list [--json] FILE...\n"
+		   "Prints every function with a recorded call site, where it is and its prototype.\n");
+}
+
+int main(int argc, char **argv)
+{
+	bool json = false;
+	int failed = 0, first = 2;
+
+	if (argc < 2 || strcmp(argv[1], "list") != 0) {
+		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			usage(stdout);
+			return 0;
+		}
+		usage(stderr);
+		return 2;
+	}
+	if (argc > 2 && strcmp(argv[2], "--json") == 0) {
+		json = true;
+		first = 3;
+	}
+	if (first >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	elf_version(EV_CURRENT);
+	for (int i = first; i < argc; i++)
+		if (list_file(argv[i], json) < 0)
+			failed = 1;
+	return failed;
+}

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <stdlib.h>
+#include <string.h>
+#include "tables.h"
+
+struct entries {
+	struct table_entry *v;
+	size_t n, cap;
+};
+
+static int push(struct elfobj *obj, struct entries *e, struct table_entry t)
+{
+	if (e->n == e->cap) {
+		size_t cap = e->cap * 2 + 64;
+		struct table_entry *v = realloc(e->v, cap * sizeof(*v));
+
+		if (!v)
+			return elfobj_error(obj, "out of memory"), -1;
+		e->v = v;
+		e->cap = cap;
+	}
+	e->v[e->n++] = t;
+	return 0;
+}
+
+static int64_t sign_extend(uint64_t v, unsigned bytes)
+{
+	unsigned shift = 64 - 8 * bytes;
+
+	return bytes >= 8 ? (int64_t)v : (int64_t)(v << shift) >> shift;
+}
+
+static int read_object_table(struct elfobj *obj, size_t t, size_t ri, bool user, struct entries *e)
+{
+	const struct section *tab = &obj->sec[t];
+	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
+	const struct section *rs;
+
+	if (!ri)
+		return elfobj_error(obj, "%s has no relocations", tab->name), -1;
+	if (elfobj_parse_relocs(obj, ri) < 0)
+		return -1;
+	rs = &obj->sec[ri];
+	for (size_t i = 0; i < rs->nrelocs; i++) {
+		const struct reloc *r = &rs->relocs[i];
+		const struct symbol *sym = &obj->sym[r->sym];
+		int64_t addend = r->addend;
+
+		if (r->type == obj->arch->reloc_none)
+			continue;
+		if (r->offset + entsize > tab->size || r->offset % entsize)
+			return elfobj_error(obj, "%s: relocation at 0x%llx outside its entries", tab->name,
+					    (unsigned long long)r->offset), -1;
+		/*
+		 * SH's word holds our addend, its r_addend the kernel tool's:
+		 * the sum reads both (REL's r_addend is 0).
+		 */
+		if (rs->sh.sh_type == SHT_REL || obj->arch->addend_in_place)
+			addend += sign_extend(elfobj_read_word(obj, tab->bytes + r->offset, entsize), entsize);
+		if (push(obj, e, (struct table_entry){ .sec = sym->shndx < obj->nsec ? sym->shndx : 0,
+						    .off = sym->s.st_value + (uint64_t)addend,
+						    .user = user }) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static uint32_t section_at(const struct elfobj *obj, uint64_t addr)
+{
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const GElf_Shdr *sh = &obj->sec[i].sh;
+
+		if ((sh->sh_flags & SHF_EXECINSTR) && addr >= sh->sh_addr && addr < sh->sh_addr + sh->sh_size)
+			return (uint32_t)i;
+	}
+	return 0;
+}
+
+static int read_linked_table(struct elfobj *obj, size_t t, bool user, struct entries *e)
+{
+	const struct section *tab = &obj->sec[t];
+	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
+
+	if (tab->sh.sh_type == SHT_NOBITS || tab->size % entsize)
+		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
+				    entsize), -1;
+	for (size_t i = 0; i < tab->size / entsize; i++) {
+		uint64_t w = elfobj_read_word(obj, tab->bytes + i * entsize, entsize);
+		uint64_t addr = user ? tab->sh.sh_addr + i * entsize + (uint64_t)sign_extend(w, 4) : w;
+		uint32_t sec = section_at(obj, addr);
+
+		if (push(obj, e, (struct table_entry){ .sec = sec, .addr = addr, .user = user,
+						    .off = sec ? addr - obj->sec[sec].sh.sh_addr : 0 }) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Tables come one per function: find every section's relocations in one pass. */
+static uint32_t *relocation_sections(struct elfobj *obj)
+{
+	uint32_t *relocs_of = calloc(obj->nsec, sizeof(*relocs_of));
+
+	if (!relocs_of)
+		return elfobj_error(obj, "out of memory"), NULL;
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (obj->sec[i].rela_for)
+			relocs_of[obj->sec[i].rela_for] = (uint32_t)i;
+	return relocs_of;
+}
+
+int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n)
+{
+	struct entries e = { 0 };
+	uint32_t *relocs_of = relocation_sections(obj);
+
+	if (!relocs_of)
+		return -1;
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const char *name = obj->sec[i].name;
+		bool user = strcmp(name, USER_TABLE) == 0;
+		int rc;
+
+		if (!user && strcmp(name, KERNEL_TABLE) != 0)
+			continue;
+		if (obj->ehdr.e_type == ET_REL)
+			rc = read_object_table(obj, i, relocs_of[i], user, &e);
+		else
+			rc = read_linked_table(obj, i, user, &e);
+		if (rc < 0) {
+			free(e.v);
+			free(relocs_of);
+			return -1;
+		}
+	}
+	free(relocs_of);
+	*out = e.v;
+	*n = e.n;
+	return 0;
+}
+
+/* ---- prototype records ---- */
+
+struct protos {
+	struct proto_entry *v;
+	size_t n, cap;
+};
+
+static int push_proto(struct elfobj *obj, struct protos *p, struct proto_entry e)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap * 2 + 64;
+		struct proto_entry *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return elfobj_error(obj, "out of memory"), -1;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = e;
+	return 0;
+}
+
+/* A NUL-terminated string at `off` in section `sec`, or NULL. */
+static const char *string_at(const struct elfobj *obj, uint32_t sec, uint64_t off)
+{
+	const struct section *s;
+
+	if (!sec || sec >= obj->nsec)
+		return NULL;
+	s = &obj->sec[sec];
+	if (s->sh.sh_type == SHT_NOBITS || (s->sh.sh_flags & SHF_COMPRESSED) || off >= s->size ||
+	    !memchr(s->bytes + off, 0, s->size - off))
+		return NULL;
+	return (const char *)s->bytes + off;
+}
+
+static unsigned proto_record_size(const struct elfobj *obj)
+{
+	return (obj->is64 ? 8 : 4) + 12;
+}
+
+/* Objects: every field comes from its relocation. */
+static int read_object_protos(struct elfobj *obj, size_t t, size_t ri, struct protos *p)
+{
+	const struct section *tab = &obj->sec[t];
+	unsigned ptr = obj->is64 ? 8 : 4, recsize = proto_record_size(obj);
+	size_t nrec = tab->size / recsize;
+	const struct section *rs;
+	struct proto_entry *recs;
+	uint8_t *seen;
+	int rc = -1;
+
+	if (!ri)
+		return elfobj_error(obj, "%s has no relocations", tab->name), -1;
+	if (tab->size % recsize)
+		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
+				    recsize), -1;
+	if (elfobj_parse_relocs(obj, ri) < 0)
+		return -1;
+	rs = &obj->sec[ri];
+	recs = calloc(nrec ? nrec : 1, sizeof(*recs));
+	seen = calloc(nrec ? nrec : 1, 1);
+	if (!recs || !seen) {
+		elfobj_error(obj, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < rs->nrelocs; i++) {
+		const struct reloc *r = &rs->relocs[i];
+		const struct symbol *sym = &obj->sym[r->sym];
+		size_t rec = r->offset / recsize;
+		unsigned field = (unsigned)(r->offset % recsize), width = field ? 4 : ptr;
+		int64_t addend = r->addend;
+		uint64_t value;
+
+		if (r->type == obj->arch->reloc_none)
+			continue;
+		if (rec >= nrec || (field && field != ptr + 4 && field != ptr + 8))
+			return elfobj_error(obj, "%s: relocation at 0x%llx is not on a field", tab->name,
+					    (unsigned long long)r->offset), free(recs), free(seen), -1;
+		if (rs->sh.sh_type == SHT_REL || obj->arch->addend_in_place)
+			addend += sign_extend(elfobj_read_word(obj, tab->bytes + r->offset, width), width);
+		value = sym->s.st_value + (uint64_t)addend;
+		if (field == 0) {
+			recs[rec].where = (struct table_entry){ .sec = sym->shndx < obj->nsec ? sym->shndx : 0,
+								.off = value };
+			seen[rec] |= 1;
+			continue;
+		}
+		const char *str = string_at(obj, sym->shndx, value);
+
+		if (!str) {
+			elfobj_error(obj, "%s: record %zu names a string outside %s", tab->name, rec,
+				     PROTO_STRINGS);
+			goto out;
+		}
+		if (field == ptr + 4)
+			recs[rec].name = str;
+		else
+			recs[rec].sig = str;
+		seen[rec] |= field == ptr + 4 ? 2 : 4;
+	}
+	for (size_t i = 0; i < nrec; i++) {
+		if (seen[i] != 7)
+			continue;	/* a discarded function's record: its relocations are gone */
+		recs[i].size = (uint32_t)elfobj_read_word(obj, tab->bytes + i * recsize + ptr, 4);
+		if (push_proto(obj, p, recs[i]) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(recs);
+	free(seen);
+	return rc;
+}
+
+static size_t find_section(const struct elfobj *obj, const char *name)
+{
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (strcmp(obj->sec[i].name, name) == 0)
+			return i;
+	return 0;
+}
+
+/* Linked files: link-time addresses and offsets into the one merged string section. */
+static int read_linked_protos(struct elfobj *obj, size_t t, struct protos *p)
+{
+	const struct section *tab = &obj->sec[t];
+	unsigned ptr = obj->is64 ? 8 : 4, recsize = proto_record_size(obj);
+	uint32_t str = (uint32_t)find_section(obj, PROTO_STRINGS);
+
+	if (tab->sh.sh_type == SHT_NOBITS || tab->size % recsize)
+		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
+				    recsize), -1;
+	for (size_t i = 0; i < tab->size / recsize; i++) {
+		const uint8_t *r = tab->bytes + i * recsize;
+		uint64_t addr = elfobj_read_word(obj, r, ptr);
+		struct proto_entry e = {
+			.where = { .addr = addr, .sec = section_at(obj, addr) },
+			.size = (uint32_t)elfobj_read_word(obj, r + ptr, 4),
+			.name = string_at(obj, str, elfobj_read_word(obj, r + ptr + 4, 4)),
+			.sig = string_at(obj, str, elfobj_read_word(obj, r + ptr + 8, 4)),
+		};
+
+		if (!e.name || !e.sig)
+			return elfobj_error(obj, "%s: record %zu names a string outside %s", tab->name, i,
+					    PROTO_STRINGS), -1;
+		if (!addr || !e.where.sec)
+			continue;	/* a function the linker dropped */
+		e.where.off = addr - obj->sec[e.where.sec].sh.sh_addr;
+		if (push_proto(obj, p, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int protos_read(struct elfobj *obj, struct proto_entry **out, size_t *n)
+{
+	struct protos p = { 0 };
+	uint32_t *relocs_of = NULL;
+	int rc = -1;
+
+	if (obj->ehdr.e_type == ET_REL && !(relocs_of = relocation_sections(obj)))
+		return -1;
+	for (size_t i = 1; i < obj->nsec; i++) {
+		if (strcmp(obj->sec[i].name, PROTO_TABLE) != 0)
+			continue;
+		if (obj->ehdr.e_type == ET_REL ? read_object_protos(obj, i, relocs_of[i], &p) < 0
+					       : read_linked_protos(obj, i, &p) < 0)
+			goto out;
+	}
+	*out = p.v;
+	*n = p.n;
+	p.v = NULL;
+	rc = 0;
+out:
+	free(p.v);
+	free(relocs_of);
+	return rc;
+}

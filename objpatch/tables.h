@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tables recordmcount writes (man/mcount-tables.5), and one reader for
+ * them: objects through their relocations, linked files through their
+ * contents.  Shared by recordmcount --list, objpatch and the runtime.
+ */
+#ifndef OBJPATCH_TABLES_H
+#define OBJPATCH_TABLES_H
+
+#include "../recordmcount/elfobj.h"
+
+#define KERNEL_TABLE	"__mcount_loc"	/* pointer-sized absolute call addresses */
+#define USER_TABLE	"__mcount_rel"	/* 32-bit self-relative call addresses */
+#define PROTO_TABLE	"__mcount_proto"	/* a record per function */
+#define PROTO_STRINGS	"__mcount_str"	/* names and signatures, mergeable */
+
+#define PROTO_VERSION	"1"
+#define PROTO_US	"\x1f"	/* between the fields of a type or parameter */
+#define PROTO_RS	"\x1e"	/* between the items of a signature */
+#define PROTO_RELIABLE	0x01	/* the signature is the one the code has */
+#define PROTO_VARARGS	0x02
+
+/* A place in the file: (section, offset), and the address in linked files. */
+struct table_entry {
+	uint32_t sec;		/* section the entry points into, 0 if none */
+	uint64_t off;		/* offset in that section */
+	uint64_t addr;		/* linked files: the address; objects: 0 */
+	bool user;		/* from a user-mode (self-relative) table */
+};
+
+struct proto_entry {
+	struct table_entry where;	/* the function's entry */
+	uint32_t size;			/* 0: unknown */
+	const char *name;		/* in the file's image */
+	const char *sig;
+};
+
+int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n);
+int protos_read(struct elfobj *obj, struct proto_entry **out, size_t *n);
+
+#endif
