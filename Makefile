@@ -48,9 +48,10 @@ bench: all
 	bench/run.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BUILD)/recordmcount $(DESTDIR)$(PREFIX)/bin/recordmcount
-	install -m 644 man/recordmcount.1 $(DESTDIR)$(PREFIX)/share/man/man1/recordmcount.1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BUILD)/recordmcount $(BUILD)/objpatch $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/recordmcount.1 man/objpatch.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/mcount-tables.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
 	rm -rf $(BUILD)
