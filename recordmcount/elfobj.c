@@ -675,9 +675,16 @@ done:
 	return 0;
 }
 
+#define WRITE_MMAP_SECTIONS 1000
+
 static int emit_elf(struct elfobj *obj, int fd)
 {
-	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
+	/*
+	 * libelf writes piece by piece (a pwrite per section and per header
+	 * table); with thousands of sections mapping the output is faster,
+	 * with few it is slower.
+	 */
+	Elf *out = elf_begin(fd, obj->nsec > WRITE_MMAP_SECTIONS ? ELF_C_WRITE_MMAP : ELF_C_WRITE, NULL);
 	struct out_buffers ob = { calloc(obj->nsec + 1, sizeof(void *)), 0 };
 	GElf_Ehdr eh = obj->ehdr;
 	int rc = -1;
@@ -705,7 +712,21 @@ static int emit_elf(struct elfobj *obj, int fd)
 		sh0.sh_link = (Elf64_Word)obj->shstrndx;
 		gelf_update_shdr(scn0, &sh0);
 	}
-	if (!gelf_update_ehdr(out, &eh) || elf_update(out, ELF_C_WRITE) < 0) {
+	if (!gelf_update_ehdr(out, &eh)) {
+		elfobj_error(obj, "cannot write: %s", elf_errmsg(-1));
+		goto out;
+	}
+	/* A mapped file that cannot grow kills the process with SIGBUS: reserve first. */
+	if (obj->nsec > WRITE_MMAP_SECTIONS) {
+		int64_t size = elf_update(out, ELF_C_NULL);
+		int err = size < 0 ? 0 : posix_fallocate(fd, 0, (off_t)size);
+
+		if (size < 0 || err) {
+			elfobj_error(obj, "cannot write: %s", size < 0 ? elf_errmsg(-1) : strerror(err));
+			goto out;
+		}
+	}
+	if (elf_update(out, ELF_C_WRITE) < 0) {
 		elfobj_error(obj, "cannot write: %s", elf_errmsg(-1));
 		goto out;
 	}

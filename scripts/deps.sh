@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(
-	make gcc g++ clang lld llvm perl pkg-config file xz-utils bc
+	make gcc g++ clang lld llvm perl pkg-config file xz-utils bc python3
 	libelf-dev libdw-dev zlib1g-dev
 	binutils
 	gcc-i686-linux-gnu libc6-dev-i386-cross

@@ -182,6 +182,26 @@ else
 	skip "cannot mount a tmpfs to fill up"
 fi
 
+# Objects with thousands of sections are written through a mapping, where a
+# file that cannot grow would kill the process with SIGBUS: the space is
+# reserved first, so a full file system is an ordinary error there too.
+python3 -c 'print("\n".join("__attribute__((section(\".text.f%d\"))) int f%d(int x) { return x + %d; }" % (i, i, i) for i in range(1500)))' > "$W/sections.c"
+gcc -O2 -pg -c "$W/sections.c" -o "$T_TMP/sections.o"
+size=$(( $(stat -c %s "$T_TMP/sections.o") / 1024 + 16 ))
+mkdir -p "$W/full2"
+if mount -t tmpfs -o size=${size}k rmc-full2 "$W/full2" 2>/dev/null; then
+	MOUNTED=$W/full2
+	cp "$T_TMP/sections.o" "$W/full2/a.o"
+	expect_error "full file system, 3000 sections" "$W/full2/a.o" "$RMC" "$W/full2/a.o"
+	cmp -s "$T_TMP/sections.o" "$W/full2/a.o"
+	ok $? "full file system, 3000 sections: input byte-identical"
+	is "$(leftovers "$W/full2")" 0 "full file system, 3000 sections: temporary file removed"
+	umount "$W/full2"
+	MOUNTED=
+else
+	skip "cannot mount a tmpfs to fill up"
+fi
+
 # --- idempotence and the objects left alone ---
 cp "$T_TMP/processed.o" "$W/twice.o"
 before=$(inode "$W/twice.o")
