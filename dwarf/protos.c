@@ -8,6 +8,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,10 +166,29 @@ static const char *base_class(Dwarf_Die *t, uint64_t size)
 	}
 }
 
+/*
+ * Whether an enum's values are unsigned: DW_FORM_dataN carry no sign, the
+ * enum's underlying type (DW_AT_type, or gcc's DW_AT_encoding on the enum)
+ * says.  Without either, only DW_FORM_udata is taken as unsigned.
+ */
+static bool enum_is_unsigned(Dwarf_Die *t)
+{
+	Dwarf_Die under, r;
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+
+	if (die_type(t, &under) && resolve_type(&under, &r) &&
+	    dwarf_attr(&r, DW_AT_encoding, &a) && dwarf_formudata(&a, &enc) == 0)
+		return enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char || enc == DW_ATE_boolean;
+	if (dwarf_attr(t, DW_AT_encoding, &a) && dwarf_formudata(&a, &enc) == 0)
+		return enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char;
+	return false;
+}
+
 static void put_enumerators(struct buf *b, Dwarf_Die *t)
 {
 	Dwarf_Die child;
-	bool first = true;
+	bool first = true, is_unsigned = enum_is_unsigned(t);
 
 	if (dwarf_child(t, &child) != 0)
 		return;
@@ -183,7 +203,7 @@ static void put_enumerators(struct buf *b, Dwarf_Die *t)
 			buf_puts(b, ",");
 		first = false;
 		buf_puts(b, name);
-		if (dwarf_whatform(&a) == DW_FORM_udata) {
+		if (is_unsigned || dwarf_whatform(&a) == DW_FORM_udata) {
 			Dwarf_Word u = 0;
 
 			dwarf_formudata(&a, &u);
@@ -585,6 +605,8 @@ static const struct die_at *index_find(const struct die_index *ix, uint32_t sec,
 {
 	struct die_at key = { .sec = sec, .off = off };
 
+	if (!ix->n)
+		return NULL;
 	return bsearch(&key, ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
 }
 
@@ -728,6 +750,8 @@ static int build_index(Dwfl_Module *mod, Dwarf *dw, struct die_index *ix)
 
 		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
 			continue;
+		if (!cudie.cu)
+			continue;	/* a unit libdw could not read (unknown type) */
 		if (unit_type == DW_UT_skeleton && !dwarf_tag(&subdie))
 			continue;	/* the .dwo is not there */
 		dwarf_diecu(&cudie, &cudie, &asz, NULL);
@@ -735,8 +759,90 @@ static int build_index(Dwfl_Module *mod, Dwarf *dw, struct die_index *ix)
 		if (ix->oom)
 			return -1;
 	}
-	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
+	if (ix->n)	/* v is NULL when DWARF describes no function */
+		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
 	return 0;
+}
+
+/* ---- SuperH: addends in place ---- */
+
+static uint32_t get32(const uint8_t *p, bool be)
+{
+	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+		  : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint16_t get16(const uint8_t *p, bool be)
+{
+	return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static void put32(uint8_t *p, uint32_t v, bool be)
+{
+	for (int i = 0; i < 4; i++)
+		p[be ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A section header's field, if the header lies inside the image. */
+static bool sh_field(const uint8_t *img, size_t size, uint32_t shoff, uint32_t i, unsigned field,
+		     bool be, uint32_t *v)
+{
+	uint64_t at = (uint64_t)shoff + (uint64_t)i * sizeof(Elf32_Shdr) + field;
+
+	if (at + 4 > size)
+		return false;
+	*v = get32(img + at, be);
+	return true;
+}
+
+/*
+ * gas for SuperH writes RELA relocations whose addend is in the relocated
+ * word (r_addend 0), and GNU ld adds both; libdwfl stores S + r_addend and
+ * loses the word, so every DWARF reference would point at offset 0.  Move the
+ * in-place part into r_addend of the copy libdwfl relocates.  Returns false
+ * if that cannot be done (a compressed debug section): its DWARF must then
+ * not be read at all, rather than read wrong.
+ */
+static bool sh_fold_addends(uint8_t *img, size_t size)
+{
+	const Elf32_Ehdr *eh = (const Elf32_Ehdr *)img;
+	bool be;
+	uint32_t shoff, shnum;
+
+	if (size < sizeof(*eh) || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS32)
+		return true;
+	be = img[EI_DATA] == ELFDATA2MSB;
+	if (get16(img + offsetof(Elf32_Ehdr, e_machine), be) != EM_SH)
+		return true;
+	shoff = get32(img + offsetof(Elf32_Ehdr, e_shoff), be);
+	shnum = get16(img + offsetof(Elf32_Ehdr, e_shnum), be);
+	for (uint32_t i = 1; i < shnum; i++) {
+		uint32_t type, off, rsize, target, tflags, toff, tsize;
+
+		if (!sh_field(img, size, shoff, i, offsetof(Elf32_Shdr, sh_type), be, &type) || type != SHT_RELA ||
+		    !sh_field(img, size, shoff, i, offsetof(Elf32_Shdr, sh_offset), be, &off) ||
+		    !sh_field(img, size, shoff, i, offsetof(Elf32_Shdr, sh_size), be, &rsize) ||
+		    !sh_field(img, size, shoff, i, offsetof(Elf32_Shdr, sh_info), be, &target) ||
+		    target >= shnum ||
+		    !sh_field(img, size, shoff, target, offsetof(Elf32_Shdr, sh_flags), be, &tflags) ||
+		    !sh_field(img, size, shoff, target, offsetof(Elf32_Shdr, sh_offset), be, &toff) ||
+		    !sh_field(img, size, shoff, target, offsetof(Elf32_Shdr, sh_size), be, &tsize) ||
+		    (uint64_t)off + rsize > size || (uint64_t)toff + tsize > size)
+			continue;	/* libdwfl judges broken headers itself */
+		if (tflags & SHF_ALLOC)
+			continue;	/* only DWARF matters here */
+		if (tflags & SHF_COMPRESSED)
+			return false;
+		for (uint32_t r = 0; r + sizeof(Elf32_Rela) <= rsize; r += sizeof(Elf32_Rela)) {
+			uint8_t *rela = img + off + r;
+			uint32_t where = get32(rela, be), rtype = get32(rela + 4, be) & 0xff;
+
+			if ((rtype != R_SH_DIR32 && rtype != R_SH_REL32) || (uint64_t)where + 4 > tsize)
+				continue;
+			put32(rela + 8, get32(rela + 8, be) + get32(img + toff + where, be), be);
+		}
+	}
+	return true;
 }
 
 int protos_from_dwarf(const void *image, size_t size, const struct func_query *q, size_t nq,
@@ -761,6 +867,10 @@ int protos_from_dwarf(const void *image, size_t size, const struct func_query *q
 		goto done;
 	}
 	memcpy(copy, image, size);
+	if (!sh_fold_addends((uint8_t *)copy, size)) {
+		rc = 0;		/* DWARF that would be misread: every function stays unknown */
+		goto done;
+	}
 	mod = dwfl_report_offline_memory(dwfl, "object", "object", copy, size);
 	if (!mod || dwfl_report_end(dwfl, NULL, NULL) != 0) {
 		snprintf(err, errlen, "cannot read DWARF: %s", dwfl_errmsg(-1));

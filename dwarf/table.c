@@ -118,10 +118,60 @@ static int symbol_rank(const GElf_Sym *s)
 	}
 }
 
+/*
+ * 64-bit PowerPC ELFv1: function symbols name descriptors in .opd, whose
+ * first word is relocated to the code; the sites and the DWARF know the
+ * code.  Returns the relocations of .opd (sorted by offset), or NULL.
+ */
+static const struct section *opd_relocs(struct elfobj *obj)
+{
+	if (obj->ehdr.e_machine != EM_PPC64 || (obj->ehdr.e_flags & EF_PPC64_ABI) == 2)
+		return NULL;
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const struct section *rs = &obj->sec[i];
+
+		if (!rs->rela_for || strcmp(obj->sec[rs->rela_for].name, ".opd") != 0 ||
+		    elfobj_parse_relocs(obj, i) < 0)
+			continue;
+		for (size_t j = 1; j < rs->nrelocs; j++)
+			if (rs->relocs[j - 1].offset >= rs->relocs[j].offset)
+				return NULL;	/* not as assemblers write it */
+		return rs;
+	}
+	return NULL;
+}
+
+/* The code a descriptor at `value` in .opd points to. */
+static bool opd_entry(const struct elfobj *obj, const struct section *rs, uint64_t value,
+		      uint32_t *sec, uint64_t *off)
+{
+	size_t lo = 0, hi = rs->nrelocs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (rs->relocs[mid].offset < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == rs->nrelocs || rs->relocs[lo].offset != value ||
+	    rs->relocs[lo].type != R_PPC64_ADDR64 || rs->relocs[lo].sym >= obj->nsym)
+		return false;
+	const struct symbol *t = &obj->sym[rs->relocs[lo].sym];
+
+	if (!t->shndx || t->shndx >= obj->nsec)
+		return false;
+	*sec = t->shndx;
+	*off = t->s.st_value + (uint64_t)rs->relocs[lo].addend;
+	return true;
+}
+
 /* Defined function symbols, one per address, sorted by (section, offset). */
 static struct func *function_symbols(struct elfobj *obj, size_t *n)
 {
 	struct func *f = calloc(obj->nsym ? obj->nsym : 1, sizeof(*f));
+	const struct section *opd = opd_relocs(obj);
 	size_t k = 0;
 
 	if (!f)
@@ -129,10 +179,20 @@ static struct func *function_symbols(struct elfobj *obj, size_t *n)
 	for (size_t i = 1; i < obj->nsym; i++) {
 		const struct symbol *s = &obj->sym[i];
 		int type = GELF_ST_TYPE(s->s.st_info);
+		uint32_t sec = s->shndx;
+		uint64_t value = s->s.st_value, size = s->s.st_size;
 
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !s->shndx || s->shndx >= obj->nsec)
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sec || sec >= obj->nsec)
 			continue;
-		f[k++] = (struct func){ s->shndx, s->s.st_value, s->s.st_size, s->name, symbol_rank(&s->s) };
+		/* Thumb functions' symbols have bit 0 set; their code (and DWARF) starts one lower. */
+		if (obj->ehdr.e_machine == EM_ARM)
+			value &= ~(uint64_t)1;
+		/* A descriptor's size is not the code's: unknown. */
+		if (opd && opd->rela_for == sec && !opd_entry(obj, opd, value, &sec, &value))
+			continue;
+		if (opd && sec != s->shndx)
+			size = 0;
+		f[k++] = (struct func){ sec, value, size, s->name, symbol_rank(&s->s) };
 	}
 	qsort(f, k, sizeof(*f), cmp_func);
 	size_t u = 0;

@@ -77,18 +77,50 @@ static const struct symbol *symbol_for(const struct elfobj *obj, const struct ta
 	return best;
 }
 
+/* The length of the valid UTF-8 sequence at `s`, 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* stops at the NUL too */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* JSON is UTF-8: bytes of a damaged or foreign string that are not become U+FFFD. */
 static void json_string(const char *s)
 {
 	putchar('"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (s && *s) {
+		const unsigned char *u = (const unsigned char *)s;
+		size_t n = utf8_len(u);
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
+		if (*u == '"' || *u == '\\')
+			printf("\\%c", *u);
+		else if (*u < 0x20)
+			printf("\\u%04x", *u);
+		else if (!n)
+			fputs("\\ufffd", stdout);
 		else
-			putchar(c);
+			fwrite(s, 1, n, stdout);
+		s += n ? n : 1;
 	}
 	putchar('"');
 }
@@ -126,7 +158,10 @@ static void json_type_fields(const struct sig_type *t)
 	for (size_t i = 0; i < t->nenumerators; i++) {
 		printf("%s", i ? ", " : "");
 		json_string(t->enumerators[i].name);
-		printf(": %lld", (long long)t->enumerators[i].value);
+		if (t->enumerators[i].negative)
+			printf(": %lld", (long long)(int64_t)t->enumerators[i].value);
+		else
+			printf(": %llu", (unsigned long long)t->enumerators[i].value);
 	}
 	putchar('}');
 }
@@ -210,8 +245,11 @@ static struct func_out *recorded_functions(struct elfobj *obj, struct table_entr
 
 	if (!f)
 		return NULL;
-	qsort(sites, ns, sizeof(*sites), cmp_entry);
-	qsort(protos, np, sizeof(*protos), cmp_proto);
+	/* Either is NULL when the file has no such table. */
+	if (ns)
+		qsort(sites, ns, sizeof(*sites), cmp_entry);
+	if (np)
+		qsort(protos, np, sizeof(*protos), cmp_proto);
 	for (size_t i = 0; i < ns; i++) {
 		const struct proto_entry *p = proto_for(protos, np, &sites[i]);
 		const struct symbol *sym = p ? NULL : symbol_for(obj, &sites[i]);

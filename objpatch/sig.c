@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +47,14 @@ static int parse_enumerators(char *list, struct sig_type *t)
 
 		if (!eq)
 			return -1;
+		struct enumerator *e = &t->enumerators[t->nenumerators];
+
 		*eq = 0;
-		t->enumerators[t->nenumerators].value = strtoll(eq + 1, &end, 10);
-		if (*end || end == eq + 1 || !(t->enumerators[t->nenumerators].name = strdup(item)))
+		e->negative = eq[1] == '-';
+		errno = 0;
+		e->value = e->negative ? (uint64_t)strtoll(eq + 1, &end, 10) : strtoull(eq + 1, &end, 10);
+		if (*end || end == eq + 1 || errno || (!e->negative && !isdigit((unsigned char)eq[1])) ||
+		    !(e->name = strdup(item)))
 			return -1;
 		t->nenumerators++;
 	}

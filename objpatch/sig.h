@@ -14,7 +14,8 @@ enum type_class {
 
 struct enumerator {
 	char *name;
-	int64_t value;
+	uint64_t value;		/* an int64_t when `negative`: unsigned enums reach 2^64-1 */
+	bool negative;
 };
 
 struct sig_type {
