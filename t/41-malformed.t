@@ -218,7 +218,10 @@ else
 fi
 
 # ---- a few under valgrind ----
-if command -v valgrind >/dev/null; then
+# valgrind reports false positives in a static glibc's start-up: use a
+# dynamically linked build of the same sources.
+if command -v valgrind >/dev/null &&
+   make -s -C "$TOP" BUILD="$T_TMP/dyn" STATIC=0 "$T_TMP/dyn/recordmcount" >"$T_TMP/dyn.log" 2>&1; then
 	bad=0
 	for f in "$BAD/text.o" "$BAD/exec.o" "$T_TMP/targeted-x86_64-kernel/trunc-"*0.o \
 		 "$T_TMP/targeted-x86_64-kernel/reloc-sym-beyond.o" \
@@ -226,7 +229,7 @@ if command -v valgrind >/dev/null; then
 		[ -f "$f" ] || continue
 		cp "$f" "$W/x.o"
 		timeout 60 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-			"$RMC" --mode=user "$W/x.o" >/dev/null 2>"$W/vg.log"
+			"$T_TMP/dyn/recordmcount" --mode=user "$W/x.o" >/dev/null 2>"$W/vg.log"
 		rc=$?
 		if [ "$rc" -gt 1 ]; then
 			bad=$((bad + 1))
@@ -235,7 +238,7 @@ if command -v valgrind >/dev/null; then
 	done
 	ok "$bad" "valgrind: no memory error on a handful of inputs"
 else
-	skip "valgrind not installed"
+	skip "valgrind not installed, or no dynamically linked build"
 fi
 
 done_testing
