@@ -4,12 +4,12 @@
 #include "arch.h"
 
 extern const struct arch arch_x86_64, arch_i386, arch_arm, arch_aarch64,
-	arch_mips32, arch_mips64, arch_ppc32, arch_ppc64, arch_s390x, arch_sh,
+	arch_mips32, arch_mips64, arch_ppc32, arch_ppc64, arch_ppc64le, arch_s390x, arch_sh,
 	arch_sparc64, arch_riscv64;
 
 static const struct arch *const all_arches[] = {
 	&arch_x86_64, &arch_i386, &arch_arm, &arch_aarch64, &arch_mips32,
-	&arch_mips64, &arch_ppc32, &arch_ppc64, &arch_s390x, &arch_sh,
+	&arch_mips64, &arch_ppc32, &arch_ppc64, &arch_ppc64le, &arch_s390x, &arch_sh,
 	&arch_sparc64, &arch_riscv64,
 };
 
@@ -23,6 +23,18 @@ const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr)
 			return a;
 	}
 	return NULL;
+}
+
+unsigned arch_abs_width(const struct arch *arch, uint32_t type, bool is64)
+{
+	if (type == arch->reloc_abs)
+		return is64 ? 8 : 4;
+	if (type == arch->reloc_abs32)
+		return 4;
+	for (size_t i = 0; i < arch->nmore_abs; i++)
+		if (arch->more_abs[i].type == type)
+			return arch->more_abs[i].width;
+	return 0;
 }
 
 size_t insn_len(const struct insn_pattern *p)

@@ -75,6 +75,12 @@ struct arch {
 
 	uint32_t reloc_abs;	/* pointer-sized absolute, for __mcount_loc */
 	uint32_t reloc_abs32;	/* 32-bit absolute, for string offsets (as DWARF's strp) */
+	/* Other absolute data relocations compilers put in DWARF (SPARC's unaligned ones). */
+	const struct abs_reloc {
+		uint32_t type;
+		uint8_t width;
+	} *more_abs;
+	size_t nmore_abs;
 	uint32_t reloc_rel32;	/* 32-bit PC-relative, for user-mode tables */
 	uint32_t reloc_none;
 
@@ -82,6 +88,13 @@ struct arch {
 	void (*rinfo_decode)(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type);
 	uint64_t (*rinfo_encode)(uint32_t sym, uint32_t type, bool big_endian);
 
+	/* ARM: the symbols of Thumb functions have bit 0 set; their code starts below. */
+	uint64_t func_symbol_mask;
+	/*
+	 * ppc64 ELFv1: function symbols name descriptors in this section, whose
+	 * first word is relocated to the code.
+	 */
+	const char *func_descriptors;
 	/* AArch64 code is little-endian even in big-endian objects. */
 	bool code_always_le;
 	/*
@@ -98,6 +111,8 @@ struct arch {
 };
 
 const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr);
+/* The width of an absolute data relocation, 0 if `type` is not one. */
+unsigned arch_abs_width(const struct arch *arch, uint32_t type, bool is64);
 
 /* Pattern helpers for the descriptor files. */
 #define B(v)		{ 1, (v), 0xff }

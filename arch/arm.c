@@ -34,4 +34,5 @@ const struct arch arch_arm = {
 	.reloc_abs32 = R_ARM_ABS32,
 	.reloc_rel32 = R_ARM_REL32,
 	.reloc_none = R_ARM_NONE,
+	.func_symbol_mask = ~(uint64_t)1,
 };

@@ -37,15 +37,37 @@ static const struct call_form ppc64_calls[] = {
 	{ .rtype = R_PPC64_REL24_NOTOC, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
 };
 
+/* ELFv1 (big-endian) uses function descriptors; ELFv2 (e_flags 2) does not. */
+static bool ppc64_elfv1(const GElf_Ehdr *ehdr)
+{
+	return (ehdr->e_flags & EF_PPC64_ABI) != 2;
+}
+
+static bool ppc64_elfv2(const GElf_Ehdr *ehdr)
+{
+	return !ppc64_elfv1(ehdr);
+}
+
+#define PPC64_COMMON \
+	.machine = EM_PPC64, \
+	.elfclass = ELFCLASS64, \
+	.hooks = ppc_hooks, \
+	.calls = ppc64_calls, \
+	.ncalls = ARRAY_SIZE(ppc64_calls), \
+	.reloc_abs = R_PPC64_ADDR64, \
+	.reloc_abs32 = R_PPC64_ADDR32, \
+	.reloc_rel32 = R_PPC64_REL32, \
+	.reloc_none = R_PPC64_NONE
+
 const struct arch arch_ppc64 = {
 	.name = "ppc64",
-	.machine = EM_PPC64,
-	.elfclass = ELFCLASS64,
-	.hooks = ppc_hooks,
-	.calls = ppc64_calls,
-	.ncalls = ARRAY_SIZE(ppc64_calls),
-	.reloc_abs = R_PPC64_ADDR64,
-	.reloc_abs32 = R_PPC64_ADDR32,
-	.reloc_rel32 = R_PPC64_REL32,
-	.reloc_none = R_PPC64_NONE,
+	.match = ppc64_elfv1,
+	.func_descriptors = ".opd",
+	PPC64_COMMON,
+};
+
+const struct arch arch_ppc64le = {
+	.name = "ppc64le",
+	.match = ppc64_elfv2,
+	PPC64_COMMON,
 };

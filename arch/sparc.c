@@ -26,6 +26,12 @@ static uint64_t sparc64_rinfo_encode(uint32_t sym, uint32_t type, bool big_endia
 	return (uint64_t)sym << 32 | (type & 0xff);
 }
 
+/* gcc's DWARF for SPARC uses the unaligned forms. */
+static const struct abs_reloc sparc_more_abs[] = {
+	{ R_SPARC_UA32, 4 },
+	{ R_SPARC_UA64, 8 },
+};
+
 const struct arch arch_sparc64 = {
 	.name = "sparc64",
 	.machine = EM_SPARCV9,
@@ -37,6 +43,8 @@ const struct arch arch_sparc64 = {
 	.reloc_abs32 = R_SPARC_32,
 	.reloc_rel32 = R_SPARC_DISP32,
 	.reloc_none = R_SPARC_NONE,
+	.more_abs = sparc_more_abs,
+	.nmore_abs = ARRAY_SIZE(sparc_more_abs),
 	.rinfo_decode = sparc64_rinfo_decode,
 	.rinfo_encode = sparc64_rinfo_encode,
 };

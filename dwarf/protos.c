@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libdwfl relocates a relocatable object's DWARF (assigning each section an
- * address and applying the .rela.debug_* relocations, decompressing -gz
- * sections on the way), so DW_AT_low_pc and DW_AT_ranges map back to
- * (section, offset): the same key the recorder uses for its sites.
+ * Functions described from DWARF.  The object's debug sections are relocated
+ * into a small image of their own (debugimage.c), where every allocated
+ * section has an address, so DW_AT_low_pc and DW_AT_ranges map back to
+ * (section, offset): the key the recorder uses for its sites.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
 #include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "debugimage.h"
 #include "protos.h"
 
 /* ---- a growable string ---- */
@@ -160,7 +160,8 @@ static const char *base_class(Dwarf_Die *t, uint64_t size)
 	case DW_ATE_UTF:
 		return "uint";
 	case DW_ATE_float:
-		return size == 4 || size == 8 || size == 16 ? "float" : "unknown";
+		/* 12: the x87 extended long double as i386 stores it */
+		return size == 4 || size == 8 || size == 12 || size == 16 ? "float" : "unknown";
 	default:
 		return "unknown";
 	}
@@ -530,13 +531,17 @@ struct die_index {
 	bool oom;
 };
 
-static void index_add(struct die_index *ix, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *die,
+struct index_ctx {
+	const struct debug_image *img;
+	const struct elfobj *obj;
+};
+
+static void index_add(struct die_index *ix, const struct index_ctx *cx, Dwarf_Addr addr, Dwarf_Die *die,
 		      unsigned addr_size)
 {
-	GElf_Word shndx;
-	int base = dwfl_module_relocate_address(mod, &addr);
+	uint32_t shndx;
 
-	if (base < 0 || !dwfl_module_relocation_info(mod, (unsigned)base, &shndx))
+	if (!debug_image_locate(cx->img, cx->obj, addr, &shndx, &addr))
 		return;
 	if (ix->n == ix->cap) {
 		size_t cap = ix->cap * 2 + 256;
@@ -552,7 +557,8 @@ static void index_add(struct die_index *ix, Dwfl_Module *mod, Dwarf_Addr addr, D
 	ix->v[ix->n++] = (struct die_at){ shndx, addr, *die, addr_size };
 }
 
-static void index_subprogram(struct die_index *ix, Dwfl_Module *mod, Dwarf_Die *die, unsigned asz)
+static void index_subprogram(struct die_index *ix, const struct index_ctx *mod, Dwarf_Die *die,
+			     unsigned asz)
 {
 	Dwarf_Addr low, base, start, end;
 	ptrdiff_t off = 0;
@@ -566,7 +572,7 @@ static void index_subprogram(struct die_index *ix, Dwfl_Module *mod, Dwarf_Die *
 		index_add(ix, mod, start, die, asz);
 }
 
-static void index_scope(struct die_index *ix, Dwfl_Module *mod, Dwarf_Die *parent, unsigned asz,
+static void index_scope(struct die_index *ix, const struct index_ctx *mod, Dwarf_Die *parent, unsigned asz,
 			int depth)
 {
 	Dwarf_Die child;
@@ -738,7 +744,7 @@ void protos_free(struct proto_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-static int build_index(Dwfl_Module *mod, Dwarf *dw, struct die_index *ix)
+static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index *ix)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie, subdie;
@@ -764,131 +770,25 @@ static int build_index(Dwfl_Module *mod, Dwarf *dw, struct die_index *ix)
 	return 0;
 }
 
-/* ---- SuperH: addends in place ---- */
-
-static uint32_t get32(const uint8_t *p, bool be)
+int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq, struct proto_set *out)
 {
-	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-		  : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static uint16_t get16(const uint8_t *p, bool be)
-{
-	return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
-}
-
-static void put32(uint8_t *p, uint32_t v, bool be)
-{
-	for (int i = 0; i < 4; i++)
-		p[be ? 3 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
-/* A section header's field, if the header lies inside the image. */
-static bool sh_field(const uint8_t *img, size_t size, uint32_t shoff, uint32_t i, unsigned field,
-		     bool be, uint32_t *v)
-{
-	uint64_t at = (uint64_t)shoff + (uint64_t)i * sizeof(Elf32_Shdr) + field;
-
-	if (at + 4 > size)
-		return false;
-	*v = get32(img + at, be);
-	return true;
-}
-
-/*
- * gas for SuperH writes RELA relocations whose addend is in the relocated
- * word (r_addend 0), and GNU ld adds both; libdwfl stores S + r_addend and
- * loses the word, so every DWARF reference would point at offset 0.  Move the
- * in-place part into r_addend of the copy libdwfl relocates.  Returns false
- * if that cannot be done (a compressed debug section): its DWARF must then
- * not be read at all, rather than read wrong.
- */
-static bool sh_fold_addends(uint8_t *img, size_t size)
-{
-	const Elf32_Ehdr *eh = (const Elf32_Ehdr *)img;
-	bool be;
-	uint32_t shoff, shnum;
-
-	if (size < sizeof(*eh) || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS32)
-		return true;
-	be = img[EI_DATA] == ELFDATA2MSB;
-	if (get16(img + offsetof(Elf32_Ehdr, e_machine), be) != EM_SH)
-		return true;
-	shoff = get32(img + offsetof(Elf32_Ehdr, e_shoff), be);
-	shnum = get16(img + offsetof(Elf32_Ehdr, e_shnum), be);
-	for (uint32_t i = 1; i < shnum; i++) {
-		uint32_t type, off, rsize, target, tflags, toff, tsize;
-
-		if (!sh_field(img, size, shoff, i, offsetof(Elf32_Shdr, sh_type), be, &type) || type != SHT_RELA ||
-		    !sh_field(img, size, shoff, i, offsetof(Elf32_Shdr, sh_offset), be, &off) ||
-		    !sh_field(img, size, shoff, i, offsetof(Elf32_Shdr, sh_size), be, &rsize) ||
-		    !sh_field(img, size, shoff, i, offsetof(Elf32_Shdr, sh_info), be, &target) ||
-		    target >= shnum ||
-		    !sh_field(img, size, shoff, target, offsetof(Elf32_Shdr, sh_flags), be, &tflags) ||
-		    !sh_field(img, size, shoff, target, offsetof(Elf32_Shdr, sh_offset), be, &toff) ||
-		    !sh_field(img, size, shoff, target, offsetof(Elf32_Shdr, sh_size), be, &tsize) ||
-		    (uint64_t)off + rsize > size || (uint64_t)toff + tsize > size)
-			continue;	/* libdwfl judges broken headers itself */
-		if (tflags & SHF_ALLOC)
-			continue;	/* only DWARF matters here */
-		if (tflags & SHF_COMPRESSED)
-			return false;
-		for (uint32_t r = 0; r + sizeof(Elf32_Rela) <= rsize; r += sizeof(Elf32_Rela)) {
-			uint8_t *rela = img + off + r;
-			uint32_t where = get32(rela, be), rtype = get32(rela + 4, be) & 0xff;
-
-			if ((rtype != R_SH_DIR32 && rtype != R_SH_REL32) || (uint64_t)where + 4 > tsize)
-				continue;
-			put32(rela + 8, get32(rela + 8, be) + get32(img + toff + where, be), be);
-		}
-	}
-	return true;
-}
-
-int protos_from_dwarf(const void *image, size_t size, const struct func_query *q, size_t nq,
-		      struct proto_set *out, char *err, size_t errlen)
-{
-	static const Dwfl_Callbacks callbacks = {
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.section_address = dwfl_offline_section_address,
-	};
-	/* libdwfl applies relocations in place: give it a copy. */
-	char *copy = malloc(size ? size : 1);
-	Dwfl *dwfl = dwfl_begin(&callbacks);
+	struct debug_image img;
 	struct die_index ix = { 0 };
-	Dwfl_Module *mod;
-	Dwarf *dw;
-	Dwarf_Addr bias;
-	int rc = -1;
+	struct index_ctx cx = { &img, obj };
+	int rc = -1, opened;
 
 	memset(out, 0, sizeof(*out));
-	if (!copy || !dwfl) {
-		snprintf(err, errlen, "out of memory");
-		goto done;
-	}
-	memcpy(copy, image, size);
-	if (!sh_fold_addends((uint8_t *)copy, size)) {
-		rc = 0;		/* DWARF that would be misread: every function stays unknown */
-		goto done;
-	}
-	mod = dwfl_report_offline_memory(dwfl, "object", "object", copy, size);
-	if (!mod || dwfl_report_end(dwfl, NULL, NULL) != 0) {
-		snprintf(err, errlen, "cannot read DWARF: %s", dwfl_errmsg(-1));
-		goto done;
-	}
-	dw = dwfl_module_getdwarf(mod, &bias);
-	if (!dw) {
-		rc = 0;		/* no DWARF: every function stays unknown */
-		goto done;
-	}
+	opened = debug_image_open(obj, &img);
+	if (opened <= 0)
+		return opened;	/* 0: no DWARF, every function stays unknown */
 	out->has_dwarf = true;
-	if (build_index(mod, dw, &ix) < 0) {
-		snprintf(err, errlen, "out of memory");
+	if (build_index(&cx, img.dwarf, &ix) < 0) {
+		elfobj_error(obj, "out of memory");
 		goto done;
 	}
 	out->v = calloc(nq ? nq : 1, sizeof(*out->v));
 	if (!out->v) {
-		snprintf(err, errlen, "out of memory");
+		elfobj_error(obj, "out of memory");
 		goto done;
 	}
 	for (size_t i = 0; i < nq; i++) {
@@ -898,7 +798,7 @@ int protos_from_dwarf(const void *image, size_t size, const struct func_query *q
 			continue;
 		if (describe_function(at, &q[i], &out->v[out->n]) < 0) {
 			func_proto_free(&out->v[out->n]);
-			snprintf(err, errlen, "out of memory");
+			elfobj_error(obj, "out of memory");
 			goto done;
 		}
 		out->n++;
@@ -908,8 +808,6 @@ done:
 	if (rc < 0)
 		protos_free(out);
 	free(ix.v);
-	if (dwfl)
-		dwfl_end(dwfl);
-	free(copy);
+	debug_image_close(&img);
 	return rc;
 }

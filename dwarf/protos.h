@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "../objpatch/tables.h"
+#include "../recordmcount/elfobj.h"
 
 struct proto_param {
 	char *name;		/* "" when unnamed */
@@ -49,11 +50,11 @@ struct proto_set {
 };
 
 /*
- * Describe the queried functions of the ELF relocatable object in `image`
- * (not modified).  Returns 0, or -1 with a message in `err`.
+ * Describe the queried functions of the relocatable object `obj` (its DWARF
+ * is read from the bytes as loaded, never from the file again).  Returns 0,
+ * or -1 with obj->err set.
  */
-int protos_from_dwarf(const void *image, size_t size, const struct func_query *q, size_t nq,
-		      struct proto_set *out, char *err, size_t errlen);
+int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq, struct proto_set *out);
 void protos_free(struct proto_set *set);
 
 #endif

@@ -119,18 +119,18 @@ static int symbol_rank(const GElf_Sym *s)
 }
 
 /*
- * 64-bit PowerPC ELFv1: function symbols name descriptors in .opd, whose
- * first word is relocated to the code; the sites and the DWARF know the
- * code.  Returns the relocations of .opd (sorted by offset), or NULL.
+ * Where function symbols name descriptors (ppc64 ELFv1 .opd), whose first
+ * word is relocated to the code the sites and the DWARF know: the
+ * descriptor section's relocations, sorted by offset, or NULL.
  */
-static const struct section *opd_relocs(struct elfobj *obj)
+static const struct section *descriptor_relocs(struct elfobj *obj)
 {
-	if (obj->ehdr.e_machine != EM_PPC64 || (obj->ehdr.e_flags & EF_PPC64_ABI) == 2)
+	if (!obj->arch->func_descriptors)
 		return NULL;
 	for (size_t i = 1; i < obj->nsec; i++) {
 		const struct section *rs = &obj->sec[i];
 
-		if (!rs->rela_for || strcmp(obj->sec[rs->rela_for].name, ".opd") != 0 ||
+		if (!rs->rela_for || strcmp(obj->sec[rs->rela_for].name, obj->arch->func_descriptors) != 0 ||
 		    elfobj_parse_relocs(obj, i) < 0)
 			continue;
 		for (size_t j = 1; j < rs->nrelocs; j++)
@@ -141,8 +141,8 @@ static const struct section *opd_relocs(struct elfobj *obj)
 	return NULL;
 }
 
-/* The code a descriptor at `value` in .opd points to. */
-static bool opd_entry(const struct elfobj *obj, const struct section *rs, uint64_t value,
+/* The code a descriptor at `value` points to. */
+static bool descriptor_entry(const struct elfobj *obj, const struct section *rs, uint64_t value,
 		      uint32_t *sec, uint64_t *off)
 {
 	size_t lo = 0, hi = rs->nrelocs;
@@ -156,7 +156,7 @@ static bool opd_entry(const struct elfobj *obj, const struct section *rs, uint64
 			hi = mid;
 	}
 	if (lo == rs->nrelocs || rs->relocs[lo].offset != value ||
-	    rs->relocs[lo].type != R_PPC64_ADDR64 || rs->relocs[lo].sym >= obj->nsym)
+	    rs->relocs[lo].type != obj->arch->reloc_abs || rs->relocs[lo].sym >= obj->nsym)
 		return false;
 	const struct symbol *t = &obj->sym[rs->relocs[lo].sym];
 
@@ -171,7 +171,7 @@ static bool opd_entry(const struct elfobj *obj, const struct section *rs, uint64
 static struct func *function_symbols(struct elfobj *obj, size_t *n)
 {
 	struct func *f = calloc(obj->nsym ? obj->nsym : 1, sizeof(*f));
-	const struct section *opd = opd_relocs(obj);
+	const struct section *opd = descriptor_relocs(obj);
 	size_t k = 0;
 
 	if (!f)
@@ -184,11 +184,10 @@ static struct func *function_symbols(struct elfobj *obj, size_t *n)
 
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sec || sec >= obj->nsec)
 			continue;
-		/* Thumb functions' symbols have bit 0 set; their code (and DWARF) starts one lower. */
-		if (obj->ehdr.e_machine == EM_ARM)
-			value &= ~(uint64_t)1;
+		if (obj->arch->func_symbol_mask)	/* ARM's Thumb bit */
+			value &= obj->arch->func_symbol_mask;
 		/* A descriptor's size is not the code's: unknown. */
-		if (opd && opd->rela_for == sec && !opd_entry(obj, opd, value, &sec, &value))
+		if (opd && opd->rela_for == sec && !descriptor_entry(obj, opd, value, &sec, &value))
 			continue;
 		if (opd && sec != s->shndx)
 			size = 0;
@@ -402,8 +401,7 @@ int emit_protos(struct elfobj *obj, const struct recording *rec)
 	}
 	for (size_t i = 0; i < p.n; i++)
 		q[i] = (struct func_query){ p.funcs[i].sec, p.funcs[i].off, p.funcs[i].name };
-	if (protos_from_dwarf(obj->image, obj->image_size, q, p.n, &p.protos, obj->err,
-			      sizeof(obj->err)) < 0)
+	if (protos_from_dwarf(obj, q, p.n, &p.protos) < 0)
 		goto out;
 	if (!p.protos.has_dwarf) {
 		rc = 0;

@@ -6,7 +6,6 @@
 # testdata/protos declare (testdata/protos/check.py holds the expectations,
 # written from the sources):
 #  1. every type class on every arch of t/arches.sh, gcc and clang, -O1 and -O2
-#     (TODO on MIPS: the libdw here cannot relocate MIPS DWARF);
 #  2. DWARF 4 and 5, -gz, -gsplit-dwarf;
 #  3. gcc clones (unreliable), hot/cold split, out-of-line inline copies,
 #     C++ members defined outside their class, functions without DWARF;
@@ -51,14 +50,6 @@ riscv64 8 8 16
 '
 sizes_of() { awk -v a="$1" '$1 == a { print "--ptr", $2, "--long", $3, "--ldbl", $4 }' <<< "$SIZES"; }
 defines_of() { awk -v a="$1" '$1 == a { print "-DPTR=" $2, "-DLONG=" $3, "-DLDBL=" $4 }' <<< "$SIZES"; }
-
-# Known limitation: the libdw here (elfutils 0.188) has no MIPS backend,
-# so it cannot relocate MIPS DWARF and recordmcount writes no prototypes:
-# the full checks are TODO there, and a real check asserts it never guesses.
-todo_for() {
-	case $1 in mips*) echo "libdw $(libdw_version) cannot relocate MIPS DWARF" ;; esac
-}
-libdw_version() { dpkg-query -W -f='${Version}' libdw1 2>/dev/null || echo '?'; }
 
 todo() {	# todo STATUS DESCRIPTION REASON: a TAP TODO test
 	T_N=$((T_N + 1))
@@ -124,11 +115,10 @@ O2_GCC=" x86_64 aarch64 ppc s390x riscv64 sparc64 "
 O2_CLANG=" x86_64 arm "
 USER_GCC=" x86_64 arm i386 s390x "	# also processed with --mode=user
 types_for() {
-	local name=$1 prefix=$2 ctarget=$3 kflags=$4 cc opt variant mode label f why elf
+	local name=$1 prefix=$2 ctarget=$3 kflags=$4 cc opt variant mode label f elf
 	local sizes defines
 	sizes=$(sizes_of "$name")
 	defines=$(defines_of "$name")
-	why=$(todo_for "$name")
 	for cc in gcc clang; do
 		[ "$cc" = clang ] && [ "$ctarget" = - ] && continue
 		for variant in -O1 -O2 -O1-user; do
@@ -155,16 +145,7 @@ types_for() {
 			elf=(--elf "$f")
 			[ "$name" = ppc64 ] && elf=()
 			# shellcheck disable=SC2086
-			if [ -n "$why" ]; then
-				list "$f" "$label" || continue
-				python3 "$CHECK" types "$f.json" $sizes "${elf[@]}" >/dev/null 2>&1
-				todo $? "$label" "$why"
-				# shellcheck disable=SC2086
-				expect "$label: no prototype is a guess" types "$f" $sizes "${elf[@]}" --unknown-ok
-			else
-				# shellcheck disable=SC2086
-				expect "$label" types "$f" $sizes "${elf[@]}"
-			fi
+			expect "$label" types "$f" $sizes "${elf[@]}"
 		done
 	done
 }

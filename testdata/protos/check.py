@@ -63,9 +63,9 @@ HUGE = ("huge", [("H_ONE", 1), ("H_TOP", 0xFEDCBA9876543210)])
 
 def types_c(P, L, LD):
     """testdata/protos/types.c."""
-    # man/mcount-tables.5: class float is a 4, 8 or 16-byte floating type;
-    # the 12-byte x87 long double of i386 is outside it, so unknown.
-    ldcls = "float" if LD in (4, 8, 16) else "unknown"
+    # man/mcount-tables.5: class float is a 4, 8, 12 (i386's x87 long
+    # double) or 16-byte floating type.
+    ldcls = "float" if LD in (4, 8, 12, 16) else "unknown"
     i4 = T("int", 4, "int")
     u4 = T("uint", 4, "unsigned int")
     return {
