@@ -516,6 +516,67 @@ static char *describe_type(Dwarf_Die *type, bool have_type, unsigned addr_size)
 	return buf_take(&b);
 }
 
+/*
+ * Types repeat across a file's functions: describe each type DIE once.
+ * Open addressing on the DIE's offset; the strings stay owned by the cache.
+ */
+struct type_cache {
+	struct { Dwarf_Off off; char *desc; } *slot;
+	size_t nslots, used;
+};
+
+static void type_cache_free(struct type_cache *c)
+{
+	for (size_t i = 0; i < c->nslots; i++)
+		free(c->slot[i].desc);
+	free(c->slot);
+	memset(c, 0, sizeof(*c));
+}
+
+static bool type_cache_grow(struct type_cache *c)
+{
+	size_t n = c->nslots ? c->nslots * 2 : 256;
+	__typeof__(c->slot) slot = calloc(n, sizeof(*slot));
+
+	if (!slot)
+		return false;
+	for (size_t i = 0; i < c->nslots; i++) {
+		if (!c->slot[i].desc)
+			continue;
+		size_t j = (size_t)(c->slot[i].off * 0x9e3779b97f4a7c15ull >> 20) & (n - 1);
+
+		while (slot[j].desc)
+			j = (j + 1) & (n - 1);
+		slot[j] = c->slot[i];
+	}
+	free(c->slot);
+	c->slot = slot;
+	c->nslots = n;
+	return true;
+}
+
+/* A copy of the type's descriptor; "void" (no type) is offset 0, never a DIE's. */
+static char *describe_type_cached(struct type_cache *c, Dwarf_Die *type, bool have_type, unsigned asz)
+{
+	Dwarf_Off off = have_type ? dwarf_dieoffset(type) : 0;
+	size_t j;
+
+	if ((c->used + 1) * 2 > c->nslots && !type_cache_grow(c))
+		return NULL;
+	for (j = (size_t)(off * 0x9e3779b97f4a7c15ull >> 20) & (c->nslots - 1); c->slot[j].desc;
+	     j = (j + 1) & (c->nslots - 1))
+		if (c->slot[j].off == off)
+			return strdup(c->slot[j].desc);
+	char *desc = describe_type(type, have_type, asz);
+
+	if (!desc)
+		return NULL;
+	c->slot[j].off = off;
+	c->slot[j].desc = desc;
+	c->used++;
+	return strdup(desc);
+}
+
 /* ---- subprograms by address ---- */
 
 struct die_at {
@@ -649,7 +710,8 @@ static void qualified_name(struct buf *b, Dwarf_Die *die)
 	buf_puts(b, name ? name : "?");
 }
 
-static int describe_function(const struct die_at *at, const struct func_query *q, struct func_proto *fp)
+static int describe_function(struct type_cache *tc, const struct die_at *at, const struct func_query *q,
+			     struct func_proto *fp)
 {
 	Dwarf_Die die = at->die, t, child, origin;
 	Dwarf_Attribute a;
@@ -681,7 +743,7 @@ static int describe_function(const struct die_at *at, const struct func_query *q
 		buf_puts(&name, q->symbol);
 	}
 	fp->name = buf_take(&name);
-	fp->ret = describe_type(&t, die_type(&die, &t), at->addr_size);
+	fp->ret = describe_type_cached(tc, &t, die_type(&die, &t), at->addr_size);
 	if (!fp->name || !fp->ret)
 		return -1;
 
@@ -714,7 +776,7 @@ static int describe_function(const struct die_at *at, const struct func_query *q
 		const char *pn;
 
 		p->name = NULL;
-		p->type = describe_type(&t, die_type(&child, &t), at->addr_size);
+		p->type = describe_type_cached(tc, &t, die_type(&child, &t), at->addr_size);
 		if (dwarf_attr_integrate(&child, DW_AT_name, &a) && (pn = dwarf_formstring(&a)))
 			p->name = strdup(pn);
 		else
@@ -775,6 +837,7 @@ int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq,
 	struct debug_image img;
 	struct die_index ix = { 0 };
 	struct index_ctx cx = { &img, obj };
+	struct type_cache tc = { 0 };
 	int rc = -1, opened;
 
 	memset(out, 0, sizeof(*out));
@@ -796,7 +859,7 @@ int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq,
 
 		if (!at)
 			continue;
-		if (describe_function(at, &q[i], &out->v[out->n]) < 0) {
+		if (describe_function(&tc, at, &q[i], &out->v[out->n]) < 0) {
 			func_proto_free(&out->v[out->n]);
 			elfobj_error(obj, "out of memory");
 			goto done;
@@ -808,6 +871,7 @@ done:
 	if (rc < 0)
 		protos_free(out);
 	free(ix.v);
+	type_cache_free(&tc);
 	debug_image_close(&img);
 	return rc;
 }

@@ -248,10 +248,18 @@ static struct func *traced_functions(struct elfobj *obj, const struct recording 
 
 /* ---- signatures ---- */
 
+static char *append(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n + 1);
+	return p + n;
+}
+
 static char *signature(const struct func_proto *fp)
 {
 	size_t len = 16 + (fp ? strlen(fp->ret) : 32);
-	char *s, *p;
+	char flags[2] = { 0 }, *s, *p;
 
 	for (size_t i = 0; fp && i < fp->nparams; i++)
 		len += strlen(fp->params[i].name) + strlen(fp->params[i].type) + 2;
@@ -260,9 +268,17 @@ static char *signature(const struct func_proto *fp)
 		return NULL;
 	if (!fp)	/* no DWARF for this function: unknown, never guessed */
 		return strcpy(s, PROTO_VERSION PROTO_US "0" PROTO_RS "unknown" PROTO_US "0" PROTO_US "?");
-	p += sprintf(p, PROTO_VERSION PROTO_US "%u" PROTO_RS "%s", fp->flags, fp->ret);
-	for (size_t i = 0; i < fp->nparams; i++)
-		p += sprintf(p, PROTO_RS "%s" PROTO_US "%s", fp->params[i].name, fp->params[i].type);
+	flags[0] = (char)('0' + fp->flags % 10);
+	p = append(p, PROTO_VERSION PROTO_US);
+	p = append(p, flags);		/* PROTO_RELIABLE | PROTO_VARARGS: one digit */
+	p = append(p, PROTO_RS);
+	p = append(p, fp->ret);
+	for (size_t i = 0; i < fp->nparams; i++) {
+		p = append(p, PROTO_RS);
+		p = append(p, fp->params[i].name);
+		p = append(p, PROTO_US);
+		p = append(p, fp->params[i].type);
+	}
 	return s;
 }
 
