@@ -604,16 +604,9 @@ static void index_add(struct die_index *ix, const struct index_ctx *cx, Dwarf_Ad
 
 	if (!debug_image_locate(cx->img, cx->obj, addr, &shndx, &addr))
 		return;
-	if (ix->n == ix->cap) {
-		size_t cap = ix->cap * 2 + 256;
-		struct die_at *v = realloc(ix->v, cap * sizeof(*v));
-
-		if (!v) {
-			ix->oom = true;
-			return;
-		}
-		ix->v = v;
-		ix->cap = cap;
+	if (!grow_array(&ix->v, ix->n, &ix->cap, sizeof(*ix->v))) {
+		ix->oom = true;
+		return;
 	}
 	ix->v[ix->n++] = (struct die_at){ shndx, addr, *die, addr_size };
 }
@@ -764,14 +757,8 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 		}
 		if (tag != DW_TAG_formal_parameter)
 			continue;
-		if (fp->nparams == cap) {
-			cap = cap * 2 + 4;
-			struct proto_param *p = realloc(fp->params, cap * sizeof(*p));
-
-			if (!p)
-				return -1;
-			fp->params = p;
-		}
+		if (!grow_array(&fp->params, fp->nparams, &cap, sizeof(*fp->params)))
+			return -1;
 		struct proto_param *p = &fp->params[fp->nparams++];
 		const char *pn;
 

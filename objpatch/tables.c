@@ -10,15 +10,8 @@ struct entries {
 
 static int push(struct elfobj *obj, struct entries *e, struct table_entry t)
 {
-	if (e->n == e->cap) {
-		size_t cap = e->cap * 2 + 64;
-		struct table_entry *v = realloc(e->v, cap * sizeof(*v));
-
-		if (!v)
-			return elfobj_error(obj, "out of memory"), -1;
-		e->v = v;
-		e->cap = cap;
-	}
+	if (!grow_array(&e->v, e->n, &e->cap, sizeof(*e->v)))
+		return elfobj_error(obj, "out of memory"), -1;
 	e->v[e->n++] = t;
 	return 0;
 }
@@ -148,15 +141,8 @@ struct protos {
 
 static int push_proto(struct elfobj *obj, struct protos *p, struct proto_entry e)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap * 2 + 64;
-		struct proto_entry *v = realloc(p->v, cap * sizeof(*v));
-
-		if (!v)
-			return elfobj_error(obj, "out of memory"), -1;
-		p->v = v;
-		p->cap = cap;
-	}
+	if (!grow_array(&p->v, p->n, &p->cap, sizeof(*p->v)))
+		return elfobj_error(obj, "out of memory"), -1;
 	p->v[p->n++] = e;
 	return 0;
 }

@@ -23,6 +23,21 @@ bool elfobj_error(struct elfobj *obj, const char *fmt, ...)
 	return false;
 }
 
+bool grow_array(void *vp, size_t n, size_t *cap, size_t size)
+{
+	void **v = vp;
+	size_t want = *cap * 2 + 64;
+	void *p;
+
+	if (n < *cap)
+		return true;
+	if (want > SIZE_MAX / size || !(p = realloc(*v, want * size)))
+		return false;
+	*v = p;
+	*cap = want;
+	return true;
+}
+
 static void *xrealloc_array(void *p, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
@@ -740,7 +755,29 @@ out:
 	return rc;
 }
 
-int elfobj_write(struct elfobj *obj, const char *path, mode_t mode)
+/* The input as it was read: for -o when there is nothing to change. */
+static int copy_image(struct elfobj *obj, int fd)
+{
+	size_t done = 0;
+
+	while (done < obj->image_size) {
+		ssize_t n = write(fd, obj->image + done, obj->image_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return elfobj_error(obj, "cannot write: %s", n < 0 ? strerror(errno) : "short write"), -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Fill a temporary file in the target's directory and rename it over the
+ * target only when everything succeeded: the target is never half-written.
+ */
+static int replace_atomically(struct elfobj *obj, const char *path, mode_t mode,
+			      int (*fill)(struct elfobj *, int))
 {
 	size_t len = strlen(path);
 	char *tmp = malloc(len + 16);
@@ -755,7 +792,7 @@ int elfobj_write(struct elfobj *obj, const char *path, mode_t mode)
 		free(tmp);
 		return -1;
 	}
-	if (emit_elf(obj, fd) < 0)
+	if (fill(obj, fd) < 0)
 		goto fail;
 	if (fchmod(fd, mode & 07777) < 0) {
 		elfobj_error(obj, "cannot set mode of temporary file: %s", strerror(errno));
@@ -780,4 +817,14 @@ fail:
 out:
 	free(tmp);
 	return rc;
+}
+
+int elfobj_write(struct elfobj *obj, const char *path, mode_t mode)
+{
+	return replace_atomically(obj, path, mode, emit_elf);
+}
+
+int elfobj_copy(struct elfobj *obj, const char *path, mode_t mode)
+{
+	return replace_atomically(obj, path, mode, copy_image);
 }

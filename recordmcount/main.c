@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,38 +58,6 @@ static char *resolve_target(const char *path)
 	return real ? real : strdup(path);
 }
 
-static int copy_image(struct elfobj *obj, const char *out, mode_t mode)
-{
-	char tmp[PATH_MAX];
-	int fd;
-	size_t done = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.rmcXXXXXX", out) >= (int)sizeof(tmp))
-		return elfobj_error(obj, "output path too long"), -1;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return elfobj_error(obj, "cannot create temporary file: %s", strerror(errno)), -1;
-	while (done < obj->image_size) {
-		ssize_t n = write(fd, obj->image + done, obj->image_size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			elfobj_error(obj, "cannot write %s: %s", tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	if (fchmod(fd, mode & 07777) < 0 || close(fd) < 0 || rename(tmp, out) < 0) {
-		elfobj_error(obj, "cannot write %s: %s", out, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
 {
 	struct recording rec;
@@ -100,7 +67,7 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 	if (obj->ehdr.e_type != ET_REL)
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
 	if (elfobj_has_tables(obj))	/* already processed: left byte-identical */
-		return opt->output ? copy_image(obj, out, mode) : 0;
+		return opt->output ? elfobj_copy(obj, out, mode) : 0;
 	if (record_sites(obj, &rec, opt->warn ? stderr : NULL) < 0)
 		goto out;	/* the sites found before the error are freed too */
 	if (emit_tables(obj, &rec, opt->mode) < 0)
@@ -110,7 +77,7 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 	if (obj->modified)
 		rc = elfobj_write(obj, out, mode);
 	else
-		rc = opt->output ? copy_image(obj, out, mode) : 0;
+		rc = opt->output ? elfobj_copy(obj, out, mode) : 0;
 out:
 	recording_free(&rec);
 	return rc;

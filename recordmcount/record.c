@@ -79,15 +79,8 @@ static const struct call_form *match_call(const struct elfobj *obj, const struct
 
 static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, uint64_t off)
 {
-	if (rec->nsites == rec->cap) {
-		size_t cap = rec->cap * 2 + 64;
-		struct site *n = realloc(rec->sites, cap * sizeof(*n));
-
-		if (!n)
-			return elfobj_error(obj, "out of memory"), -1;
-		rec->sites = n;
-		rec->cap = cap;
-	}
+	if (!grow_array(&rec->sites, rec->nsites, &rec->cap, sizeof(*rec->sites)))
+		return elfobj_error(obj, "out of memory"), -1;
 	rec->sites[rec->nsites++] = (struct site){ sec, off };
 	return 0;
 }
