@@ -634,16 +634,17 @@ static void index_scope(struct die_index *ix, const struct index_ctx *mod, Dwarf
 	if (depth > TYPE_DEPTH_MAX || dwarf_child(parent, &child) != 0)
 		return;
 	do {
+		/*
+		 * Code lives in subprograms at unit or namespace level; C++
+		 * members are declared in classes but defined outside them.
+		 * Not descending into functions (only GNU C nested functions
+		 * hide there; they stay unknown) keeps this walk to the top.
+		 */
 		switch (dwarf_tag(&child)) {
 		case DW_TAG_subprogram:
 			index_subprogram(ix, mod, &child, asz);
-			index_scope(ix, mod, &child, asz, depth + 1);	/* GNU nested functions */
 			break;
 		case DW_TAG_namespace:
-		case DW_TAG_structure_type:
-		case DW_TAG_class_type:
-		case DW_TAG_union_type:
-		case DW_TAG_lexical_block:
 			index_scope(ix, mod, &child, asz, depth + 1);
 			break;
 		default:
@@ -703,11 +704,84 @@ static void qualified_name(struct buf *b, Dwarf_Die *die)
 	buf_puts(b, name ? name : "?");
 }
 
+/*
+ * The attributes a function or parameter description needs, found in one
+ * pass over the DIE (each dwarf_attr_integrate is a pass, and follows
+ * abstract origins on a miss): what is missing is then looked up once in
+ * the origin or specification.
+ */
+struct die_attrs {
+	Dwarf_Attribute type, name, cc, linkage, origin, spec;
+	bool has_type, has_name, has_cc, has_linkage, has_origin, has_spec;
+};
+
+static int collect_attr(Dwarf_Attribute *a, void *arg)
+{
+	struct die_attrs *da = arg;
+
+	switch (dwarf_whatattr(a)) {
+#define TAKE(attr, field) case attr: if (!da->has_##field) { da->field = *a; da->has_##field = true; } break
+	TAKE(DW_AT_type, type);
+	TAKE(DW_AT_name, name);
+	TAKE(DW_AT_calling_convention, cc);
+	TAKE(DW_AT_linkage_name, linkage);
+	TAKE(DW_AT_MIPS_linkage_name, linkage);
+	TAKE(DW_AT_abstract_origin, origin);
+	TAKE(DW_AT_specification, spec);
+#undef TAKE
+	default:
+		break;
+	}
+	return DWARF_CB_OK;
+}
+
+/* Collect from the DIE, then fill gaps from its origin and specification chain. */
+static void die_attrs(Dwarf_Die *die, struct die_attrs *da)
+{
+	Dwarf_Die cur = *die;
+
+	memset(da, 0, sizeof(*da));
+	dwarf_getattrs(&cur, collect_attr, da, 0);
+	for (int depth = 0; depth < 4; depth++) {
+		Dwarf_Attribute link;
+
+		if (da->has_type && da->has_name && da->has_cc && da->has_linkage)
+			return;
+		if (da->has_spec && depth == 0)
+			link = da->spec;
+		else if (da->has_origin)
+			link = da->origin;
+		else if (da->has_spec)
+			link = da->spec;
+		else
+			return;
+		if (!dwarf_formref_die(&link, &cur))
+			return;
+		/* the next hop must come from the DIE just reached */
+		da->has_origin = da->has_spec = false;
+		dwarf_getattrs(&cur, collect_attr, da, 0);
+	}
+}
+
+static int describe_param(struct type_cache *tc, Dwarf_Die *param, unsigned asz, struct proto_param *p)
+{
+	struct die_attrs da;
+	Dwarf_Die t;
+	const char *pn;
+
+	die_attrs(param, &da);
+	p->type = describe_type_cached(tc, &t, da.has_type && dwarf_formref_die(&da.type, &t), asz);
+	pn = da.has_name ? dwarf_formstring(&da.name) : NULL;
+	p->name = strdup(pn ? pn : "");
+	return p->type && p->name ? 0 : -1;
+}
+
 static int describe_function(struct type_cache *tc, const struct die_at *at, const struct func_query *q,
 			     struct func_proto *fp)
 {
-	Dwarf_Die die = at->die, t, child, origin;
+	Dwarf_Die die = at->die, t, child, origin, *params_of = &die;
 	Dwarf_Attribute a;
+	struct die_attrs da;
 	struct buf name = { 0 };
 	size_t cap = 0;
 
@@ -715,16 +789,17 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 	fp->sec = q->sec;
 	fp->off = q->off;
 	fp->flags = PROTO_RELIABLE;
+	die_attrs(&die, &da);
 	if (is_clone_symbol(q->symbol))
 		fp->flags &= (uint8_t)~PROTO_RELIABLE;
-	if (dwarf_attr_integrate(&die, DW_AT_calling_convention, &a)) {
+	if (da.has_cc) {
 		Dwarf_Word cc;
 
-		if (dwarf_formudata(&a, &cc) == 0 && cc == DW_CC_nocall)
+		if (dwarf_formudata(&da.cc, &cc) == 0 && cc == DW_CC_nocall)
 			fp->flags &= (uint8_t)~PROTO_RELIABLE;
 	}
 	/* C++ names read better qualified than mangled; C keeps its symbol's name. */
-	if (dwarf_attr_integrate(&die, DW_AT_linkage_name, &a) || dwarf_attr_integrate(&die, DW_AT_MIPS_linkage_name, &a)) {
+	if (da.has_linkage) {
 		Dwarf_Die *decl = &die;
 
 		if (dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
@@ -736,13 +811,11 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 		buf_puts(&name, q->symbol);
 	}
 	fp->name = buf_take(&name);
-	fp->ret = describe_type_cached(tc, &t, die_type(&die, &t), at->addr_size);
+	fp->ret = describe_type_cached(tc, &t, da.has_type && dwarf_formref_die(&da.type, &t), at->addr_size);
 	if (!fp->name || !fp->ret)
 		return -1;
 
 	/* Parameters: the concrete instance's, or the abstract origin's. */
-	Dwarf_Die *params_of = &die;
-
 	if (dwarf_child(&die, &child) != 0 &&
 	    dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
 		params_of = &origin;
@@ -759,16 +832,7 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 			continue;
 		if (!grow_array(&fp->params, fp->nparams, &cap, sizeof(*fp->params)))
 			return -1;
-		struct proto_param *p = &fp->params[fp->nparams++];
-		const char *pn;
-
-		p->name = NULL;
-		p->type = describe_type_cached(tc, &t, die_type(&child, &t), at->addr_size);
-		if (dwarf_attr_integrate(&child, DW_AT_name, &a) && (pn = dwarf_formstring(&a)))
-			p->name = strdup(pn);
-		else
-			p->name = strdup("");
-		if (!p->type || !p->name)
+		if (describe_param(tc, &child, at->addr_size, &fp->params[fp->nparams++]) < 0)
 			return -1;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
