@@ -35,7 +35,7 @@ echo "== the recorded x86_64 sites, disassembled"
 objdump -dr "$work/demo.x86_64-linux-gnu.o" | grep -B1 -A1 'mcount' | head -20
 echo
 echo "== user mode: a PIE program (recordmcount --mode=user), linked and run"
-gcc -O2 -pg -ffunction-sections -c "$src" -o "$work/demo.o"
+gcc -O2 -g -pg -ffunction-sections -c "$src" -o "$work/demo.o"
 "$rmc" --mode=user "$work/demo.o"
 gcc -pg -Wl,--gc-sections "$work/demo.o" -o "$work/demo"
 (cd "$work" && ./demo 12)	# -pg programs write gmon.out in the current directory
@@ -43,3 +43,7 @@ echo "table of the linked program (address, section+offset):"
 "$rmc" --list "$work/demo"
 if readelf -d "$work/demo" | grep -q TEXTREL; then echo "unexpected: TEXTREL"; exit 1; fi
 echo "no text relocations: the table is self-relative"
+echo
+echo "== its prototypes, read from the stripped program (objpatch list)"
+strip "$work/demo" -o "$work/demo.stripped"
+"$top/build/objpatch" list "$work/demo.stripped"
