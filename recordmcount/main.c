@@ -53,8 +53,13 @@ static bool is_kbuild_skip(const char *path)
 /* The file to replace: a symlink argument updates its target and stays a link. */
 static char *resolve_target(const char *path)
 {
-	char *real = realpath(path, NULL);
+	struct stat st;
+	char *real;
 
+	/* realpath() reads every component's link: only links need it */
+	if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
+		return strdup(path);
+	real = realpath(path, NULL);
 	return real ? real : strdup(path);
 }
 
