@@ -23,6 +23,7 @@ struct options {
 	bool warn;
 	bool list;
 	bool protos;
+	bool nop;
 	enum table_mode mode;
 	const char *output;
 };
@@ -38,6 +39,7 @@ static void usage(FILE *f)
 		"      --mode=user      per-function __mcount_rel tables for programs (C++, PIE, --gc-sections)\n"
 		"  -o, --output=FILE    write the result to FILE (one input only)\n"
 		"      --no-protos      do not add the prototype table (__mcount_proto) from DWARF\n"
+		"      --nop            replace the recorded calls by NOPs too (no hook needed to link)\n"
 		"      --list           print the recorded sites of objects or linked files\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n");
@@ -73,7 +75,7 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
 	if (elfobj_has_tables(obj))	/* already processed: left byte-identical */
 		return opt->output ? elfobj_copy(obj, out, mode) : 0;
-	if (record_sites(obj, &rec, opt->warn ? stderr : NULL) < 0)
+	if (record_sites(obj, &rec, opt->nop, opt->warn ? stderr : NULL) < 0)
 		goto out;	/* the sites found before the error are freed too */
 	if (emit_tables(obj, &rec, opt->mode) < 0)
 		goto out;
@@ -145,6 +147,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "no-protos", no_argument, NULL, 'P' },
+		{ "nop", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -175,6 +178,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			opt.protos = false;
+			break;
+		case 'N':
+			opt.nop = true;
 			break;
 		case 'h':
 			usage(stdout);

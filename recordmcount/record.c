@@ -185,16 +185,18 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 			continue;	/* not a call: an address taken, a data word */
 		seq_start = r->offset;
 		in_seq = true;
-		if (traceable) {
-			if (push_site(obj, rec, textidx, site) < 0)
-				return -1;
+		if (traceable && push_site(obj, rec, textidx, site) < 0)
+			return -1;
+		if (traceable && !rec->nop_traced)
 			continue;
-		}
 		struct byte_range range = nop_call(obj, textidx, r);
 
 		if (range.to == range.from) {
 			if (obj->err[0])
 				return -1;
+			if (traceable)	/* --nop promised a program without the hook */
+				return elfobj_error(obj, "%s+0x%llx: the call cannot be replaced by NOPs on %s",
+						    text->name, (unsigned long long)site, obj->arch->name), -1;
 			scan->ignored++;
 			continue;
 		}
@@ -212,13 +214,14 @@ static int cmp_site(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-int record_sites(struct elfobj *obj, struct recording *rec, FILE *warn)
+int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FILE *warn)
 {
 	bool any;
 	uint8_t *hook;
 	int rc = -1;
 
 	memset(rec, 0, sizeof(*rec));
+	rec->nop_traced = nop_traced;
 	if (!obj->symtab)
 		return 0;
 	hook = find_hook_symbols(obj, &any);
@@ -244,7 +247,7 @@ int record_sites(struct elfobj *obj, struct recording *rec, FILE *warn)
 		}
 		if (elfobj_parse_relocs(obj, i) < 0)
 			goto out;
-		if (!section_is_traceable(text->name)) {
+		if (!section_is_traceable(text->name) || rec->nop_traced) {
 			scan.nops = malloc((rs->nrelocs ? rs->nrelocs : 1) * sizeof(*scan.nops));
 			if (!scan.nops) {
 				elfobj_error(obj, "out of memory");
@@ -260,7 +263,7 @@ int record_sites(struct elfobj *obj, struct recording *rec, FILE *warn)
 		free(scan.nops);
 		rec->nopped += scan.nnops;
 		rec->ignored += scan.ignored;
-		if (warn && scan.nnops)
+		if (warn && scan.nnops && !section_is_traceable(text->name))
 			fprintf(warn, "%s: section %s: %zu call(s) to the profiling hook outside the traced "
 				"sections, replaced by NOPs\n", obj->path, text->name, scan.nnops);
 		if (warn && scan.ignored)

@@ -23,13 +23,17 @@ struct recording {
 	size_t nsites, cap;
 	size_t nopped;		/* calls replaced by NOPs outside traceable sections */
 	size_t ignored;		/* calls outside traceable sections left as they are */
+	bool nop_traced;	/* --nop: recorded calls become NOPs too */
 };
 
 bool section_is_traceable(const char *name);
 bool elfobj_has_tables(const struct elfobj *obj);
 
-/* Find every call; NOP those outside traceable sections.  `warn` gets -w lines. */
-int record_sites(struct elfobj *obj, struct recording *rec, FILE *warn);
+/*
+ * Find every call; NOP those outside traceable sections, and with
+ * `nop_traced` the recorded ones too.  `warn` gets -w lines.
+ */
+int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FILE *warn);
 int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode mode);
 void recording_free(struct recording *rec);
 
