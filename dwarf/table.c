@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../recordmcount/emit.h"
+#include "../recordmcount/functions.h"
 #include "protos.h"
 #include "table.h"
 
@@ -87,148 +88,12 @@ static uint32_t strtab_add(struct strtab *t, const char *s)
 
 /* ---- which functions ---- */
 
-struct func {
-	uint32_t sec;
-	uint64_t off;
-	uint64_t size;
-	const char *name;
-	int rank;	/* which symbol names an address: global, then weak, then local */
-};
-
-static int cmp_func(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-
-	if (x->sec != y->sec)
-		return x->sec < y->sec ? -1 : 1;
-	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	return x->rank - y->rank;
-}
-
-static int symbol_rank(const GElf_Sym *s)
-{
-	switch (GELF_ST_BIND(s->st_info)) {
-	case STB_GLOBAL:
-		return 0;
-	case STB_WEAK:
-		return 1;
-	default:
-		return 2;
-	}
-}
-
-/*
- * Where function symbols name descriptors (ppc64 ELFv1 .opd), whose first
- * word is relocated to the code the sites and the DWARF know: the
- * descriptor section's relocations, sorted by offset, or NULL.
- */
-static const struct section *descriptor_relocs(struct elfobj *obj)
-{
-	if (!obj->arch->func_descriptors)
-		return NULL;
-	for (size_t i = 1; i < obj->nsec; i++) {
-		const struct section *rs = &obj->sec[i];
-
-		if (!rs->rela_for || strcmp(obj->sec[rs->rela_for].name, obj->arch->func_descriptors) != 0 ||
-		    elfobj_parse_relocs(obj, i) < 0)
-			continue;
-		for (size_t j = 1; j < rs->nrelocs; j++)
-			if (rs->relocs[j - 1].offset >= rs->relocs[j].offset)
-				return NULL;	/* not as assemblers write it */
-		return rs;
-	}
-	return NULL;
-}
-
-/* The code a descriptor at `value` points to. */
-static bool descriptor_entry(const struct elfobj *obj, const struct section *rs, uint64_t value,
-		      uint32_t *sec, uint64_t *off)
-{
-	size_t lo = 0, hi = rs->nrelocs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (rs->relocs[mid].offset < value)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == rs->nrelocs || rs->relocs[lo].offset != value ||
-	    rs->relocs[lo].type != obj->arch->reloc_abs || rs->relocs[lo].sym >= obj->nsym)
-		return false;
-	const struct symbol *t = &obj->sym[rs->relocs[lo].sym];
-
-	if (!t->shndx || t->shndx >= obj->nsec)
-		return false;
-	*sec = t->shndx;
-	*off = t->s.st_value + (uint64_t)rs->relocs[lo].addend;
-	return true;
-}
-
-/* Defined function symbols, one per address, sorted by (section, offset). */
-static struct func *function_symbols(struct elfobj *obj, size_t *n)
-{
-	struct func *f = calloc(obj->nsym ? obj->nsym : 1, sizeof(*f));
-	const struct section *opd = descriptor_relocs(obj);
-	size_t k = 0;
-
-	if (!f)
-		return NULL;
-	for (size_t i = 1; i < obj->nsym; i++) {
-		const struct symbol *s = &obj->sym[i];
-		int type = GELF_ST_TYPE(s->s.st_info);
-		uint32_t sec = s->shndx;
-		uint64_t value = s->s.st_value, size = s->s.st_size;
-
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sec || sec >= obj->nsec)
-			continue;
-		if (obj->arch->func_symbol_mask)	/* ARM's Thumb bit */
-			value &= obj->arch->func_symbol_mask;
-		/* A descriptor's size is not the code's: unknown. */
-		if (opd && opd->rela_for == sec && !descriptor_entry(obj, opd, value, &sec, &value))
-			continue;
-		if (opd && sec != s->shndx)
-			size = 0;
-		f[k++] = (struct func){ sec, value, size, s->name, symbol_rank(&s->s) };
-	}
-	qsort(f, k, sizeof(*f), cmp_func);
-	size_t u = 0;
-
-	for (size_t i = 0; i < k; i++)
-		if (!u || f[u - 1].sec != f[i].sec || f[u - 1].off != f[i].off)
-			f[u++] = f[i];
-	*n = u;
-	return f;
-}
-
-static const struct func *function_at(const struct func *f, size_t n, uint32_t sec, uint64_t off)
-{
-	size_t lo = 0, hi = n;
-
-	/* The last function starting at or before (sec, off). */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (f[mid].sec < sec || (f[mid].sec == sec && f[mid].off <= off))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || f[lo - 1].sec != sec)
-		return NULL;
-	const struct func *c = &f[lo - 1];
-
-	return !c->size || off < c->off + c->size ? c : NULL;
-}
-
 /* The functions that hold a recorded site, each once, in (section, offset) order. */
-static struct func *traced_functions(struct elfobj *obj, const struct recording *rec, size_t *n)
+static struct func_sym *traced_functions(struct elfobj *obj, const struct recording *rec, size_t *n)
 {
 	size_t nf = 0, k = 0;
-	struct func *all = function_symbols(obj, &nf);
-	struct func *out = calloc(rec->nsites ? rec->nsites : 1, sizeof(*out));
+	struct func_sym *all = function_index(obj, &nf);
+	struct func_sym *out = calloc(rec->nsites ? rec->nsites : 1, sizeof(*out));
 
 	if (!all || !out) {
 		free(all);
@@ -236,7 +101,7 @@ static struct func *traced_functions(struct elfobj *obj, const struct recording 
 		return NULL;
 	}
 	for (size_t i = 0; i < rec->nsites; i++) {
-		const struct func *f = function_at(all, nf, rec->sites[i].sec, rec->sites[i].off);
+		const struct func_sym *f = function_at(all, nf, rec->sites[i].sec, rec->sites[i].off);
 
 		if (f && (!k || out[k - 1].sec != f->sec || out[k - 1].off != f->off))
 			out[k++] = *f;
@@ -285,7 +150,7 @@ static char *signature(const struct func_proto *fp)
 /* ---- emission ---- */
 
 struct plan {
-	struct func *funcs;
+	struct func_sym *funcs;
 	size_t n;
 	struct proto_set protos;
 	const struct func_proto **by_func;	/* protos matched to funcs, NULL = unknown */

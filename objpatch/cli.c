@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "sig.h"
 #include "tables.h"
+#include "../recordmcount/functions.h"
 
 struct func_out {
 	struct table_entry where;
@@ -59,24 +60,6 @@ static const struct proto_entry *proto_for(const struct proto_entry *p, size_t n
 	return !c->size || site->off < c->where.off + c->size ? c : NULL;
 }
 
-/* For functions without a record: the symbol table's function holding the site. */
-static const struct symbol *symbol_for(const struct elfobj *obj, const struct table_entry *site)
-{
-	const struct symbol *best = NULL;
-
-	for (size_t i = 1; i < obj->nsym; i++) {
-		const struct symbol *s = &obj->sym[i];
-		uint64_t start = s->s.st_value - (obj->ehdr.e_type == ET_REL ? 0 : obj->sec[site->sec].sh.sh_addr);
-
-		if (GELF_ST_TYPE(s->s.st_info) != STT_FUNC || s->shndx != site->sec ||
-		    start > site->off || site->off >= start + (s->s.st_size ? s->s.st_size : 1))
-			continue;
-		if (!best || GELF_ST_BIND(s->s.st_info) == STB_GLOBAL)
-			best = s;
-	}
-	return best;
-}
-
 /* The length of the valid UTF-8 sequence at `s`, 0 if it is not one. */
 static size_t utf8_len(const unsigned char *s)
 {
@@ -104,7 +87,6 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* JSON is UTF-8: bytes of a damaged or foreign string that are not become U+FFFD. */
 static void json_string(const char *s)
 {
 	putchar('"');
@@ -241,10 +223,15 @@ static struct func_out *recorded_functions(struct elfobj *obj, struct table_entr
 					   struct proto_entry *protos, size_t np, size_t *nf)
 {
 	struct func_out *f = calloc(ns ? ns : 1, sizeof(*f));
-	size_t k = 0;
+	size_t k = 0, nsyms = 0;
+	/* for functions without a record: the symbol table's function holding the site */
+	struct func_sym *syms = function_index(obj, &nsyms);
 
-	if (!f)
+	if (!f || !syms) {
+		free(f);
+		free(syms);
 		return NULL;
+	}
 	/* Either is NULL when the file has no such table. */
 	if (ns)
 		qsort(sites, ns, sizeof(*sites), cmp_entry);
@@ -252,14 +239,14 @@ static struct func_out *recorded_functions(struct elfobj *obj, struct table_entr
 		qsort(protos, np, sizeof(*protos), cmp_proto);
 	for (size_t i = 0; i < ns; i++) {
 		const struct proto_entry *p = proto_for(protos, np, &sites[i]);
-		const struct symbol *sym = p ? NULL : symbol_for(obj, &sites[i]);
+		const struct func_sym *sym = p ? NULL : function_at(syms, nsyms, sites[i].sec, sites[i].off);
 		struct table_entry where = sites[i];
 
 		if (p) {
 			where = p->where;
 		} else if (sym) {
-			where.off = sym->s.st_value - (obj->ehdr.e_type == ET_REL ? 0 : obj->sec[where.sec].sh.sh_addr);
-			where.addr = obj->ehdr.e_type == ET_REL ? 0 : sym->s.st_value;
+			where.off = sym->off;
+			where.addr = obj->ehdr.e_type == ET_REL ? 0 : obj->sec[where.sec].sh.sh_addr + sym->off;
 		}
 		if (k && !cmp_where(&f[k - 1].where, &where)) {
 			f[k - 1].nsites++;
@@ -267,6 +254,7 @@ static struct func_out *recorded_functions(struct elfobj *obj, struct table_entr
 		}
 		f[k++] = (struct func_out){ where, p, sym ? sym->name : NULL, &sites[i], 1 };
 	}
+	free(syms);
 	qsort(f, k, sizeof(*f), cmp_func_out);
 	*nf = k;
 	return f;

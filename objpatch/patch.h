@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The only code of the tracing runtime that writes program text: replaces
+ * one instruction at a call site (a 5- or 6-byte NOP, `call rel32`,
+ * `call *disp32(%rip)`) while other threads may be executing it, with the
+ * int3-first protocol of the kernel's text_poke_bp.  x86_64 Linux only;
+ * elsewhere every call fails with a message.
+ *
+ * Rules a caller relies on:
+ *  - `expect` and `repl` must each be ONE whole instruction of exactly `len`
+ *    bytes (len <= 8) that the trap handler can emulate: a NOP, `e8 rel32`,
+ *    `e9 rel32` (len 5) or `ff 15 disp32` (len 6).  Equal lengths keep every
+ *    return address (site + len) on an instruction boundary whichever
+ *    version a thread comes back to.
+ *  - The bytes are replaced only if they currently equal `expect`;
+ *    otherwise nothing is written and `err` names the address and the bytes
+ *    found.  A batch is checked whole before anything is written: one bad
+ *    site refuses the whole batch.
+ *  - Calls are serialised internally; they may come from any thread, but
+ *    not from a signal handler.
+ * Returns 0 on success, -1 with a message in err (if errlen > 0).
+ */
+#ifndef OBJPATCH_PATCH_H
+#define OBJPATCH_PATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PATCH_MAX_LEN 8
+
+struct patch_site {
+	void *addr;
+	const uint8_t *expect;
+	const uint8_t *repl;
+	size_t len;
+};
+
+int patch_text(void *addr, const uint8_t *expect, const uint8_t *repl, size_t len,
+	       char *err, size_t errlen);
+int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t errlen);
+
+/*
+ * How text is written and cores are synchronised ("procmem+membarrier",
+ * ...), decided on the first patch.  OBJPATCH_PATCH_WRITE=mprotect in the
+ * environment forces the mprotect fallback writer (for tests).
+ */
+const char *patch_method(void);
+
+/* Threads that hit a site's temporary int3 and were steered by the handler. */
+unsigned long patch_trap_count(void);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Function symbols by place: which function holds a (section, offset), in
+ * objects and linked files alike, with the arch's quirks (the Thumb bit,
+ * ppc64 ELFv1 descriptors) resolved to where the code is.
+ */
+#ifndef RECORDMCOUNT_FUNCTIONS_H
+#define RECORDMCOUNT_FUNCTIONS_H
+
+#include "elfobj.h"
+
+struct func_sym {
+	uint32_t sec;
+	uint64_t off;		/* in its section */
+	uint64_t size;		/* 0: unknown */
+	const char *name;
+	int rank;		/* which symbol names an address: global, then weak, then local */
+};
+
+/* Defined function symbols, one per place, sorted by (section, offset); malloc'd. */
+struct func_sym *function_index(struct elfobj *obj, size_t *n);
+/* The function holding (sec, off), or NULL. */
+const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
+
+#endif
