@@ -221,7 +221,7 @@ fi
 # valgrind reports false positives in a static glibc's start-up: use a
 # dynamically linked build of the same sources.
 if command -v valgrind >/dev/null &&
-   make -s -C "$TOP" BUILD="$T_TMP/dyn" STATIC=0 "$T_TMP/dyn/recordmcount" >"$T_TMP/dyn.log" 2>&1; then
+   make -s -C "$TOP" BUILD="$T_TMP/dyn" STATIC=0 SANITIZE=0 "$T_TMP/dyn/recordmcount" >"$T_TMP/dyn.log" 2>&1; then
 	bad=0
 	for f in "$BAD/text.o" "$BAD/exec.o" "$T_TMP/targeted-x86_64-kernel/trunc-"*0.o \
 		 "$T_TMP/targeted-x86_64-kernel/reloc-sym-beyond.o" \
