@@ -32,7 +32,7 @@ RMC_SRC := $(wildcard recordmcount/*.c dwarf/*.c) objpatch/tables.c objpatch/sig
 RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRC) $(RMC_SRC))
 
 LIB_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
-	objpatch/format.c
+	objpatch/format.c objpatch/patch.c
 OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c)
 
 .PHONY: all check demo install clean bench

@@ -41,8 +41,9 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 
 /*
  * How text is written and cores are synchronised ("procmem+membarrier",
- * ...), decided on the first patch.  OBJPATCH_PATCH_WRITE=mprotect in the
- * environment forces the mprotect fallback writer (for tests).
+ * ...), decided on the first patch.  In the environment (for tests),
+ * OBJPATCH_PATCH_WRITE=mprotect forces the mprotect fallback writer and
+ * OBJPATCH_PATCH_SYNC=ipi the fallback core sync.
  */
 const char *patch_method(void);
 

@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Live text patching for x86_64 Linux (see patch.h for the contract).
+ *
+ * Protocol, per batch (the kernel's text_poke_bp_batch): publish the batch
+ * for the trap handler, write 0xcc over the first byte of every site, sync
+ * cores, write bytes 1..len-1, sync, write the new first bytes, sync,
+ * unpublish, wait until no trap handler still reads the batch.  So three
+ * core syncs per batch whatever its size.
+ *
+ * A thread that meets a temporary int3 gets SIGTRAP; the handler EMULATES
+ * THE NEW INSTRUCTION (as the kernel does): skip a NOP, push site+len and
+ * jump for a call, jump for a jmp.  That is what the thread would have done
+ * a moment later anyway, and it keeps the handler independent of the old
+ * bytes.  A trap delivered after the batch was unpublished (the thread was
+ * descheduled between the trap and its handler) finds the first byte no
+ * longer 0xcc: it resumes at the site and executes the whole new
+ * instruction.  Either way a thread executes one whole instruction.  Old
+ * and new must have the same length so that a thread returning from a hook
+ * (to site+len) lands on an instruction boundary whichever is there.
+ *
+ * Writer: pwrite() to /proc/self/mem.  The kernel writes through its own
+ * mapping of the page (FOLL_FORCE; for a private file mapping it first
+ * breaks COW), so the program's mapping stays r-x all the time: no W+X
+ * window, no fault for threads running on the page, no SIGSEGV path; it
+ * costs one syscall per write.  A memfd alias would need the text to live in
+ * a memfd, which the loader's mappings do not.  Kernels booted with
+ * proc_mem.force_override=never refuse it (checked once on a scratch r-x
+ * page): then the fallback mprotect()s the pages RW (never RWX) around the
+ * writes, one window per run of sites on adjacent pages, and a thread that
+ * executes such a page meanwhile faults; the SIGSEGV handler sleeps (futex)
+ * until the window closes and retries the instruction.  The fallback cannot
+ * patch a page holding this file's own code (the patcher would fault on
+ * itself) and assumes the text was r-x.
+ *
+ * Measured by t/80-patch.t on a 2-core VM (kernel 6.18), /proc/self/mem:
+ * about 8 us per patch_text() and 5 us per site in batches of 4096 when
+ * idle; 75-250 us per patch_text() and 15-30 us per batch site while 8
+ * threads spin through the sites (membarrier has to interrupt them).
+ * mprotect fallback: about 11 us per patch_text(), 1.4 us per batch site
+ * when idle (direct stores), but every thread touching a page being written
+ * faults and sleeps, and once woken competes with the patcher: 0.2-20 ms
+ * per patch_text() with 8 spinning threads on 2 cores.
+ *
+ * The descriptor and the membarrier registration belong to one process: a
+ * forked child makes its own on its first patch (pthread_atfork keeps the
+ * lock usable).  The trap handler and what it calls must hold no sites
+ * (SIGTRAP is blocked inside it: a nested int3 would kill the process), so
+ * this file is never built with -pg/-mrecord-mcount.
+ *
+ * Core sync: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE),
+ * registered once.  Without it (kernels < 4.16): the mprotect-IPI trick
+ * (changing a touched page's protection sends a TLB-shootdown IPI to every
+ * CPU running this mm; returning from the interrupt serialises the core),
+ * as JVMs did before membarrier.  Best effort only: kernels that flush
+ * TLBs by broadcast (AMD INVLPGB, 6.15+) send no IPI, but they all have
+ * membarrier.  OBJPATCH_PATCH_SYNC=ipi forces it (for tests).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "patch.h"
+
+#if defined(__x86_64__) && defined(__linux__)
+
+enum insn_kind { INSN_BAD, INSN_NOP, INSN_CALL, INSN_JMP, INSN_CALL_IND };
+
+struct busy_site {
+	uintptr_t addr;
+	size_t len;
+	uint8_t insn[PATCH_MAX_LEN];	/* the replacement, which traps emulate */
+	uint8_t old[PATCH_MAX_LEN];	/* for roll_back() */
+};
+
+struct busy {
+	size_t n;
+	struct busy_site s[];		/* sorted by addr */
+};
+
+struct known {
+	size_t n;
+	uintptr_t a[];			/* sorted: every site ever patched */
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static char g_init_err[160];
+static const char *g_method = "uninitialised";
+static int g_memfd = -1;
+static bool g_membarrier;
+static void *g_ipi_page;
+static long g_pagesize;
+static pid_t g_pid;
+static bool g_segv_installed;
+
+/* Read by the signal handlers: */
+static _Atomic(struct busy *) g_busy;
+static _Atomic(struct known *) g_known;
+static atomic_int g_readers;		/* handlers that may hold g_busy/g_known */
+static atomic_ulong g_traps;
+static atomic_uintptr_t g_win_lo, g_win_hi;	/* mprotect fallback: page range now RW */
+static atomic_uint g_win_seq;
+static atomic_long g_patcher_tid;
+static struct sigaction g_old_trap, g_old_segv;
+
+static const uint8_t nops[PATCH_MAX_LEN + 1][PATCH_MAX_LEN] = {
+	[1] = { 0x90 },
+	[2] = { 0x66, 0x90 },
+	[3] = { 0x0f, 0x1f, 0x00 },
+	[4] = { 0x0f, 0x1f, 0x40, 0x00 },
+	[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	[7] = { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
+	[8] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+};
+
+static enum insn_kind classify(const uint8_t *b, size_t len)
+{
+	if (len == 0 || len > PATCH_MAX_LEN)
+		return INSN_BAD;
+	if (!memcmp(b, nops[len], len))
+		return INSN_NOP;
+	if (len == 5 && b[0] == 0xe8)
+		return INSN_CALL;
+	if (len == 5 && b[0] == 0xe9)
+		return INSN_JMP;
+	if (len == 6 && b[0] == 0xff && b[1] == 0x15)
+		return INSN_CALL_IND;
+	return INSN_BAD;
+}
+
+static int32_t rel32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The stack below the interrupted RSP is free: a signal frame starts below
+ * the 128-byte red zone, and a call would have written there anyway. */
+__attribute__((no_sanitize("address")))
+static void emulate(ucontext_t *uc, const struct busy_site *s)
+{
+	greg_t *r = uc->uc_mcontext.gregs;
+	uintptr_t next = s->addr + s->len, target = next;
+
+	switch (classify(s->insn, s->len)) {
+	case INSN_CALL:
+	case INSN_JMP:
+		target = next + (intptr_t)rel32(s->insn + 1);
+		break;
+	case INSN_CALL_IND:
+		target = *(const uintptr_t *)(next + (intptr_t)rel32(s->insn + 2));
+		break;
+	default:
+		break;
+	}
+	if (s->insn[0] == 0xe8 || s->insn[0] == 0xff) {
+		r[REG_RSP] -= 8;
+		*(uintptr_t *)r[REG_RSP] = next;
+	}
+	r[REG_RIP] = (greg_t)target;
+}
+
+static const struct busy_site *busy_find(const struct busy *b, uintptr_t ip)
+{
+	size_t lo = 0, hi = b ? b->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->s[mid].addr == ip)
+			return &b->s[mid];
+		if (b->s[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Index of the first known site >= ip. */
+static size_t known_lower(const struct known *k, uintptr_t ip)
+{
+	size_t lo = 0, hi = k ? k->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->a[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool known_has(const struct known *k, uintptr_t ip)
+{
+	size_t i = known_lower(k, ip);
+
+	return k && i < k->n && k->a[i] == ip;
+}
+
+static void chain(const struct sigaction *old, int sig, siginfo_t *si, void *ctx)
+{
+	if (old->sa_flags & SA_SIGINFO) {
+		old->sa_sigaction(sig, si, ctx);
+	} else if (old->sa_handler == SIG_IGN) {
+		return;
+	} else if (old->sa_handler == SIG_DFL) {
+		/* Blocked while we run: delivered, with its default action, on return. */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	} else {
+		old->sa_handler(sig);
+	}
+}
+
+/* 1 when the trap at ip was one of ours and the context now says where to go. */
+static int steer_trap(ucontext_t *uc)
+{
+	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		const struct busy_site *s = busy_find(atomic_load(&g_busy), ip);
+
+		if (s) {
+			emulate(uc, s);
+			return 1;
+		}
+		if (!known_has(atomic_load(&g_known), ip))
+			return 0;
+		/* Acquire: a 0xcc seen here was written after its batch was published. */
+		if (__atomic_load_n((const uint8_t *)ip, __ATOMIC_ACQUIRE) != 0xcc) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+			return 1;
+		}
+		/* 0xcc of a batch published after our first look: look again. */
+	}
+	return 0;
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+	int ours = 0;
+
+	if (si->si_code == SI_KERNEL) {
+		atomic_fetch_add(&g_readers, 1);
+		ours = steer_trap(ctx);
+		atomic_fetch_sub(&g_readers, 1);
+	}
+	if (ours)
+		atomic_fetch_add_explicit(&g_traps, 1, memory_order_relaxed);
+	else
+		chain(&g_old_trap, sig, si, ctx);
+}
+
+/* Whether the page at addr is executable now (fallback writer, rare race). */
+/* strtoul's locale handling has no place in a signal handler. */
+static const char *parse_hex(const char *p, unsigned long *v)
+{
+	*v = 0;
+	for (;; p++) {
+		unsigned d = *p >= '0' && *p <= '9' ? (unsigned)(*p - '0') :
+			     *p >= 'a' && *p <= 'f' ? (unsigned)(*p - 'a' + 10) : 16;
+
+		if (d == 16)
+			return p;
+		*v = *v << 4 | d;
+	}
+}
+
+static bool page_executable(uintptr_t addr)
+{
+	char buf[4096], *line, *end;
+	ssize_t n;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	bool x = false;
+
+	if (fd < 0)
+		return false;
+	/* Reads of /proc/self/maps end at a line end. */
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		for (line = buf; (end = strchr(line, '\n')); line = end + 1) {
+			unsigned long lo, hi;
+			const char *p = parse_hex(line, &lo);
+
+			if (*p != '-')
+				continue;
+			p = parse_hex(p + 1, &hi);
+			if (*p == ' ' && end - p > 4 && addr >= lo && addr < hi)
+				x = p[3] == 'x';
+		}
+	}
+	close(fd);
+	return x;
+}
+
+static bool near_known_site(uintptr_t addr)
+{
+	const struct known *k = atomic_load(&g_known);
+	uintptr_t page = addr & ~(uintptr_t)(g_pagesize - 1);
+	size_t i = known_lower(k, page >= PATCH_MAX_LEN ? page - PATCH_MAX_LEN : 0);
+
+	return k && i < k->n && k->a[i] < page + (uintptr_t)g_pagesize;
+}
+
+/*
+ * Fallback writer only: a thread ran into a page that is RW for a moment.
+ * 1 when it may retry.  The patcher opens windows back to back, so a fault
+ * from one window may be handled during the next: look again a few times.
+ */
+static int wait_for_window(uintptr_t addr)
+{
+	if (syscall(SYS_gettid) == atomic_load(&g_patcher_tid))
+		return 0;
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned seq = atomic_load(&g_win_seq);
+
+		if ((seq & 1) && addr >= atomic_load(&g_win_lo) && addr < atomic_load(&g_win_hi)) {
+			/* futex(2) is a plain syscall: fine in a signal handler. */
+			while (atomic_load(&g_win_seq) == seq)
+				syscall(SYS_futex, &g_win_seq, (long)FUTEX_WAIT_PRIVATE, (long)seq,
+					NULL, NULL, 0L);
+			return 1;
+		}
+		if (!near_known_site(addr))
+			return 0;
+		if (page_executable(addr))
+			return 1;
+	}
+	return 0;
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ctx)
+{
+	uintptr_t addr = (uintptr_t)si->si_addr;
+	uintptr_t ip = (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+	int ours = 0;
+
+	/* Instruction fetches only: a data write to text is the program's own bug. */
+	if (si->si_code == SEGV_ACCERR && addr >= ip && addr < ip + 16) {
+		atomic_fetch_add(&g_readers, 1);
+		ours = wait_for_window(addr);
+		atomic_fetch_sub(&g_readers, 1);
+	}
+	if (!ours)
+		chain(&g_old_segv, sig, si, ctx);
+}
+
+static int install(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, old);
+}
+
+static void sync_cores(void)
+{
+	if (g_membarrier) {
+		syscall(SYS_membarrier, (long)MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0L, 0L);
+		return;
+	}
+	*(volatile char *)g_ipi_page = 1;
+	mprotect(g_ipi_page, g_pagesize, PROT_READ);
+	mprotect(g_ipi_page, g_pagesize, PROT_READ | PROT_WRITE);
+}
+
+/* Does the kernel let us write a read-only executable page through /proc/self/mem? */
+static bool procmem_works(int fd)
+{
+	static const uint8_t probe = 0xc3;
+	uint8_t *p = mmap(NULL, g_pagesize, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	bool ok;
+
+	if (p == MAP_FAILED)
+		return false;
+	ok = pwrite(fd, &probe, 1, (off_t)(uintptr_t)p) == 1 && *(volatile uint8_t *)p == probe;
+	munmap(p, g_pagesize);
+	return ok;
+}
+
+/*
+ * Per process: membarrier registration and the /proc/self/mem descriptor
+ * belong to one mm, so a forked child redoes this (the old fd would write
+ * into the PARENT).  Called with g_lock held.
+ */
+static int proc_init(char *err, size_t errlen)
+{
+	const char *force = getenv("OBJPATCH_PATCH_WRITE"), *sync_env;
+	int fd;
+
+	if (g_pid == getpid())
+		return 0;
+	if (g_memfd >= 0)
+		close(g_memfd);
+	g_memfd = -1;
+	sync_env = getenv("OBJPATCH_PATCH_SYNC");
+	g_membarrier = !(sync_env && !strcmp(sync_env, "ipi")) &&
+		       syscall(SYS_membarrier, (long)MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+			       0L, 0L) == 0;
+	if (!g_membarrier && !g_ipi_page) {
+		g_ipi_page = mmap(NULL, g_pagesize, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (g_ipi_page == MAP_FAILED) {
+			g_ipi_page = NULL;
+			snprintf(err, errlen, "mmap: %s", strerror(errno));
+			return -1;
+		}
+	}
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && !(force && !strcmp(force, "mprotect")) && procmem_works(fd)) {
+		g_memfd = fd;
+		g_method = g_membarrier ? "procmem+membarrier" : "procmem+mprotect-ipi";
+	} else {
+		if (fd >= 0)
+			close(fd);
+		g_method = g_membarrier ? "mprotect+membarrier" : "mprotect+mprotect-ipi";
+		if (!g_segv_installed && install(SIGSEGV, on_segv, &g_old_segv)) {
+			snprintf(err, errlen, "sigaction(SIGSEGV): %s", strerror(errno));
+			return -1;
+		}
+		g_segv_installed = true;
+	}
+	g_pid = getpid();
+	return 0;
+}
+
+/* fork() while another thread patches: the child gets the lock free and no handler running. */
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&g_lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&g_lock);
+}
+
+static void atfork_child(void)
+{
+	atomic_store(&g_readers, 0);
+	pthread_mutex_unlock(&g_lock);
+}
+
+static void init_once(void)
+{
+	g_pagesize = sysconf(_SC_PAGESIZE);
+	if (install(SIGTRAP, on_trap, &g_old_trap))
+		snprintf(g_init_err, sizeof(g_init_err), "sigaction(SIGTRAP): %s", strerror(errno));
+	else if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
+		snprintf(g_init_err, sizeof(g_init_err), "pthread_atfork failed");
+}
+
+/* Keeps the hook where arm64 will need it; x86 keeps caches coherent. */
+static void flush_icache(uintptr_t addr, size_t n)
+{
+#if !defined(__x86_64__) && !defined(__i386__)
+	__builtin___clear_cache((char *)addr, (char *)addr + n);
+#else
+	(void)addr;
+	(void)n;
+#endif
+}
+
+static uintptr_t page_of(uintptr_t a)
+{
+	return a & ~(uintptr_t)(g_pagesize - 1);
+}
+
+static void window_close(void)
+{
+	atomic_fetch_add(&g_win_seq, 1);
+	syscall(SYS_futex, &g_win_seq, (long)FUTEX_WAKE_PRIVATE, (long)INT32_MAX, NULL, NULL, 0L);
+}
+
+/* Fallback: pages [lo, hi) RW (never RWX) while writing; threads running there wait. */
+static int window_open(uintptr_t lo, uintptr_t hi, char *err, size_t errlen)
+{
+	atomic_store(&g_win_lo, lo);
+	atomic_store(&g_win_hi, hi);
+	atomic_fetch_add(&g_win_seq, 1);
+	if (!mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE))
+		return 0;
+	snprintf(err, errlen, "mprotect(%#lx, RW): %s", (unsigned long)lo, strerror(errno));
+	window_close();
+	return -1;
+}
+
+static int window_seal(uintptr_t lo, uintptr_t hi, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC)) {
+		/* Left RW, never RWX: the program faults rather than run half-written text. */
+		snprintf(err, errlen, "mprotect(%#lx, RX): %s", (unsigned long)lo, strerror(errno));
+		rc = -1;
+	}
+	window_close();
+	return rc;
+}
+
+/* Sanitizers keep no usable shadow for program text: stores there are ours only. */
+__attribute__((no_sanitize("address", "thread", "undefined")))
+static void store_text(uintptr_t addr, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		((volatile uint8_t *)addr)[i] = b[i];
+}
+
+/* One site's bytes [from, to) (or an int3): the caller has made them writable or uses procmem. */
+static int write_site(const struct busy_site *s, size_t from, size_t to, bool int3,
+		      char *err, size_t errlen)
+{
+	static const uint8_t cc = 0xcc;
+	const uint8_t *b = int3 ? &cc : s->insn + from;
+	size_t end = to < s->len ? to : s->len;
+	uintptr_t addr = s->addr + from;
+
+	if (from >= end)
+		return 0;
+	if (g_memfd < 0) {
+		store_text(addr, b, end - from);
+	} else if (pwrite(g_memfd, b, end - from, (off_t)addr) != (ssize_t)(end - from)) {
+		snprintf(err, errlen, "%#lx: writing %zu bytes: %s", (unsigned long)addr, end - from,
+			 errno ? strerror(errno) : "short write");
+		return -1;
+	}
+	flush_icache(addr, end - from);
+	return 0;
+}
+
+/* (syscall() arguments are cast to long: it reads every one as a long.) */
+static int read_text(uintptr_t addr, uint8_t *b, size_t n, char *err, size_t errlen)
+{
+	/* process_vm_readv reports an unmapped address instead of faulting. */
+	struct iovec local = { b, n }, remote = { (void *)addr, n };
+
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n)
+		return 0;
+	/* Some seccomp policies forbid it: the mem file checks the address too. */
+	if ((errno == ENOSYS || errno == EPERM) && g_memfd >= 0 &&
+	    pread(g_memfd, b, n, (off_t)addr) == (ssize_t)n)
+		return 0;
+	snprintf(err, errlen, "%#lx: cannot read %zu bytes: %s", (unsigned long)addr, n,
+		 strerror(errno));
+	return -1;
+}
+
+static void hex(char *out, size_t outlen, const uint8_t *b, size_t n)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < n && used + 4 < outlen; i++)
+		used += snprintf(out + used, outlen - used, "%s%02x", i ? " " : "", b[i]);
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct busy_site *)a)->addr, y = ((const struct busy_site *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Checks every site and builds the sorted batch; writes nothing. */
+static struct busy *prepare(const struct patch_site *sites, size_t n, char *err, size_t errlen)
+{
+	struct busy *b = malloc(sizeof(*b) + n * sizeof(b->s[0]));
+
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	b->n = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct patch_site *p = &sites[i];
+		uintptr_t a = (uintptr_t)p->addr;
+		uint8_t cur[PATCH_MAX_LEN];
+		char h1[32], h2[32];
+
+		if (classify(p->expect, p->len) == INSN_BAD ||
+		    classify(p->repl, p->len) == INSN_BAD) {
+			hex(h1, sizeof(h1), p->expect, p->len <= PATCH_MAX_LEN ? p->len : 0);
+			hex(h2, sizeof(h2), p->repl, p->len <= PATCH_MAX_LEN ? p->len : 0);
+			snprintf(err, errlen,
+				 "%#lx: cannot patch %zu bytes [%s] -> [%s]: not one NOP/call/jmp "
+				 "of that length each", (unsigned long)a, p->len, h1, h2);
+			goto fail;
+		}
+		if (read_text(a, cur, p->len, err, errlen))
+			goto fail;
+		if (memcmp(cur, p->expect, p->len)) {
+			hex(h1, sizeof(h1), cur, p->len);
+			hex(h2, sizeof(h2), p->expect, p->len);
+			snprintf(err, errlen, "%#lx: found [%s], expected [%s]: not patched",
+				 (unsigned long)a, h1, h2);
+			goto fail;
+		}
+		b->s[i].addr = a;
+		b->s[i].len = p->len;
+		memcpy(b->s[i].insn, p->repl, p->len);
+		memcpy(b->s[i].old, cur, p->len);
+	}
+	qsort(b->s, n, sizeof(b->s[0]), cmp_site);
+	for (size_t i = 1; i < n; i++) {
+		if (b->s[i - 1].addr + b->s[i - 1].len > b->s[i].addr) {
+			snprintf(err, errlen, "%#lx: overlaps the site at %#lx",
+				 (unsigned long)b->s[i].addr, (unsigned long)b->s[i - 1].addr);
+			goto fail;
+		}
+	}
+	return b;
+fail:
+	free(b);
+	return NULL;
+}
+
+/* Frees what a handler may still read, once no handler runs. */
+static void retire(void *p)
+{
+	while (atomic_load(&g_readers))
+		sched_yield();
+	free(p);
+}
+
+/* Adds the batch's addresses to the known set (before any 0xcc appears). */
+static int remember(const struct busy *b, char *err, size_t errlen)
+{
+	struct known *old = atomic_load(&g_known), *k;
+	size_t fresh = 0, i = 0, j = 0, o = 0, oldn = old ? old->n : 0;
+
+	for (size_t s = 0; s < b->n; s++)
+		fresh += !known_has(old, b->s[s].addr);
+	if (!fresh)
+		return 0;
+	k = malloc(sizeof(*k) + (oldn + fresh) * sizeof(k->a[0]));
+	if (!k) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	while (i < oldn || j < b->n) {
+		if (j < b->n && known_has(old, b->s[j].addr))
+			j++;
+		else if (j == b->n || (i < oldn && old->a[i] < b->s[j].addr))
+			k->a[o++] = old->a[i++];
+		else
+			k->a[o++] = b->s[j++].addr;
+	}
+	k->n = o;
+	atomic_store(&g_known, k);
+	if (old)
+		retire(old);
+	return 0;
+}
+
+/*
+ * Writes one protocol step for sites [i, j).  The fallback writer opens one
+ * window per run of sites on the same or adjacent pages (pages holding sites
+ * are text), so a batch costs a few mprotect() calls, not two per site.
+ */
+static int write_run(const struct busy *b, size_t i, size_t j, size_t from, size_t to,
+		     bool int3, char *err, size_t errlen)
+{
+	uintptr_t lo = page_of(b->s[i].addr);
+	uintptr_t hi = page_of(b->s[j - 1].addr + b->s[j - 1].len - 1) + g_pagesize;
+	int rc = 0;
+
+	if (g_memfd < 0 && window_open(lo, hi, err, errlen))
+		return -1;
+	for (size_t k = i; k < j && !rc; k++)
+		rc = write_site(&b->s[k], from, to, int3, err, errlen);
+	if (g_memfd < 0 && window_seal(lo, hi, rc ? NULL : err, rc ? 0 : errlen))
+		rc = -1;
+	return rc;
+}
+
+static int write_step(const struct busy *b, size_t from, size_t to, bool int3,
+		      char *err, size_t errlen)
+{
+	size_t i = 0;
+
+	while (i < b->n) {
+		size_t j = i + 1;
+
+		while (g_memfd < 0 && j < b->n &&
+		       page_of(b->s[j].addr) <=
+		       page_of(b->s[j - 1].addr + b->s[j - 1].len - 1) + g_pagesize)
+			j++;
+		if (write_run(b, i, j, from, to, int3, err, errlen))
+			return -1;
+		i = j;
+	}
+	sync_cores();
+	return 0;
+}
+
+/*
+ * A write failed after the int3s went in (it should not: every site was just
+ * read).  Put the old instructions back with the same protocol, the trap
+ * handler now emulating the OLD instruction, so that no site is left torn.
+ */
+static void roll_back(struct busy *b)
+{
+	struct busy *old = malloc(sizeof(*old) + b->n * sizeof(old->s[0]));
+
+	if (!old)
+		return;		/* leaves b published: threads keep emulating the new one */
+	memcpy(old, b, sizeof(*old) + b->n * sizeof(old->s[0]));
+	for (size_t i = 0; i < old->n; i++)
+		memcpy(old->s[i].insn, old->s[i].old, old->s[i].len);
+	atomic_store(&g_busy, old);
+	retire(b);
+	write_step(old, 0, 1, true, NULL, 0);
+	write_step(old, 1, PATCH_MAX_LEN, false, NULL, 0);
+	write_step(old, 0, 1, false, NULL, 0);
+	atomic_store(&g_busy, NULL);
+	retire(old);
+}
+
+static int run_batch(struct busy *b, char *err, size_t errlen)
+{
+	if (remember(b, err, errlen))
+		return -1;
+	atomic_store(&g_busy, b);
+	if (write_step(b, 0, 1, true, err, errlen) ||
+	    write_step(b, 1, PATCH_MAX_LEN, false, err, errlen) ||
+	    write_step(b, 0, 1, false, err, errlen)) {
+		roll_back(b);
+		return -1;
+	}
+	atomic_store(&g_busy, NULL);
+	retire(b);
+	return 0;
+}
+
+int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t errlen)
+{
+	char dummy[1];
+	struct busy *b;
+	int rc = -1;
+
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	pthread_once(&g_once, init_once);
+	if (g_init_err[0]) {
+		snprintf(err, errlen, "%s", g_init_err);
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	pthread_mutex_lock(&g_lock);
+	atomic_store(&g_patcher_tid, syscall(SYS_gettid));
+	b = proc_init(err, errlen) ? NULL : prepare(sites, n, err, errlen);
+	if (b)
+		rc = run_batch(b, err, errlen);
+	atomic_store(&g_patcher_tid, 0);
+	pthread_mutex_unlock(&g_lock);
+	return rc;
+}
+
+#else	/* !x86_64 Linux */
+
+static const char *g_method = "unsupported";
+static atomic_ulong g_traps;
+
+int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t errlen)
+{
+	(void)sites;
+	(void)n;
+	if (err && errlen)
+		snprintf(err, errlen, "live text patching is implemented for x86_64 Linux only");
+	return -1;
+}
+
+#endif
+
+int patch_text(void *addr, const uint8_t *expect, const uint8_t *repl, size_t len,
+	       char *err, size_t errlen)
+{
+	struct patch_site s = { addr, expect, repl, len };
+
+	return patch_text_batch(&s, 1, err, errlen);
+}
+
+const char *patch_method(void)
+{
+	return g_method;
+}
+
+unsigned long patch_trap_count(void)
+{
+	return atomic_load(&g_traps);
+}
