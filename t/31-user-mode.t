@@ -93,21 +93,13 @@ is_pie() {
 	readelf -hd "$1" | awk '/Type:/ { t = $2 } /FLAGS_1/ && /PIE/ { p = 1 } END { print t (p ? "+PIE" : "") }'
 }
 
-compile() {	# compile LABEL COMPILER ARGS...
-	local label=$1 out
-	shift
-	if out=$("$@" 2>&1); then return 0; fi
-	ok 1 "$label: compile"
-	diag "$out"
-	return 1
-}
 
 # C++: two units share an inline member function and a template instance.
 cxx_case() {
 	local cxx=$1 flags=$2 label=$3 dir=$T_TMP/cxx-$1$2 ld u
 	mkdir -p "$dir/k" "$dir/u"
 	for u in cxx_one cxx_two cxx_main; do
-		compile "$label" "$cxx" -O2 -pg -fPIE $flags -c "$SRC/$u.cc" -o "$dir/u/$u.o" || return
+		compile_ok "$label" "$cxx" -O2 -pg -fPIE $flags -c "$SRC/$u.cc" -o "$dir/u/$u.o" || return
 		cp "$dir/u/$u.o" "$dir/k/$u.o"
 	done
 	run_ok "$label: kernel mode" "$RMC" "$dir"/k/*.o
@@ -126,7 +118,7 @@ gcc_record_mcount() {
 	local dir=$T_TMP/mrecord u
 	mkdir -p "$dir"
 	for u in cxx_one cxx_two cxx_main; do
-		compile "g++ -mrecord-mcount" g++ -O2 -pg -mrecord-mcount -fPIE -c "$SRC/$u.cc" -o "$dir/$u.o" || return
+		compile_ok "g++ -mrecord-mcount" g++ -O2 -pg -mrecord-mcount -fPIE -c "$SRC/$u.cc" -o "$dir/$u.o" || return
 	done
 	link_fails_discarded "g++ -mrecord-mcount" g++ -pg -pie -o "$dir/prog" "$dir"/*.o
 }
@@ -136,9 +128,9 @@ gcc_record_mcount() {
 gc_case() {
 	local cc=$1 dir=$T_TMP/gc-$1 ld fns
 	mkdir -p "$dir"
-	compile "$cc PIE" "$cc" -O2 -pg -fPIE -c "$SRC/gc.c" -o "$dir/pie.o" || return
-	compile "$cc gc" "$cc" -O2 -pg -fPIE -ffunction-sections -c "$SRC/gc.c" -o "$dir/gc.o" || return
-	compile "$cc gc walk" "$cc" -O2 -pg -fPIE -ffunction-sections -DWALK -c "$SRC/gc.c" -o "$dir/walk.o" || return
+	compile_ok "$cc PIE" "$cc" -O2 -pg -fPIE -c "$SRC/gc.c" -o "$dir/pie.o" || return
+	compile_ok "$cc gc" "$cc" -O2 -pg -fPIE -ffunction-sections -c "$SRC/gc.c" -o "$dir/gc.o" || return
+	compile_ok "$cc gc walk" "$cc" -O2 -pg -fPIE -ffunction-sections -DWALK -c "$SRC/gc.c" -o "$dir/walk.o" || return
 	run_ok "$cc: user mode" "$RMC" --mode=user "$dir/pie.o" "$dir/gc.o" "$dir/walk.o"
 	for ld in bfd lld; do
 		run_ok "$cc PIE, ld.$ld: links" "$cc" -pg -pie -fuse-ld=$ld -o "$dir/pie-$ld" "$dir/pie.o" || continue
@@ -189,8 +181,8 @@ gc_walk() {
 shlib_case() {
 	local cc=$1 dir=$T_TMP/shlib-$1 ld
 	mkdir -p "$dir"
-	compile "$cc shlib" "$cc" -O2 -pg -fPIC -c "$SRC/shlib.c" -o "$dir/shlib.o" || return
-	compile "$cc shlib main" "$cc" -O2 -pg -fPIE -c "$SRC/shlib_main.c" -o "$dir/main.o" || return
+	compile_ok "$cc shlib" "$cc" -O2 -pg -fPIC -c "$SRC/shlib.c" -o "$dir/shlib.o" || return
+	compile_ok "$cc shlib main" "$cc" -O2 -pg -fPIE -c "$SRC/shlib_main.c" -o "$dir/main.o" || return
 	run_ok "$cc shared library: user mode" "$RMC" --mode=user "$dir/shlib.o" "$dir/main.o"
 	for ld in bfd lld; do
 		run_ok "$cc shared library, ld.$ld: links" "$cc" -shared -fuse-ld=$ld -o "$dir/libshlib-$ld.so" "$dir/shlib.o" || continue

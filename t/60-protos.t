@@ -56,14 +56,6 @@ todo() {	# todo STATUS DESCRIPTION REASON: a TAP TODO test
 	if [ "$1" -eq 0 ]; then echo "ok $T_N - $2 # TODO $3"; else echo "not ok $T_N - $2 # TODO $3"; fi
 }
 
-compile() {	# compile LABEL CMD...: fails the test with the compiler's words
-	local label=$1 out
-	shift
-	if out=$("$@" 2>&1); then return 0; fi
-	ok 1 "$label: compile"
-	diag "$out"
-	return 1
-}
 
 compile_in() {	# compile_in DIR LABEL CMD...: compile in DIR (relative names in the DWARF)
 	local dir=$1 label=$2 out
@@ -136,9 +128,9 @@ types_for() {
 			mkdir -p "$T_TMP/types"
 			# shellcheck disable=SC2086
 			if [ "$cc" = gcc ]; then
-				compile "$label" "${prefix}gcc" $opt -g -pg $kflags $defines -c "$SRC/types.c" -o "$f" || continue
+				compile_ok "$label" "${prefix}gcc" $opt -g -pg $kflags $defines -c "$SRC/types.c" -o "$f" || continue
 			else
-				compile "$label" clang --target="$ctarget" $opt -g -pg $kflags $defines -c "$SRC/types.c" -o "$f" || continue
+				compile_ok "$label" clang --target="$ctarget" $opt -g -pg $kflags $defines -c "$SRC/types.c" -o "$f" || continue
 			fi
 			run_ok "$label: recordmcount" "$RMC" --mode=$mode "$f" || continue
 			# ppc64 ELFv1 function symbols name .opd descriptors, not code
@@ -167,7 +159,7 @@ N=$T_TMP/native
 mkdir -p "$N"
 for cc in gcc clang; do
 	plain=$N/$cc-plain.o
-	compile "$cc -g" $cc -O1 -g -pg -fno-pic -c "$SRC/types.c" -o "$plain" || continue
+	compile_ok "$cc -g" $cc -O1 -g -pg -fno-pic -c "$SRC/types.c" -o "$plain" || continue
 	"$RMC" "$plain" && list "$plain" "$cc -g" || continue
 	for v in "-gdwarf-4" "-gdwarf-5" "-g -gz" "-gdwarf-4 -gz" "-g -gsplit-dwarf" \
 		 "-gdwarf-4 -gsplit-dwarf" "-gdwarf-5 -gsplit-dwarf -gz"; do
@@ -226,7 +218,7 @@ mkdir -p "$T3"
 # default, the others are asked to by clones.c.
 clones_for() {	# name prefix
 	local name=$1 prefix=$2 f=$T3/clones-$1.o syms miss=
-	compile "clones $name" "${prefix}gcc" -O2 -g -pg -fno-pic -c "$SRC/clones.c" -o "$f" || return
+	compile_ok "clones $name" "${prefix}gcc" -O2 -g -pg -fno-pic -c "$SRC/clones.c" -o "$f" || return
 	syms=$("${prefix}nm" "$f")
 	for pat in ' t isra_me\.isra\.[0-9]+$' ' t constprop_me\.constprop\.[0-9]+$' \
 		   ' t part_me\.part\.[0-9]+$' ' t split_sum\.cold$' ' t squash$'; do
@@ -258,7 +250,7 @@ clones_for s390x s390x-linux-gnu-
 # C++ members defined outside their class (DW_AT_specification).
 for cxx in g++ clang++; do
 	f=$T3/member-$cxx.o
-	compile "$cxx member.cc" $cxx -O1 -g -pg -fno-pic -c "$SRC/member.cc" -o "$f" || continue
+	compile_ok "$cxx member.cc" $cxx -O1 -g -pg -fno-pic -c "$SRC/member.cc" -o "$f" || continue
 	is "$(readelf -wi "$f" | grep -c DW_AT_specification | awk '{ print ($1 >= 3) }')" 1 \
 		"$cxx member.cc: the definitions refer to in-class declarations"
 	run_ok "$cxx member.cc: recordmcount" "$RMC" "$f" || continue
@@ -270,8 +262,8 @@ nodw_for() {	# name prefix
 	local name=$1 prefix=$2 dir=$T3/nodw-$1
 	mkdir -p "$dir"
 	# shellcheck disable=SC2046
-	compile "nodw $name" "${prefix}gcc" -O1 -g -pg -fno-pic $(defines_of "$name") -c "$SRC/types.c" -o "$dir/with.o" &&
-		compile "nodw $name" "${prefix}gcc" -O1 -pg -fno-pic -c "$SRC/nodw.c" -o "$dir/without.o" || return
+	compile_ok "nodw $name" "${prefix}gcc" -O1 -g -pg -fno-pic $(defines_of "$name") -c "$SRC/types.c" -o "$dir/with.o" &&
+		compile_ok "nodw $name" "${prefix}gcc" -O1 -pg -fno-pic -c "$SRC/nodw.c" -o "$dir/without.o" || return
 	run_ok "nodw $name: ld -r" "${prefix}ld" -r -o "$dir/mixed.o" "$dir/with.o" "$dir/without.o" || return
 	run_ok "nodw $name: recordmcount" "$RMC" "$dir/mixed.o" || return
 	# shellcheck disable=SC2046
@@ -292,7 +284,7 @@ native_link() {	# cc
 	local cc=$1 dir=$L/$1 u objs=()
 	mkdir -p "$dir"
 	for u in $C_UNITS; do
-		compile "$cc link" "$cc" -O1 -g -pg -fPIE -ffunction-sections -c "$SRC/$u.c" -o "$dir/$u.o" || return
+		compile_ok "$cc link" "$cc" -O1 -g -pg -fPIE -ffunction-sections -c "$SRC/$u.c" -o "$dir/$u.o" || return
 		objs+=("$dir/$u.o")
 	done
 	run_ok "$cc link: recordmcount --mode=user" "$RMC" --mode=user "${objs[@]}" || return
@@ -320,8 +312,8 @@ native_link clang
 for cxx in g++ clang++; do
 	dir=$L/comdat-$cxx
 	mkdir -p "$dir"
-	compile "$cxx COMDAT" $cxx -O1 -g -pg -fPIE -c "$SRC/comdat_one.cc" -o "$dir/one.o" &&
-		compile "$cxx COMDAT" $cxx -O1 -g -pg -fPIE -c "$SRC/comdat_two.cc" -o "$dir/two.o" || continue
+	compile_ok "$cxx COMDAT" $cxx -O1 -g -pg -fPIE -c "$SRC/comdat_one.cc" -o "$dir/one.o" &&
+		compile_ok "$cxx COMDAT" $cxx -O1 -g -pg -fPIE -c "$SRC/comdat_two.cc" -o "$dir/two.o" || continue
 	run_ok "$cxx COMDAT: recordmcount --mode=user" "$RMC" --mode=user "$dir/one.o" "$dir/two.o" || continue
 	n=0
 	for u in one two; do
@@ -341,7 +333,7 @@ cross_link() {	# name prefix ctarget kflags
 	mkdir -p "$dir"
 	for u in $C_UNITS; do
 		# shellcheck disable=SC2086,SC2046
-		compile "$name static" "${prefix}gcc" -O1 -g -pg $kflags $(defines_of "$name") -c "$SRC/$u.c" -o "$dir/$u.o" || return
+		compile_ok "$name static" "${prefix}gcc" -O1 -g -pg $kflags $(defines_of "$name") -c "$SRC/$u.c" -o "$dir/$u.o" || return
 		objs+=("$dir/$u.o")
 	done
 	run_ok "$name static: recordmcount (kernel mode)" "$RMC" "${objs[@]}" || return
@@ -360,14 +352,14 @@ for_each_arch cross_link
 # ---- 6. no prototype sections ----
 S6=$T_TMP/none
 mkdir -p "$S6"
-if compile "--no-protos" gcc -O1 -g -pg -fno-pic -c "$SRC/types.c" -o "$S6/off.o"; then
+if compile_ok "--no-protos" gcc -O1 -g -pg -fno-pic -c "$SRC/types.c" -o "$S6/off.o"; then
 	run_ok "--no-protos: recordmcount" "$RMC" --no-protos "$S6/off.o"
 	has_section "$S6/off.o" __mcount_loc; ok $? "--no-protos: __mcount_loc written"
 	! has_section "$S6/off.o" __mcount_proto && ! has_section "$S6/off.o" __mcount_str
 	ok $? "--no-protos: no __mcount_proto, no __mcount_str"
 	expect "--no-protos: objpatch lists every function as unknown" types "$S6/off.o" --all-unknown
 fi
-if compile "no DWARF" gcc -O1 -pg -fno-pic -c "$SRC/types.c" -o "$S6/nodw.o"; then
+if compile_ok "no DWARF" gcc -O1 -pg -fno-pic -c "$SRC/types.c" -o "$S6/nodw.o"; then
 	run_ok "no DWARF: recordmcount" "$RMC" "$S6/nodw.o"
 	! has_section "$S6/nodw.o" __mcount_proto && ! has_section "$S6/nodw.o" __mcount_str
 	ok $? "no DWARF: no __mcount_proto, no __mcount_str"
@@ -515,7 +507,7 @@ mkdir -p "$B"
 dwarf_base() {	# label compiler-and-flags...
 	local label=$1
 	shift
-	compile "malformed base $label" "$@" -O1 -pg -fno-pic -c "$SRC/types.c" -o "$B/$label.o" &&
+	compile_ok "malformed base $label" "$@" -O1 -pg -fno-pic -c "$SRC/types.c" -o "$B/$label.o" &&
 		mutate_dwarf "$label" "$B/$label.o"
 }
 dwarf_base x86_64-gcc gcc -g

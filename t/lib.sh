@@ -37,6 +37,15 @@ is() {	# is GOT EXPECTED DESCRIPTION
 	fi
 }
 
+compile_ok() {	# compile_ok LABEL CMD...: a failed build is a failed test, with the compiler's words
+	local label=$1 out
+	shift
+	if out=$("$@" 2>&1); then return 0; fi
+	ok 1 "$label: compile"
+	diag "$out"
+	return 1
+}
+
 skip() { T_N=$((T_N + 1)); echo "ok $T_N # SKIP $1"; }
 
 done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
