@@ -33,14 +33,38 @@ RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRC) $(RMC_SRC))
 
 LIB_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
 	objpatch/format.c objpatch/patch.c
-OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c)
+OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c objpatch/run.c)
+
+# The tracing runtime: PIC objects for libobjpatch.so (LD_PRELOAD) and
+# libobjpatch.a, only the API and the interposed symbols exported.
+RT_ARCH ?= $(shell $(CC) -dumpmachine | cut -d- -f1)
+RT_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
+	objpatch/format.c objpatch/patch.c $(wildcard objpatch/rt_*.c) objpatch/arch/$(RT_ARCH).c
+RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(BUILD)/pic/objpatch/arch/$(RT_ARCH)-S.o
+RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer
+RT_LIBS := -lelf -ldl -pthread
 
 .PHONY: all check demo install clean bench
-all: $(BUILD)/recordmcount $(BUILD)/objpatch
+all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a
 
 $(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%-S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/libobjpatch.so: $(RT_OBJ)
+	$(CC) -shared $(filter-out -static,$(LDFLAGS)) -Wl,-z,defs -Wl,-soname,libobjpatch.so -o $@ $^ $(RT_LIBS)
+
+$(BUILD)/libobjpatch.a: $(RT_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
 
 $(BUILD)/recordmcount: $(RMC_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

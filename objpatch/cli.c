@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "run.h"
 #include "sig.h"
 #include "tables.h"
 #include "../recordmcount/functions.h"
@@ -301,7 +302,9 @@ static int list_file(const char *path, bool json)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch list [--json] FILE...\n"
-		   "Prints every function with a recorded call site, where it is and its prototype.\n");
+		   "       objpatch run [OPTIONS] -- PROGRAM [ARGS...]\n"
+		   "list: prints every function with a recorded call site, where it is and its prototype.\n"
+		   "run: traces PROGRAM as a function graph (objpatch run --help).\n");
 }
 
 int main(int argc, char **argv)
@@ -309,6 +312,8 @@ int main(int argc, char **argv)
 	bool json = false;
 	int failed = 0, first = 2;
 
+	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+		return run_main(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "list") != 0) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 			usage(stdout);

@@ -783,7 +783,94 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 	return rc;
 }
 
+/*
+ * Start-up: no other thread exists, so nobody can execute a site while it
+ * changes and the int3 protocol buys nothing.  Sites close together are
+ * read, checked and rewritten as one span with one pwrite(); the kernel
+ * copies each touched page once either way.
+ */
+#define SPAN_MAX (256 * 1024)
+#define SPAN_GAP 4096
+
+static int write_span(const struct patch_site *s, size_t n, uint8_t *buf, char *err, size_t errlen)
+{
+	uintptr_t lo = (uintptr_t)s[0].addr, hi = (uintptr_t)s[n - 1].addr + s[n - 1].len;
+
+	if (read_text(lo, buf, hi - lo, err, errlen))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *at = buf + ((uintptr_t)s[i].addr - lo);
+
+		if (memcmp(at, s[i].expect, s[i].len)) {
+			char found[3 * PATCH_MAX_LEN + 1];
+
+			hex(found, sizeof(found), at, s[i].len);
+			snprintf(err, errlen, "%#lx: found %s, not the expected instruction",
+				 (unsigned long)s[i].addr, found);
+			return -1;
+		}
+		memcpy(at, s[i].repl, s[i].len);
+	}
+	if (pwrite(g_memfd, buf, hi - lo, (off_t)lo) != (ssize_t)(hi - lo)) {
+		snprintf(err, errlen, "%#lx: writing %zu bytes: %s", (unsigned long)lo, (size_t)(hi - lo),
+			 errno ? strerror(errno) : "short write");
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_patch_site(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct patch_site *)a)->addr;
+	uintptr_t y = (uintptr_t)((const struct patch_site *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t errlen)
+{
+	uint8_t *buf;
+	size_t i = 0;
+	int rc = 0;
+
+	pthread_once(&g_once, init_once);
+	pthread_mutex_lock(&g_lock);
+	if (!g_init_err[0] && proc_init(err, errlen) == 0 && g_memfd < 0) {
+		pthread_mutex_unlock(&g_lock);
+		return patch_text_batch(sites, n, err, errlen);
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (g_init_err[0]) {
+		snprintf(err, errlen, "%s", g_init_err);
+		return -1;
+	}
+	qsort(sites, n, sizeof(*sites), cmp_patch_site);
+	buf = malloc(SPAN_MAX + PATCH_MAX_LEN);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	while (i < n && rc == 0) {
+		size_t j = i + 1;
+		uintptr_t lo = (uintptr_t)sites[i].addr;
+
+		while (j < n && (uintptr_t)sites[j].addr - ((uintptr_t)sites[j - 1].addr + sites[j - 1].len) < SPAN_GAP &&
+		       (uintptr_t)sites[j].addr + sites[j].len - lo <= SPAN_MAX)
+			j++;
+		rc = write_span(sites + i, j - i, buf, err, errlen);
+		i = j;
+	}
+	free(buf);
+	return rc;
+}
+
 #else	/* !x86_64 Linux */
+
+int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t errlen)
+{
+	return patch_text_batch(sites, n, err, errlen);
+}
+
 
 static const char *g_method = "unsupported";
 static atomic_ulong g_traps;

@@ -40,6 +40,14 @@ int patch_text(void *addr, const uint8_t *expect, const uint8_t *repl, size_t le
 int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t errlen);
 
 /*
+ * The same, for a process with no other thread (start-up): sites are
+ * checked and written directly, close ones in one write.  Sorts `sites`.
+ * A site whose bytes are not `expect` fails the call; sites before it in
+ * address order may have been written.
+ */
+int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t errlen);
+
+/*
  * How text is written and cores are synchronised ("procmem+membarrier",
  * ...), decided on the first patch.  In the environment (for tests),
  * OBJPATCH_PATCH_WRITE=mprotect forces the mprotect fallback writer and

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The runtime's x86_64 part: how an enabled site calls its trampoline, the
+ * stub near each module, timestamps and return-value capture.
+ *
+ * A 5-byte site (`call rel32` or its NOP) becomes `call stub`; a 6-byte one
+ * (`call *mcount@GOTPCREL(%rip)` or its NOP) becomes `call *slot(%rip)`
+ * whose slot is the stub's own target word, so it skips the stub's jump.
+ * Both are whole instructions that patch.c can write and emulate.
+ */
+#include <elf.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <x86intrin.h>
+#include "../rt.h"
+
+void rt_entry_mcount(void) RT_HIDDEN;
+void rt_entry_fentry(void) RT_HIDDEN;
+void rt_entry_mcount_x87(void) RT_HIDDEN;
+void rt_entry_fentry_x87(void) RT_HIDDEN;
+void rt_entry_mcount_string(void) RT_HIDDEN;
+void rt_entry_fentry_string(void) RT_HIDDEN;
+
+#define STUB_TARGET_OFFSET 6	/* ff 25 00000000 <target> */
+
+static bool fits_rel32(intptr_t d)
+{
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+static bool x86_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
+{
+	intptr_t d;
+	int32_t rel;
+
+	if (len == 5) {
+		code[0] = 0xe8;
+		d = (intptr_t)(stub - (site + 5));
+	} else if (len == 6) {
+		code[0] = 0xff;
+		code[1] = 0x15;
+		d = (intptr_t)(stub + STUB_TARGET_OFFSET - (site + 6));
+	} else {
+		return false;
+	}
+	if (!fits_rel32(d))
+		return false;
+	rel = (int32_t)d;
+	memcpy(code + len - 4, &rel, 4);
+	return true;
+}
+
+static void x86_encode_stub(uint8_t *stub, uintptr_t target)
+{
+	static const uint8_t jmp_rip[STUB_TARGET_OFFSET] = { 0xff, 0x25, 0, 0, 0, 0 };
+
+	memset(stub, 0xcc, STUB_SIZE);
+	memcpy(stub, jmp_rip, sizeof(jmp_rip));
+	memcpy(stub + STUB_TARGET_OFFSET, &target, sizeof(target));
+}
+
+static enum capture x86_capture_for(const struct sig_type *ret)
+{
+	/* long double comes back in st(0); reading it costs a store and a load. */
+	return ret->cls == TC_FLOAT && ret->size > 8 ? CAPTURE_X87 : CAPTURE_REGS;
+}
+
+const struct rt_arch rt_arch_host = {
+	.machine = EM_X86_64,
+	.elfclass = ELFCLASS64,
+	.encode_call = x86_encode_call,
+	.encode_stub = x86_encode_stub,
+	.reach = (uintptr_t)INT32_MAX - 4096,
+	.entry = {
+		[SITE_MCOUNT] = { rt_entry_mcount, rt_entry_mcount_x87, rt_entry_mcount_string },
+		[SITE_FENTRY] = { rt_entry_fentry, rt_entry_fentry_x87, rt_entry_fentry_string },
+	},
+	.capture_for = x86_capture_for,
+};
+
+/*
+ * The TSC when the kernel says it ticks at a constant rate across sleep
+ * states (and the kernel's own clock uses it); CLOCK_MONOTONIC otherwise.
+ * rdtsc costs about 10 ns here, the vDSO clock about 23.
+ */
+static bool use_tsc;
+
+void rt_timestamp_init(void)
+{
+	char buf[64] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	use_tsc = strncmp(buf, "tsc", 3) == 0;
+}
+
+uint64_t rt_timestamp(void)
+{
+	struct timespec t;
+
+	if (__builtin_expect(use_tsc, 1))
+		return __rdtsc();
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+size_t rt_capture_count(enum capture c)
+{
+	return c == CAPTURE_X87 ? 6 : 4;
+}
+
+size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w)
+{
+	w[0] = r->gpr[0];
+	w[1] = r->gpr[1];
+	memcpy(&w[2], r->fpr[0], 8);
+	memcpy(&w[3], r->fpr[1], 8);
+	if (c != CAPTURE_X87)
+		return 4;
+	memcpy(&w[4], r->x87, 16);
+	return 6;
+}
+
+void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret, struct raw_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->gpr[0] = w[0];
+	v->gpr[1] = w[1];
+	if (ret->cls != TC_FLOAT)
+		return;
+	if (c == CAPTURE_X87) {
+		memcpy(v->fpr, &w[4], 16);
+		v->have_fpr = true;
+	} else if (ret->size <= 8) {
+		memcpy(v->fpr, &w[2], 8);
+		v->have_fpr = true;
+	}
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tracing runtime's internals (libobjpatch): loaded modules and their
+ * sites, the per-thread recording path, and the trace writer.  The public
+ * interface is objpatch.h.
+ */
+#ifndef OBJPATCH_RT_H
+#define OBJPATCH_RT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "format.h"
+#include "sig.h"
+
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- per-architecture part (objpatch/arch/<arch>.c and .S) ---- */
+
+/* How the hook finds the traced function's return address. */
+enum site_kind {
+	SITE_MCOUNT,	/* called after the prologue: the frame pointer locates it */
+	SITE_FENTRY,	/* called as the first instruction: it is on top of the stack */
+	SITE_KINDS,
+};
+
+/* Entry variants: how the return value must be captured. */
+enum capture {
+	CAPTURE_REGS,	/* the integer and vector return registers */
+	CAPTURE_X87,	/* x86_64 long double: st(0) too */
+	CAPTURE_STRING,	/* char *: the characters too, while they still exist */
+	CAPTURES,
+};
+
+#define STUB_SIZE 16
+#define RT_MAX_SITE 8
+
+/*
+ * What the generic code needs beyond the recorder's descriptor (arch/), which
+ * already knows the call and NOP encodings a site may hold.
+ */
+struct rt_arch {
+	uint16_t machine;
+	uint8_t elfclass;
+	/* The enabled form of a site of `len` bytes: a call to `stub`; false if out of reach. */
+	bool (*encode_call)(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub);
+	/* A stub (STUB_SIZE bytes) that jumps to `target` from anywhere. */
+	void (*encode_stub)(uint8_t *stub, uintptr_t target);
+	/* How far a site's call reaches, each way. */
+	uintptr_t reach;
+	/* The entry trampolines, by kind and capture. */
+	void (*entry[SITE_KINDS][CAPTURES])(void);
+	enum capture (*capture_for)(const struct sig_type *ret);
+};
+
+extern const struct rt_arch rt_arch_host RT_HIDDEN;
+
+/* Registers saved by the return trampoline, in its layout (x86_64.S, ...). */
+struct ret_regs {
+	uint64_t gpr[2];
+	uint8_t fpr[2][16];	/* the first two vector registers */
+	uint8_t x87[16];	/* CAPTURE_X87 only */
+};
+
+#define CAPTURE_MAX_WORDS 6
+
+uint64_t rt_timestamp(void) RT_HIDDEN;
+void rt_timestamp_init(void) RT_HIDDEN;
+/* How many words rt_capture_words() writes for a capture. */
+size_t rt_capture_count(enum capture c) RT_HIDDEN;
+/* The words of an exit event that keep what `capture` needs; returns how many. */
+size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w) RT_HIDDEN;
+/* A formatter value from those words, for the function's return type. */
+void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret,
+		  struct raw_value *v) RT_HIDDEN;
+
+/* Called by the trampolines (C ABI). */
+void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned flags) RT_HIDDEN;
+uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
+/* The return trampolines written into hooked return slots. */
+extern void rt_return_regs(void) RT_HIDDEN;
+extern void rt_return_x87(void) RT_HIDDEN;
+
+/* ---- modules and sites (rt_modules.c) ---- */
+
+struct rt_func {
+	uintptr_t addr;
+	uint64_t size;		/* 0: unknown */
+	const char *name;	/* never NULL: "0x..." when nothing names it */
+	struct signature sig;	/* sig.known false when the table has none */
+	bool have_sig;
+};
+
+struct rt_site {
+	uintptr_t addr;
+	uint32_t func;		/* index in the module's functions */
+	uint8_t len;
+	uint8_t kind;		/* enum site_kind */
+	bool enabled;
+	bool broken;		/* refused: its bytes were not what the table said */
+};
+
+struct rt_module {
+	char *path;
+	uintptr_t bias;
+	uintptr_t lo, hi;	/* the text the sites are in */
+	struct rt_site *sites;	/* sorted by address */
+	size_t nsites;
+	struct rt_func *funcs;	/* sorted by address (those naming bare sites at the end) */
+	size_t nfuncs, nfuncs_cap;
+	uint8_t *stubs;		/* a page within reach of every site */
+	char *strings;		/* names owned by the module */
+};
+
+struct rt_state {
+	pthread_mutex_t lock;	/* modules, patching, flushing */
+	struct rt_module **mods;
+	size_t nmods;
+	char err[512];
+	/* settings from the environment */
+	unsigned depth;
+	bool hex;
+	bool stats;
+	size_t strlen_max;
+	/* output */
+	int format;		/* enum rt_format */
+	char *output;		/* NULL: standard error */
+	pid_t output_pid;	/* the process `output` is for; children add their pid */
+	size_t buffer_mb;
+};
+
+enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED };
+
+extern struct rt_state rt RT_HIDDEN;
+
+int rt_scan_modules(size_t *patched) RT_HIDDEN;
+int rt_set_filter(const char *glob, bool on) RT_HIDDEN;
+/* The function a return address belongs to, or NULL (lock held or at output time). */
+const struct rt_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
+void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
+
+/* ---- recording (rt_record.c) ---- */
+
+enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND };
+
+/*
+ * Events are runs of 64-bit words: {timestamp, the hook's return address,
+ * type | depth << 8 | capture << 32 | nwords << 48}, and for exits the
+ * words rt_capture_words() chose.
+ */
+#define EV_HEADER_WORDS 3
+#define STRING_WORDS 16	/* captured characters: up to 127 and a length byte */
+#define EV_MAX_WORDS (EV_HEADER_WORDS + CAPTURE_MAX_WORDS + STRING_WORDS)
+#define EV_TYPE(h)	((unsigned)((h) & 0xff))
+#define EV_DEPTH(h)	((unsigned)(((h) >> 8) & 0xffffff))
+#define EV_CAPTURE(h)	((enum capture)(((h) >> 32) & 0xff))
+#define EV_WORDS(h)	((unsigned)((h) >> 48))
+#define EV_HEADER(type, depth, capture, words) \
+	((uint64_t)(type) | (uint64_t)(depth) << 8 | (uint64_t)(capture) << 32 | (uint64_t)(words) << 48)
+
+struct chunk {
+	_Atomic(struct chunk *) next;	/* set by the owner, read by the writer */
+	_Atomic uint32_t count;	/* words written; release-stored by the owner */
+	uint32_t consumed;	/* words the writer has formatted */
+	uint32_t cap;
+	uint32_t pad;
+	uint64_t w[];
+};
+
+struct frame {
+	uintptr_t ret;		/* the real return address */
+	uintptr_t *slot;	/* where it lives on the stack */
+	uintptr_t ra;		/* the hook's return address: identifies the site */
+	uint32_t flags;
+};
+
+struct tstate {
+	struct tstate *next;	/* all threads, newest first */
+	pid_t tid;
+	_Atomic bool dead;
+	uint32_t depth;		/* frames in use */
+	volatile uint32_t busy;	/* inside the recorder: nested hooks are not traced */
+	uint64_t missed_depth, missed_busy, lost;
+	_Atomic(struct chunk *) head;	/* oldest chunk not yet freed by the writer */
+	struct chunk *cur;
+	struct frame *frames;
+	/* the writer's state, under rt.lock */
+	void *out_state;
+};
+
+extern _Atomic(struct tstate *) rt_threads RT_HIDDEN;
+struct tstate *rt_current(void) RT_HIDDEN;
+void rt_restore_slots(struct tstate *t) RT_HIDDEN;
+void rt_rehook_slots(struct tstate *t, uintptr_t sp) RT_HIDDEN;
+/* The writer frees chunks it has consumed. */
+void rt_free_chunk(struct chunk *c) RT_HIDDEN;
+void rt_record_init(size_t buffer_mb) RT_HIDDEN;
+void rt_record_fork_child(void) RT_HIDDEN;
+size_t rt_chunk_words(void) RT_HIDDEN;
+
+/* ---- output (rt_output.c) ---- */
+
+void rt_output_init(void) RT_HIDDEN;
+int rt_flush(bool final) RT_HIDDEN;
+void rt_output_fork_child(void) RT_HIDDEN;
+
+#endif

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The recording path: what runs on every traced call.
+ *
+ * Each thread has a shadow stack of the return addresses it replaced and a
+ * list of event chunks that only it writes; the trace writer reads them
+ * under rt.lock up to each chunk's release-stored count.  Nothing here takes
+ * a lock or calls malloc: a signal handler may run traced code at any point,
+ * so thread state and chunks come from mmap, and a handler that interrupts
+ * the recorder itself is not traced (counted instead).
+ *
+ * Frames are matched to returns by stack address, not by position: on
+ * return, every frame whose slot lies below the returning stack pointer is
+ * finished, the outermost of them returning and the others unwound by
+ * longjmp (or by an exception's cleanup); on entry, frames whose slots lie
+ * at or below the new one are dead for the same reason.  C++ exceptions
+ * need the real return addresses back on the stack while the unwinder
+ * walks it: the unwinder's entry points put them back, and the first catch
+ * re-hooks the frames that survived.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "rt.h"
+
+_Atomic(struct tstate *) rt_threads;
+static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
+static pthread_key_t exit_key;
+static _Atomic size_t buffered_chunks;
+static size_t max_chunks = 2048;	/* 1 GiB of 512 KiB chunks */
+
+#define CHUNK_WORDS ((1u << 19) / 8 - sizeof(struct chunk) / 8)
+
+size_t rt_chunk_words(void)
+{
+	return CHUNK_WORDS;
+}
+
+static void *map_zeroed(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static struct chunk *new_chunk(void)
+{
+	struct chunk *c;
+
+	if (atomic_fetch_add(&buffered_chunks, 1) >= max_chunks) {
+		atomic_fetch_sub(&buffered_chunks, 1);
+		return NULL;
+	}
+	c = map_zeroed(sizeof(*c) + CHUNK_WORDS * 8);
+	if (!c) {
+		atomic_fetch_sub(&buffered_chunks, 1);
+		return NULL;
+	}
+	c->cap = CHUNK_WORDS;
+	return c;
+}
+
+void rt_free_chunk(struct chunk *c)
+{
+	munmap(c, sizeof(*c) + c->cap * 8);
+	atomic_fetch_sub(&buffered_chunks, 1);
+}
+
+static void thread_exit(void *arg)
+{
+	struct tstate *t = arg;
+
+	atomic_store(&t->dead, true);
+}
+
+void rt_record_init(size_t buffer_mb)
+{
+	if (buffer_mb)
+		max_chunks = buffer_mb * 2;
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+static struct tstate *thread_state(void)
+{
+	struct tstate *t = self;
+	size_t size;
+
+	if (__builtin_expect(t != NULL, 1))
+		return t;
+	size = sizeof(*t) + rt.depth * sizeof(struct frame);
+	t = map_zeroed(size);
+	if (!t)
+		return NULL;
+	t->frames = (struct frame *)(t + 1);
+	t->tid = (pid_t)syscall(SYS_gettid);
+	t->cur = new_chunk();
+	if (!t->cur) {
+		munmap(t, size);
+		return NULL;
+	}
+	atomic_store(&t->head, t->cur);
+	t->next = atomic_load(&rt_threads);
+	while (!atomic_compare_exchange_weak(&rt_threads, &t->next, t))
+		;
+	self = t;
+	pthread_setspecific(exit_key, t);
+	return t;
+}
+
+/* Room for n words in the current chunk, or NULL when the buffers are full. */
+static uint64_t *reserve(struct tstate *t, size_t n)
+{
+	struct chunk *c = t->cur;
+	uint32_t used = atomic_load_explicit(&c->count, memory_order_relaxed);
+
+	if (used + n > c->cap) {
+		struct chunk *fresh = new_chunk();
+
+		if (!fresh)
+			return NULL;
+		atomic_store_explicit(&c->next, fresh, memory_order_release);
+		t->cur = c = fresh;
+		used = 0;
+	}
+	return &c->w[used];
+}
+
+static void commit(struct tstate *t, size_t n)
+{
+	struct chunk *c = t->cur;
+
+	atomic_store_explicit(&c->count, atomic_load_explicit(&c->count, memory_order_relaxed) + (uint32_t)n,
+			      memory_order_release);
+}
+
+static void emit_unwound(struct tstate *t, const struct frame *f, uint32_t depth, uint64_t ts)
+{
+	uint64_t *w = reserve(t, EV_HEADER_WORDS);
+
+	if (!w) {
+		t->lost++;
+		return;
+	}
+	w[0] = ts;
+	w[1] = f->ra;
+	w[2] = EV_HEADER(EV_UNWOUND, depth, 0, EV_HEADER_WORDS);
+	commit(t, EV_HEADER_WORDS);
+}
+
+/* Frames whose slots lie at or below `limit` were left without returning. */
+static void drop_dead_frames(struct tstate *t, uintptr_t limit, uint64_t ts)
+{
+	while (t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= limit) {
+		t->depth--;
+		emit_unwound(t, &t->frames[t->depth], t->depth, ts);
+	}
+}
+
+static uintptr_t return_trampoline(unsigned capture)
+{
+	return capture == CAPTURE_X87 ? (uintptr_t)rt_return_x87 : (uintptr_t)rt_return_regs;
+}
+
+static bool is_return_trampoline(uintptr_t a)
+{
+	return a == (uintptr_t)rt_return_regs || a == (uintptr_t)rt_return_x87;
+}
+
+void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
+{
+	struct tstate *t = thread_state();
+	struct frame *f;
+	uint64_t ts, *w;
+
+	if (!t)
+		return;
+	if (t->busy) {
+		t->missed_busy++;
+		return;
+	}
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	ts = rt_timestamp();
+	if (t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= (uintptr_t)slot)
+		drop_dead_frames(t, (uintptr_t)slot, ts);
+	if (t->depth >= rt.depth) {
+		t->missed_depth++;
+		goto out;
+	}
+	if (is_return_trampoline(*slot))
+		goto out;	/* hooked already: a second hook in one function */
+	w = reserve(t, EV_HEADER_WORDS);
+	if (!w) {
+		t->lost++;
+		goto out;
+	}
+	w[0] = ts;
+	w[1] = ra;
+	w[2] = EV_HEADER(EV_ENTRY, t->depth, capture, EV_HEADER_WORDS);
+	commit(t, EV_HEADER_WORDS);
+	f = &t->frames[t->depth];
+	f->ret = *slot;
+	f->slot = slot;
+	f->ra = ra;
+	f->flags = capture;
+	t->depth++;
+	atomic_signal_fence(memory_order_seq_cst);
+	*slot = return_trampoline(capture);
+out:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
+/*
+ * Copies the string a char * function returned, up to the formatter's limit
+ * and one byte more, without faulting: process_vm_readv stops at the first
+ * unreadable byte instead.
+ */
+static size_t capture_string(uintptr_t addr, uint64_t *w)
+{
+	uint8_t *dst = (uint8_t *)w + 1;
+	size_t want = rt.strlen_max + 1, got = 0;
+	struct iovec local, remote;
+
+	if (want > STRING_WORDS * 8 - 1)
+		want = STRING_WORDS * 8 - 1;
+	while (addr && got < want) {
+		/* Stay inside one page per read: a short read then means unreadable. */
+		size_t n = 4096 - ((addr + got) & 4095);
+		ssize_t r;
+
+		if (n > want - got)
+			n = want - got;
+		local = (struct iovec){ dst + got, n };
+		remote = (struct iovec){ (void *)(addr + got), n };
+		r = syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL);
+		if (r <= 0)
+			break;
+		if (memchr(dst + got, 0, (size_t)r)) {
+			got += (size_t)r;
+			break;
+		}
+		got += (size_t)r;
+	}
+	((uint8_t *)w)[0] = (uint8_t)got;
+	return (got + 1 + 7) / 8;
+}
+
+static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, uint64_t ts,
+		      const struct ret_regs *regs)
+{
+	uint64_t *w = reserve(t, EV_MAX_WORDS);
+	size_t n;
+
+	if (!w) {
+		t->lost++;
+		return;
+	}
+	w[0] = ts;
+	w[1] = f->ra;
+	n = rt_capture_words(regs, (enum capture)f->flags, w + EV_HEADER_WORDS);
+	if (f->flags == CAPTURE_STRING)
+		n += capture_string((uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n);
+	w[2] = EV_HEADER(EV_EXIT, depth, f->flags, EV_HEADER_WORDS + n);
+	commit(t, EV_HEADER_WORDS + n);
+}
+
+static void __attribute__((noreturn)) lost_return(uintptr_t sp)
+{
+	char msg[160];
+	int n = snprintf(msg, sizeof(msg),
+			 "objpatch: no traced frame returns to stack 0x%lx: the shadow stack is corrupt\n",
+			 (unsigned long)sp);
+
+	if (write(2, msg, (size_t)n) < 0)
+		n = 0;
+	abort();
+}
+
+uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
+{
+	struct tstate *t = self;
+	uint64_t ts = rt_timestamp();
+	uint32_t f;
+
+	if (!t || !t->depth || (uintptr_t)t->frames[t->depth - 1].slot >= sp)
+		lost_return(sp);
+	/* The returning frame is the outermost one whose slot lies below sp. */
+	f = t->depth - 1;
+	while (f > 0 && (uintptr_t)t->frames[f - 1].slot < sp)
+		f--;
+	t->busy++;
+	atomic_signal_fence(memory_order_seq_cst);
+	while (t->depth - 1 > f) {
+		t->depth--;
+		emit_unwound(t, &t->frames[t->depth], t->depth, ts);
+	}
+	emit_exit(t, &t->frames[f], f, ts, regs);
+	t->depth = f;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy--;
+	return t->frames[f].ret;
+}
+
+/* ---- C++ exceptions and other stack walkers (rt_unwind.c) ---- */
+
+struct tstate *rt_current(void)
+{
+	return self;
+}
+
+
+/* Puts the real return addresses back, for an unwinder about to walk the stack. */
+void rt_restore_slots(struct tstate *t)
+{
+	for (uint32_t i = 0; i < t->depth; i++)
+		if (is_return_trampoline(*t->frames[i].slot))
+			*t->frames[i].slot = t->frames[i].ret;
+}
+
+/* Frames above `sp` survived (a catch, a finished walk): hook them again; the rest are gone. */
+void rt_rehook_slots(struct tstate *t, uintptr_t sp)
+{
+	uint64_t ts = rt_timestamp();
+
+	t->busy++;
+	drop_dead_frames(t, sp, ts);
+	for (uint32_t i = 0; i < t->depth; i++)
+		if (*t->frames[i].slot == t->frames[i].ret)
+			*t->frames[i].slot = return_trampoline(t->frames[i].flags);
+	t->busy--;
+}
+
+/* ---- fork ---- */
+
+/*
+ * The child keeps its own thread's frames (it returns through them) but
+ * none of the events: those belong to the parent, which writes them.
+ * Other threads do not exist in the child.
+ */
+void rt_record_fork_child(void)
+{
+	struct tstate *t = self;
+
+	for (struct tstate *o = atomic_load(&rt_threads); o; o = o->next) {
+		for (struct chunk *c = atomic_load(&o->head); c; c = atomic_load(&c->next))
+			c->consumed = atomic_load(&c->count);
+		o->out_state = NULL;
+		if (o != t)
+			atomic_store(&o->dead, true);
+	}
+	if (t)
+		t->tid = (pid_t)syscall(SYS_gettid);
+}
