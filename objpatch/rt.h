@@ -27,11 +27,18 @@ enum site_kind {
 	SITE_KINDS,
 };
 
-/* Entry variants: how the return value must be captured. */
+/*
+ * What a function's exit records, chosen per site from its return type when
+ * the site is enabled (each has its own entry trampoline), so most calls
+ * store one word or none.
+ */
 enum capture {
-	CAPTURE_REGS,	/* the integer and vector return registers */
-	CAPTURE_X87,	/* x86_64 long double: st(0) too */
+	CAPTURE_GPR,	/* the first integer return register (also: type unknown) */
+	CAPTURE_NONE,	/* void */
+	CAPTURE_FP,	/* the first FP register's low 8 bytes */
+	CAPTURE_WIDE_FP,	/* long double: x87's st(0), AArch64's whole q0 */
 	CAPTURE_STRING,	/* char *: the characters too, while they still exist */
+	CAPTURE_ALL,	/* both integer and both FP registers: structs, __int128 */
 	CAPTURES,
 };
 
@@ -53,7 +60,6 @@ struct rt_arch {
 	uintptr_t reach;
 	/* The entry trampolines, by kind and capture. */
 	void (*entry[SITE_KINDS][CAPTURES])(void);
-	enum capture (*capture_for)(const struct sig_type *ret);
 };
 
 extern const struct rt_arch rt_arch_host RT_HIDDEN;
@@ -62,7 +68,7 @@ extern const struct rt_arch rt_arch_host RT_HIDDEN;
 struct ret_regs {
 	uint64_t gpr[2];
 	uint8_t fpr[2][16];	/* the first two vector registers */
-	uint8_t x87[16];	/* CAPTURE_X87 only */
+	uint8_t wide[16];	/* CAPTURE_WIDE_FP on x86_64: st(0) */
 };
 
 #define CAPTURE_MAX_WORDS 6
@@ -78,11 +84,11 @@ void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret,
 		  struct raw_value *v) RT_HIDDEN;
 
 /* Called by the trampolines (C ABI). */
-void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned flags) RT_HIDDEN;
+void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture) RT_HIDDEN;
 uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
-/* The return trampolines written into hooked return slots. */
+/* The return trampolines written into hooked return slots: wide FP needs its own. */
 extern void rt_return_regs(void) RT_HIDDEN;
-extern void rt_return_x87(void) RT_HIDDEN;
+extern void rt_return_wide(void) RT_HIDDEN;
 
 /* ---- modules and sites (rt_modules.c) ---- */
 
@@ -147,11 +153,13 @@ void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HID
 enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND };
 
 /*
- * Events are runs of 64-bit words: {timestamp, the hook's return address,
- * type | depth << 8 | capture << 32 | nwords << 48}, and for exits the
- * words rt_capture_words() chose.
+ * Events are runs of 64-bit words: {timestamp, header (type | depth << 8 |
+ * capture << 32 | nwords << 48)}, then for entries the hook's return
+ * address (which names the site) and for exits the words
+ * rt_capture_words() chose.
  */
-#define EV_HEADER_WORDS 3
+#define EV_HEADER_WORDS 2
+#define EV_ENTRY_WORDS 3
 #define STRING_WORDS 16	/* captured characters: up to 127 and a length byte */
 #define EV_MAX_WORDS (EV_HEADER_WORDS + CAPTURE_MAX_WORDS + STRING_WORDS)
 #define EV_TYPE(h)	((unsigned)((h) & 0xff))
@@ -199,7 +207,6 @@ void rt_rehook_slots(struct tstate *t, uintptr_t sp) RT_HIDDEN;
 void rt_free_chunk(struct chunk *c) RT_HIDDEN;
 void rt_record_init(size_t buffer_mb) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
-size_t rt_chunk_words(void) RT_HIDDEN;
 
 /* ---- output (rt_output.c) ---- */
 

@@ -454,14 +454,35 @@ struct change {
 	size_t n, cap;
 };
 
+/* What an exit must keep to print the function's return value. */
+static enum capture capture_for(const struct rt_func *f)
+{
+	const struct sig_type *r = &f->sig.ret;
+
+	if (!f->have_sig || !(f->sig.flags & PROTO_RELIABLE))
+		return CAPTURE_GPR;	/* printed as the raw register, marked '?' */
+	switch (r->cls) {
+	case TC_VOID:
+		return CAPTURE_NONE;
+	case TC_STRING:
+		return CAPTURE_STRING;
+	case TC_FLOAT:
+		return r->size <= 8 ? CAPTURE_FP : CAPTURE_WIDE_FP;
+	case TC_BOOL:
+	case TC_INT:
+	case TC_UINT:
+	case TC_CHAR:
+	case TC_ENUM:
+	case TC_POINTER:
+		return r->size <= sizeof(uintptr_t) ? CAPTURE_GPR : CAPTURE_ALL;
+	default:
+		return CAPTURE_ALL;
+	}
+}
+
 static uintptr_t stub_for(const struct rt_module *m, const struct rt_site *s)
 {
-	const struct rt_func *f = &m->funcs[s->func];
-	enum capture c = CAPTURE_REGS;
-
-	if (f->have_sig && (f->sig.flags & PROTO_RELIABLE))
-		c = f->sig.ret.cls == TC_STRING ? CAPTURE_STRING : rt_arch_host.capture_for(&f->sig.ret);
-	return (uintptr_t)m->stubs + (s->kind * CAPTURES + c) * STUB_SIZE;
+	return (uintptr_t)m->stubs + (s->kind * CAPTURES + capture_for(&m->funcs[s->func])) * STUB_SIZE;
 }
 
 /* The bytes a site holds in a state: our call, or the NOP of its length. */

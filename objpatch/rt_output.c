@@ -201,7 +201,7 @@ static const uint64_t *peek(struct tstate *t, struct othread *o)
 
 static void advance(struct othread *o, const uint64_t *ev)
 {
-	o->pos += EV_WORDS(ev[2]);
+	o->pos += EV_WORDS(ev[1]);
 	o->c->consumed = o->pos;
 }
 
@@ -237,7 +237,7 @@ static size_t read_captured(void *ctx, uint64_t addr, void *buf, size_t n)
 /* "ret=VALUE" or "" (void) for an exit event. */
 static void value_of(const uint64_t *ev, const struct rt_func *f, char *buf, size_t len)
 {
-	enum capture c = EV_CAPTURE(ev[2]);
+	enum capture c = EV_CAPTURE(ev[1]);
 	const uint64_t *w = ev + EV_HEADER_WORDS;
 	const struct signature *sig = f && f->have_sig ? &f->sig : NULL;
 	struct sig_type unknown = { .cls = TC_UNKNOWN };
@@ -405,39 +405,39 @@ static void json_event(char ph, const char *name, uint64_t ts, pid_t tid, const 
 /* An entry: remembered, and written unless it is a leaf (written at its exit). */
 static void on_entry(struct tstate *t, struct othread *o, const uint64_t *ev, bool leaf)
 {
-	unsigned d = EV_DEPTH(ev[2]);
-	const struct rt_func *f = rt_func_for_ra(ev[1]);
+	unsigned d = EV_DEPTH(ev[1]);
+	const struct rt_func *f = rt_func_for_ra(ev[2]);
 	char nb[32];
 
 	if (d > rt.depth)
 		return;
 	o->entry_ts[d] = ev[0];
 	o->func[d] = f;
-	o->ra[d] = ev[1];
+	o->ra[d] = ev[2];
 	o->child[d] = 0;
 	o->open = d + 1;
 	if (rt.format == FMT_FOLDED)
-		o->node[d] = node_for(d ? o->node[d - 1] : 0, name_of(f, ev[1], nb, sizeof(nb)));
+		o->node[d] = node_for(d ? o->node[d - 1] : 0, name_of(f, ev[2], nb, sizeof(nb)));
 	else if (rt.format == FMT_JSON)
-		json_event('B', name_of(f, ev[1], nb, sizeof(nb)), ev[0], t->tid, NULL, NULL, false);
+		json_event('B', name_of(f, ev[2], nb, sizeof(nb)), ev[0], t->tid, NULL, NULL, false);
 	else if (!leaf)
-		text_line(t->tid, d, NULL, "%s() {", name_of(f, ev[1], nb, sizeof(nb)));
+		text_line(t->tid, d, NULL, "%s() {", name_of(f, ev[2], nb, sizeof(nb)));
 }
 
 /* An exit, unwound frame or unfinished one (ev NULL: at `now`). */
 static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint64_t *ev, uint64_t now,
 		     bool leaf)
 {
+	/* Not known: its entry was lost (buffers full) or the parent's before a fork. */
 	bool known = d < o->open && d <= rt.depth;
-	const struct rt_func *f = known ? o->func[d] : rt_func_for_ra(ev ? ev[1] : 0);
-	uintptr_t ra = known ? o->ra[d] : ev ? ev[1] : 0;
+	const struct rt_func *f = known ? o->func[d] : NULL;
 	uint64_t ts = ev ? ev[0] : now;
 	double us = known ? ticks_us(ts - o->entry_ts[d]) : 0;
 	char nb[32], val[FORMAT_RET_SIZE(128) + 64] = "";
-	const char *name = name_of(f, ra, nb, sizeof(nb));
-	const char *why = !ev ? "unfinished" : EV_TYPE(ev[2]) == EV_UNWOUND ? "unwound" : NULL;
+	const char *name = known ? name_of(f, o->ra[d], nb, sizeof(nb)) : "?";
+	const char *why = !ev ? "unfinished" : EV_TYPE(ev[1]) == EV_UNWOUND ? "unwound" : NULL;
 
-	if (ev && !why)
+	if (ev && !why && rt.format != FMT_FOLDED)
 		value_of(ev, f, val, sizeof(val));
 	if (rt.format == FMT_TEXT) {
 		const double *dur = known ? &us : NULL;
@@ -466,22 +466,25 @@ static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint
 		o->open = d;
 }
 
-static void process(struct tstate *t, struct othread *o, const uint64_t *ev)
+static void process(struct tstate *t, struct othread *o, const uint64_t *at)
 {
-	unsigned type = EV_TYPE(ev[2]);
+	uint64_t ev[EV_MAX_WORDS];
+	unsigned type = EV_TYPE(at[1]);
 
-	advance(o, ev);
+	/* Peeking at the next event may free the chunk this one is in. */
+	memcpy(ev, at, EV_WORDS(at[1]) * 8);
+	advance(o, at);
 	if (type == EV_ENTRY) {
 		const uint64_t *next = peek(t, o);
-		bool leaf = next && EV_TYPE(next[2]) != EV_ENTRY && EV_DEPTH(next[2]) == EV_DEPTH(ev[2]);
+		bool leaf = next && EV_TYPE(next[1]) != EV_ENTRY && EV_DEPTH(next[1]) == EV_DEPTH(ev[1]);
 
 		on_entry(t, o, ev, leaf);
 		if (leaf) {
 			advance(o, next);
-			on_close(t, o, EV_DEPTH(next[2]), next, 0, true);
+			on_close(t, o, EV_DEPTH(next[1]), next, 0, true);
 		}
 	} else {
-		on_close(t, o, EV_DEPTH(ev[2]), ev, 0, false);
+		on_close(t, o, EV_DEPTH(ev[1]), ev, 0, false);
 	}
 }
 

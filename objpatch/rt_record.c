@@ -31,15 +31,16 @@
 _Atomic(struct tstate *) rt_threads;
 static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
-static _Atomic size_t buffered_chunks;
-static size_t max_chunks = 2048;	/* 1 GiB of 512 KiB chunks */
+static _Atomic size_t buffered_bytes;
+static size_t max_bytes = (size_t)1 << 30;
 
-#define CHUNK_WORDS ((1u << 19) / 8 - sizeof(struct chunk) / 8)
-
-size_t rt_chunk_words(void)
-{
-	return CHUNK_WORDS;
-}
+/*
+ * A thread's first chunk is small (many threads call little); later ones
+ * are 2 MiB and asked to be huge pages, so filling them costs one page
+ * fault instead of 512.
+ */
+#define FIRST_CHUNK (64u << 10)
+#define CHUNK (2u << 20)
 
 static void *map_zeroed(size_t n)
 {
@@ -48,27 +49,31 @@ static void *map_zeroed(size_t n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static struct chunk *new_chunk(void)
+static struct chunk *new_chunk(size_t bytes)
 {
 	struct chunk *c;
 
-	if (atomic_fetch_add(&buffered_chunks, 1) >= max_chunks) {
-		atomic_fetch_sub(&buffered_chunks, 1);
+	if (atomic_fetch_add(&buffered_bytes, bytes) + bytes > max_bytes) {
+		atomic_fetch_sub(&buffered_bytes, bytes);
 		return NULL;
 	}
-	c = map_zeroed(sizeof(*c) + CHUNK_WORDS * 8);
+	c = map_zeroed(bytes);
 	if (!c) {
-		atomic_fetch_sub(&buffered_chunks, 1);
+		atomic_fetch_sub(&buffered_bytes, bytes);
 		return NULL;
 	}
-	c->cap = CHUNK_WORDS;
+	if (bytes >= CHUNK)
+		madvise(c, bytes, MADV_HUGEPAGE);
+	c->cap = (uint32_t)((bytes - sizeof(*c)) / 8);
 	return c;
 }
 
 void rt_free_chunk(struct chunk *c)
 {
-	munmap(c, sizeof(*c) + c->cap * 8);
-	atomic_fetch_sub(&buffered_chunks, 1);
+	size_t bytes = sizeof(*c) + (size_t)c->cap * 8;
+
+	munmap(c, bytes);
+	atomic_fetch_sub(&buffered_bytes, bytes);
 }
 
 static void thread_exit(void *arg)
@@ -81,7 +86,7 @@ static void thread_exit(void *arg)
 void rt_record_init(size_t buffer_mb)
 {
 	if (buffer_mb)
-		max_chunks = buffer_mb * 2;
+		max_bytes = buffer_mb << 20;
 	pthread_key_create(&exit_key, thread_exit);
 }
 
@@ -98,7 +103,7 @@ static struct tstate *thread_state(void)
 		return NULL;
 	t->frames = (struct frame *)(t + 1);
 	t->tid = (pid_t)syscall(SYS_gettid);
-	t->cur = new_chunk();
+	t->cur = new_chunk(FIRST_CHUNK);
 	if (!t->cur) {
 		munmap(t, size);
 		return NULL;
@@ -119,7 +124,7 @@ static uint64_t *reserve(struct tstate *t, size_t n)
 	uint32_t used = atomic_load_explicit(&c->count, memory_order_relaxed);
 
 	if (used + n > c->cap) {
-		struct chunk *fresh = new_chunk();
+		struct chunk *fresh = new_chunk(CHUNK);
 
 		if (!fresh)
 			return NULL;
@@ -138,7 +143,7 @@ static void commit(struct tstate *t, size_t n)
 			      memory_order_release);
 }
 
-static void emit_unwound(struct tstate *t, const struct frame *f, uint32_t depth, uint64_t ts)
+static void emit_unwound(struct tstate *t, uint32_t depth, uint64_t ts)
 {
 	uint64_t *w = reserve(t, EV_HEADER_WORDS);
 
@@ -147,9 +152,23 @@ static void emit_unwound(struct tstate *t, const struct frame *f, uint32_t depth
 		return;
 	}
 	w[0] = ts;
-	w[1] = f->ra;
-	w[2] = EV_HEADER(EV_UNWOUND, depth, 0, EV_HEADER_WORDS);
+	w[1] = EV_HEADER(EV_UNWOUND, depth, 0, EV_HEADER_WORDS);
 	commit(t, EV_HEADER_WORDS);
+}
+
+static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, unsigned capture, uint64_t ts)
+{
+	uint64_t *w = reserve(t, EV_ENTRY_WORDS);
+
+	if (!w) {
+		t->lost++;
+		return false;
+	}
+	w[0] = ts;
+	w[1] = EV_HEADER(EV_ENTRY, depth, capture, EV_ENTRY_WORDS);
+	w[2] = ra;
+	commit(t, EV_ENTRY_WORDS);
+	return true;
 }
 
 /* Frames whose slots lie at or below `limit` were left without returning. */
@@ -157,25 +176,25 @@ static void drop_dead_frames(struct tstate *t, uintptr_t limit, uint64_t ts)
 {
 	while (t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= limit) {
 		t->depth--;
-		emit_unwound(t, &t->frames[t->depth], t->depth, ts);
+		emit_unwound(t, t->depth, ts);
 	}
 }
 
 static uintptr_t return_trampoline(unsigned capture)
 {
-	return capture == CAPTURE_X87 ? (uintptr_t)rt_return_x87 : (uintptr_t)rt_return_regs;
+	return capture == CAPTURE_WIDE_FP ? (uintptr_t)rt_return_wide : (uintptr_t)rt_return_regs;
 }
 
 static bool is_return_trampoline(uintptr_t a)
 {
-	return a == (uintptr_t)rt_return_regs || a == (uintptr_t)rt_return_x87;
+	return a == (uintptr_t)rt_return_regs || a == (uintptr_t)rt_return_wide;
 }
 
 void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
 {
 	struct tstate *t = thread_state();
 	struct frame *f;
-	uint64_t ts, *w;
+	uint64_t ts;
 
 	if (!t)
 		return;
@@ -194,15 +213,8 @@ void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
 	}
 	if (is_return_trampoline(*slot))
 		goto out;	/* hooked already: a second hook in one function */
-	w = reserve(t, EV_HEADER_WORDS);
-	if (!w) {
-		t->lost++;
+	if (!emit_entry(t, ra, t->depth, capture, ts))
 		goto out;
-	}
-	w[0] = ts;
-	w[1] = ra;
-	w[2] = EV_HEADER(EV_ENTRY, t->depth, capture, EV_HEADER_WORDS);
-	commit(t, EV_HEADER_WORDS);
 	f = &t->frames[t->depth];
 	f->ret = *slot;
 	f->slot = slot;
@@ -262,11 +274,10 @@ static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, u
 		return;
 	}
 	w[0] = ts;
-	w[1] = f->ra;
 	n = rt_capture_words(regs, (enum capture)f->flags, w + EV_HEADER_WORDS);
 	if (f->flags == CAPTURE_STRING)
 		n += capture_string((uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n);
-	w[2] = EV_HEADER(EV_EXIT, depth, f->flags, EV_HEADER_WORDS + n);
+	w[1] = EV_HEADER(EV_EXIT, depth, f->flags, EV_HEADER_WORDS + n);
 	commit(t, EV_HEADER_WORDS + n);
 }
 
@@ -298,7 +309,7 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 	atomic_signal_fence(memory_order_seq_cst);
 	while (t->depth - 1 > f) {
 		t->depth--;
-		emit_unwound(t, &t->frames[t->depth], t->depth, ts);
+		emit_unwound(t, t->depth, ts);
 	}
 	emit_exit(t, &t->frames[f], f, ts, regs);
 	t->depth = f;
@@ -354,6 +365,12 @@ void rt_record_fork_child(void)
 		if (o != t)
 			atomic_store(&o->dead, true);
 	}
-	if (t)
-		t->tid = (pid_t)syscall(SYS_gettid);
+	if (!t)
+		return;
+	t->tid = (pid_t)syscall(SYS_gettid);
+	/* The parent recorded these entries; the child's trace opens them at the fork. */
+	uint64_t now = rt_timestamp();
+
+	for (uint32_t i = 0; i < t->depth; i++)
+		emit_entry(t, t->frames[i].ra, i, t->frames[i].flags, now);
 }

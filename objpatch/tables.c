@@ -23,10 +23,12 @@ static int64_t sign_extend(uint64_t v, unsigned bytes)
 	return bytes >= 8 ? (int64_t)v : (int64_t)(v << shift) >> shift;
 }
 
-static int read_object_table(struct elfobj *obj, size_t t, size_t ri, bool user, struct entries *e)
+/* `kind`: the flags every entry of this table gets. */
+static int read_object_table(struct elfobj *obj, size_t t, size_t ri, struct table_entry kind,
+			     struct entries *e)
 {
 	const struct section *tab = &obj->sec[t];
-	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
+	unsigned entsize = kind.user ? 4 : (obj->is64 ? 8 : 4);
 	const struct section *rs;
 
 	if (!ri)
@@ -50,9 +52,9 @@ static int read_object_table(struct elfobj *obj, size_t t, size_t ri, bool user,
 		 */
 		if (rs->sh.sh_type == SHT_REL || obj->arch->addend_in_place)
 			addend += sign_extend(elfobj_read_word(obj, tab->bytes + r->offset, entsize), entsize);
-		if (push(obj, e, (struct table_entry){ .sec = sym->shndx < obj->nsec ? sym->shndx : 0,
-						    .off = sym->s.st_value + (uint64_t)addend,
-						    .user = user }) < 0)
+		kind.sec = sym->shndx < obj->nsec ? sym->shndx : 0;
+		kind.off = sym->s.st_value + (uint64_t)addend;
+		if (push(obj, e, kind) < 0)
 			return -1;
 	}
 	return 0;
@@ -69,9 +71,10 @@ static uint32_t section_at(const struct elfobj *obj, uint64_t addr)
 	return 0;
 }
 
-static int read_linked_table(struct elfobj *obj, size_t t, bool user, struct entries *e)
+static int read_linked_table(struct elfobj *obj, size_t t, struct table_entry kind, struct entries *e)
 {
 	const struct section *tab = &obj->sec[t];
+	bool user = kind.user;
 	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
 
 	if (tab->sh.sh_type == SHT_NOBITS || tab->size % entsize)
@@ -82,8 +85,10 @@ static int read_linked_table(struct elfobj *obj, size_t t, bool user, struct ent
 		uint64_t addr = user ? tab->sh.sh_addr + i * entsize + (uint64_t)sign_extend(w, 4) : w;
 		uint32_t sec = section_at(obj, addr);
 
-		if (push(obj, e, (struct table_entry){ .sec = sec, .addr = addr, .user = user,
-						    .off = sec ? addr - obj->sec[sec].sh.sh_addr : 0 }) < 0)
+		kind.sec = sec;
+		kind.addr = addr;
+		kind.off = sec ? addr - obj->sec[sec].sh.sh_addr : 0;
+		if (push(obj, e, kind) < 0)
 			return -1;
 	}
 	return 0;
@@ -111,15 +116,16 @@ int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n)
 		return -1;
 	for (size_t i = 1; i < obj->nsec; i++) {
 		const char *name = obj->sec[i].name;
-		bool user = strcmp(name, USER_TABLE) == 0;
+		struct table_entry kind = { .entry = strcmp(name, ENTRY_TABLE) == 0 };
 		int rc;
 
-		if (!user && strcmp(name, KERNEL_TABLE) != 0)
+		kind.user = kind.entry || strcmp(name, USER_TABLE) == 0;
+		if (!kind.user && strcmp(name, KERNEL_TABLE) != 0)
 			continue;
 		if (obj->ehdr.e_type == ET_REL)
-			rc = read_object_table(obj, i, relocs_of[i], user, &e);
+			rc = read_object_table(obj, i, relocs_of[i], kind, &e);
 		else
-			rc = read_linked_table(obj, i, user, &e);
+			rc = read_linked_table(obj, i, kind, &e);
 		if (rc < 0) {
 			free(e.v);
 			free(relocs_of);

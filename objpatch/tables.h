@@ -11,6 +11,8 @@
 
 #define KERNEL_TABLE	"__mcount_loc"	/* pointer-sized absolute call addresses */
 #define USER_TABLE	"__mcount_rel"	/* 32-bit self-relative call addresses */
+/* The same for calls to an entry hook (__fentry__), made before the prologue. */
+#define ENTRY_TABLE	"__fentry_rel"
 #define PROTO_TABLE	"__mcount_proto"	/* a record per function */
 #define PROTO_STRINGS	"__mcount_str"	/* names and signatures, mergeable */
 
@@ -26,6 +28,7 @@ struct table_entry {
 	uint64_t off;		/* offset in that section */
 	uint64_t addr;		/* linked files: the address; objects: 0 */
 	bool user;		/* from a user-mode (self-relative) table */
+	bool entry;		/* from ENTRY_TABLE: the hook is called before the prologue */
 };
 
 struct proto_entry {

@@ -80,14 +80,21 @@
 	.size \name, . - \name
 .endm
 
-ENTRY rt_entry_mcount, 0, 0
-ENTRY rt_entry_fentry, 1, 0
-ENTRY rt_entry_mcount_x87, 0, 1
-ENTRY rt_entry_fentry_x87, 1, 1
-ENTRY rt_entry_mcount_string, 0, 2
-ENTRY rt_entry_fentry_string, 1, 2
+/* One per site kind and enum capture (rt.h), in its order. */
+ENTRY rt_entry_mcount_gpr, 0, 0
+ENTRY rt_entry_mcount_none, 0, 1
+ENTRY rt_entry_mcount_fp, 0, 2
+ENTRY rt_entry_mcount_wide, 0, 3
+ENTRY rt_entry_mcount_string, 0, 4
+ENTRY rt_entry_mcount_all, 0, 5
+ENTRY rt_entry_fentry_gpr, 1, 0
+ENTRY rt_entry_fentry_none, 1, 1
+ENTRY rt_entry_fentry_fp, 1, 2
+ENTRY rt_entry_fentry_wide, 1, 3
+ENTRY rt_entry_fentry_string, 1, 4
+ENTRY rt_entry_fentry_all, 1, 5
 
-/* RETURN name, x87 (0/1): struct ret_regs is at (%rsp) while rt_exit runs. */
+/* RETURN name, x87 (0/1: also st(0), for long double): struct ret_regs is at (%rsp) while rt_exit runs. */
 .macro RETURN name, x87
 	.globl \name
 	.hidden \name
@@ -126,6 +133,6 @@ ENTRY rt_entry_fentry_string, 1, 2
 .endm
 
 RETURN rt_return_regs, 0
-RETURN rt_return_x87, 1
+RETURN rt_return_wide, 1
 
 	.section .note.GNU-stack, "", @progbits

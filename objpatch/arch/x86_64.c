@@ -15,12 +15,18 @@
 #include <x86intrin.h>
 #include "../rt.h"
 
-void rt_entry_mcount(void) RT_HIDDEN;
-void rt_entry_fentry(void) RT_HIDDEN;
-void rt_entry_mcount_x87(void) RT_HIDDEN;
-void rt_entry_fentry_x87(void) RT_HIDDEN;
-void rt_entry_mcount_string(void) RT_HIDDEN;
-void rt_entry_fentry_string(void) RT_HIDDEN;
+#define ENTRIES(kind)                                                           \
+	void rt_entry_##kind##_gpr(void) RT_HIDDEN;                             \
+	void rt_entry_##kind##_none(void) RT_HIDDEN;                            \
+	void rt_entry_##kind##_fp(void) RT_HIDDEN;                              \
+	void rt_entry_##kind##_wide(void) RT_HIDDEN;                            \
+	void rt_entry_##kind##_string(void) RT_HIDDEN;                          \
+	void rt_entry_##kind##_all(void) RT_HIDDEN;
+ENTRIES(mcount)
+ENTRIES(fentry)
+
+#define ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
+			  rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
 
 #define STUB_TARGET_OFFSET 6	/* ff 25 00000000 <target> */
 
@@ -60,23 +66,13 @@ static void x86_encode_stub(uint8_t *stub, uintptr_t target)
 	memcpy(stub + STUB_TARGET_OFFSET, &target, sizeof(target));
 }
 
-static enum capture x86_capture_for(const struct sig_type *ret)
-{
-	/* long double comes back in st(0); reading it costs a store and a load. */
-	return ret->cls == TC_FLOAT && ret->size > 8 ? CAPTURE_X87 : CAPTURE_REGS;
-}
-
 const struct rt_arch rt_arch_host = {
 	.machine = EM_X86_64,
 	.elfclass = ELFCLASS64,
 	.encode_call = x86_encode_call,
 	.encode_stub = x86_encode_stub,
 	.reach = (uintptr_t)INT32_MAX - 4096,
-	.entry = {
-		[SITE_MCOUNT] = { rt_entry_mcount, rt_entry_mcount_x87, rt_entry_mcount_string },
-		[SITE_FENTRY] = { rt_entry_fentry, rt_entry_fentry_x87, rt_entry_fentry_string },
-	},
-	.capture_for = x86_capture_for,
+	.entry = { [SITE_MCOUNT] = ENTRY_ROW(mcount), [SITE_FENTRY] = ENTRY_ROW(fentry) },
 };
 
 /*
@@ -109,35 +105,66 @@ uint64_t rt_timestamp(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* rax, rdx, xmm0, xmm1 and st(0) as each capture keeps them. */
 size_t rt_capture_count(enum capture c)
 {
-	return c == CAPTURE_X87 ? 6 : 4;
+	static const uint8_t words[CAPTURES] = {
+		[CAPTURE_GPR] = 1, [CAPTURE_NONE] = 0, [CAPTURE_FP] = 1, [CAPTURE_WIDE_FP] = 2,
+		[CAPTURE_STRING] = 1, [CAPTURE_ALL] = 4,
+	};
+
+	return c < CAPTURES ? words[c] : 0;
 }
 
 size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w)
 {
-	w[0] = r->gpr[0];
-	w[1] = r->gpr[1];
-	memcpy(&w[2], r->fpr[0], 8);
-	memcpy(&w[3], r->fpr[1], 8);
-	if (c != CAPTURE_X87)
-		return 4;
-	memcpy(&w[4], r->x87, 16);
-	return 6;
+	switch (c) {
+	case CAPTURE_GPR:
+	case CAPTURE_STRING:
+		w[0] = r->gpr[0];
+		break;
+	case CAPTURE_FP:
+		memcpy(&w[0], r->fpr[0], 8);
+		break;
+	case CAPTURE_WIDE_FP:
+		memcpy(&w[0], r->wide, 16);
+		break;
+	case CAPTURE_ALL:
+		w[0] = r->gpr[0];
+		w[1] = r->gpr[1];
+		memcpy(&w[2], r->fpr[0], 8);
+		memcpy(&w[3], r->fpr[1], 8);
+		break;
+	default:
+		break;
+	}
+	return rt_capture_count(c);
 }
 
 void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret, struct raw_value *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->gpr[0] = w[0];
-	v->gpr[1] = w[1];
-	if (ret->cls != TC_FLOAT)
-		return;
-	if (c == CAPTURE_X87) {
-		memcpy(v->fpr, &w[4], 16);
+	switch (c) {
+	case CAPTURE_GPR:
+	case CAPTURE_STRING:
+		v->gpr[0] = w[0];
+		break;
+	case CAPTURE_FP:
+		memcpy(v->fpr, &w[0], 8);
 		v->have_fpr = true;
-	} else if (ret->size <= 8) {
+		break;
+	case CAPTURE_WIDE_FP:
+		memcpy(v->fpr, &w[0], 16);
+		v->have_fpr = true;
+		break;
+	case CAPTURE_ALL:
+		v->gpr[0] = w[0];
+		v->gpr[1] = w[1];
+		/* A float struct member comes back in xmm0; format.c reads structs from gpr[]. */
 		memcpy(v->fpr, &w[2], 8);
-		v->have_fpr = true;
+		v->have_fpr = ret->cls == TC_FLOAT;
+		break;
+	default:
+		break;
 	}
 }
