@@ -62,7 +62,16 @@ struct arch {
 	/* Extra test for targets sharing e_machine and class; NULL = accept. */
 	bool (*match)(const GElf_Ehdr *ehdr);
 
-	const char *const *hooks;	/* NULL-terminated; a leading '.' is ignored */
+	/*
+	 * Hook names, NULL-terminated; a leading '.' is ignored.  `hooks` are
+	 * called once the function has set up its frame (mcount); `entry_hooks`
+	 * as its very first instruction (__fentry__), where the traced
+	 * function's own return address is still where its caller's call left
+	 * it.  A runtime must know which, per site, so user mode keeps the two
+	 * kinds in separate tables.  NULL: the arch has no entry hook.
+	 */
+	const char *const *hooks;
+	const char *const *entry_hooks;
 	const struct call_form *calls;
 	size_t ncalls;
 	/*

@@ -8,7 +8,9 @@
  */
 #include "arch.h"
 
-static const char *const s390_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
+static const char *const s390_hooks[] = { "_mcount", "mcount", NULL };
+/* -mfentry (gcc and clang): `brasl %r0,__fentry__` before the prologue, %r14 untouched */
+static const char *const s390_entry_hooks[] = { "__fentry__", NULL };
 
 /* brasl %rN,rel32 (c0N5) becomes brcl 0,0 (c004 0000 0000), a 6-byte nop. */
 #define BRASL	PAT(HM(0xc005, 0xff0f))
@@ -24,6 +26,7 @@ const struct arch arch_s390x = {
 	.machine = EM_S390,
 	.elfclass = ELFCLASS64,
 	.hooks = s390_hooks,
+	.entry_hooks = s390_entry_hooks,
 	.calls = s390_calls,
 	.ncalls = ARRAY_SIZE(s390_calls),
 	.reloc_abs = R_390_64,

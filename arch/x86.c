@@ -6,7 +6,9 @@
  */
 #include "arch.h"
 
-static const char *const x86_hooks[] = { "mcount", "__fentry__", NULL };
+static const char *const x86_hooks[] = { "mcount", NULL };
+/* gcc and clang -mfentry, on i386 too (non-PIC for gcc) */
+static const char *const x86_entry_hooks[] = { "__fentry__", NULL };
 
 #define CALL_REL32 PAT(B(0xe8))
 #define X86_64_NOP5 PAT(B(0x0f), B(0x1f), B(0x44), B(0x00), B(0x00))
@@ -25,6 +27,7 @@ const struct arch arch_x86_64 = {
 	.machine = EM_X86_64,
 	.elfclass = ELFCLASS64,
 	.hooks = x86_hooks,
+	.entry_hooks = x86_entry_hooks,
 	.calls = x86_64_calls,
 	.ncalls = ARRAY_SIZE(x86_64_calls),
 	.reloc_abs = R_X86_64_64,
@@ -51,6 +54,7 @@ const struct arch arch_i386 = {
 	.machine = EM_386,
 	.elfclass = ELFCLASS32,
 	.hooks = x86_hooks,
+	.entry_hooks = x86_entry_hooks,
 	.calls = i386_calls,
 	.ncalls = ARRAY_SIZE(i386_calls),
 	.reloc_abs = R_386_32,

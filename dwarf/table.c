@@ -243,9 +243,9 @@ static int emit_plan(struct elfobj *obj, struct plan *p)
 		goto out;
 	p->strings.bytes = NULL;	/* the section owns it now */
 	for (size_t i = 0; i < p->n; i++)
-		locs[i] = (struct site){ p->funcs[i].sec, p->funcs[i].off };
+		locs[i] = (struct site){ .sec = p->funcs[i].sec, .off = p->funcs[i].off };
 	if (choose_bases(obj, locs, p->n, true, fbase) < 0 ||
-	    choose_bases(obj, &(struct site){ (uint32_t)stridx, 0 }, 1, false, &strbase) < 0)
+	    choose_bases(obj, &(struct site){ .sec = (uint32_t)stridx }, 1, false, &strbase) < 0)
 		goto out;
 	for (size_t from = 0, to; from < p->n; from = to) {
 		for (to = from + 1; to < p->n && p->funcs[to].sec == p->funcs[from].sec; to++)

@@ -5,7 +5,10 @@
  * User mode: one __mcount_rel per text section, 32-bit self-relative entries,
  * SHF_LINK_ORDER to its function's section and a member of that section's
  * COMDAT group, so that a discarded or collected function takes its entries
- * with it and a PIE needs no dynamic relocation for them.
+ * with it and a PIE needs no dynamic relocation for them.  Calls to an entry
+ * hook (__fentry__) go to a __fentry_rel of the same form instead: a runtime
+ * finds the traced function's return address at a different place for them,
+ * and a stripped file with its calls NOP'd has nothing else to tell it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,22 +119,28 @@ size_t emit_relocated_section(struct elfobj *obj, const char *name, const char *
 	return tidx;
 }
 
+/* The section names live as long as the object: elfobj keeps the pointers. */
+struct table_names {
+	const char *name, *rel, *rela;
+};
+
+#define TABLE_NAMES(n) { n, ".rel" n, ".rela" n }
+static const struct table_names kernel_table = TABLE_NAMES(KERNEL_TABLE);
+static const struct table_names user_tables[2] = { TABLE_NAMES(USER_TABLE), TABLE_NAMES(ENTRY_TABLE) };
+
 /*
- * One call-site table for sites [from, to).  `linked` (user mode) is the
- * text section the table follows, 0 for none.
+ * One call-site table of `n` entries.  `linked` (user mode) is the text
+ * section the table follows, 0 for none.
  */
-static int emit_site_table(struct elfobj *obj, const struct entry_base *base, size_t from,
-			   size_t to, size_t linked)
+static int emit_site_table(struct elfobj *obj, const struct table_names *names,
+			   const struct entry_base *base, size_t n, size_t linked)
 {
 	bool user = linked != 0;
 	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
-	size_t n = to - from;
 	uint8_t *table = calloc(n ? n : 1, entsize);
 	struct field *f = calloc(n ? n : 1, sizeof(*f));
 	GElf_Shdr sh = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
 			 .sh_addralign = entsize, .sh_entsize = entsize };
-	const char *relname = obj->uses_rela ? (user ? ".rela" USER_TABLE : ".rela" KERNEL_TABLE)
-					     : (user ? ".rel" USER_TABLE : ".rel" KERNEL_TABLE);
 	size_t idx;
 
 	if (!table || !f) {
@@ -142,16 +151,35 @@ static int emit_site_table(struct elfobj *obj, const struct entry_base *base, si
 	for (size_t i = 0; i < n; i++)
 		f[i] = (struct field){ .offset = i * entsize, .width = (uint8_t)entsize,
 				       .rtype = user ? obj->arch->reloc_rel32 : obj->arch->reloc_abs,
-				       .base = base[from + i] };
-	idx = emit_relocated_section(obj, user ? USER_TABLE : KERNEL_TABLE, relname, &sh, table,
-				     n * entsize, f, n, linked);
+				       .base = base[i] };
+	idx = emit_relocated_section(obj, names->name, obj->uses_rela ? names->rela : names->rel, &sh,
+				     table, n * entsize, f, n, linked);
 	free(f);
 	return idx ? 0 : -1;
 }
 
+/*
+ * The user-mode tables of one text section's sites [from, to): one per kind
+ * of hook present.  `scratch` has room for to - from bases.
+ */
+static int emit_user_tables(struct elfobj *obj, const struct recording *rec, const struct entry_base *base,
+			    size_t from, size_t to, struct entry_base *scratch)
+{
+	for (int entry = 0; entry <= 1; entry++) {
+		size_t n = 0;
+
+		for (size_t i = from; i < to; i++)
+			if (rec->sites[i].entry == entry)
+				scratch[n++] = base[i];
+		if (n && emit_site_table(obj, &user_tables[entry], scratch, n, rec->sites[from].sec) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode mode)
 {
-	struct entry_base *base;
+	struct entry_base *base, *scratch = NULL;
 	int rc = -1;
 
 	if (!rec->nsites)
@@ -162,17 +190,23 @@ int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode
 	if (choose_bases(obj, rec->sites, rec->nsites, true, base) < 0)
 		goto out;
 	if (mode == MODE_KERNEL) {
-		rc = emit_site_table(obj, base, 0, rec->nsites, 0);
+		rc = emit_site_table(obj, &kernel_table, base, rec->nsites, 0);
+		goto out;
+	}
+	scratch = calloc(rec->nsites, sizeof(*scratch));
+	if (!scratch) {
+		elfobj_error(obj, "out of memory");
 		goto out;
 	}
 	for (size_t from = 0, to; from < rec->nsites; from = to) {
 		for (to = from + 1; to < rec->nsites && rec->sites[to].sec == rec->sites[from].sec; to++)
 			;
-		if (emit_site_table(obj, base, from, to, rec->sites[from].sec) < 0)
+		if (emit_user_tables(obj, rec, base, from, to, scratch) < 0)
 			goto out;
 	}
 	rc = 0;
 out:
+	free(scratch);
 	free(base);
 	return rc;
 }

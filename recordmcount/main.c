@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"Records the calls to mcount/__fentry__ of each object in a table, in place.\n"
 		"  -w, --warn           report calls outside the traced sections\n"
 		"      --mode=kernel    one __mcount_loc per object, as Kbuild expects (default)\n"
-		"      --mode=user      per-function __mcount_rel tables for programs (C++, PIE, --gc-sections)\n"
+		"      --mode=user      per-section __mcount_rel/__fentry_rel tables for programs (C++, PIE, --gc-sections)\n"
 		"  -o, --output=FILE    write the result to FILE (one input only)\n"
 		"      --no-protos      do not add the prototype table (__mcount_proto) from DWARF\n"
 		"      --nop            replace the recorded calls by NOPs too (no hook needed to link)\n"

@@ -23,23 +23,38 @@ bool elfobj_has_tables(const struct elfobj *obj)
 	for (size_t i = 1; i < obj->nsec; i++) {
 		const char *n = obj->sec[i].name;
 
-		if (strcmp(n, KERNEL_TABLE) == 0 || strcmp(n, USER_TABLE) == 0)
+		if (strcmp(n, KERNEL_TABLE) == 0 || strcmp(n, USER_TABLE) == 0 ||
+		    strcmp(n, ENTRY_TABLE) == 0)
 			return true;
 	}
 	return false;
 }
 
-static bool is_hook_name(const struct arch *arch, const char *name)
+/* What a symbol is to the recorder, a byte per symbol. */
+enum hook_kind {
+	NOT_HOOK,
+	HOOK_AFTER_PROLOGUE,
+	HOOK_ENTRY,
+};
+
+static bool in_list(const char *const *list, const char *name)
 {
-	if (name[0] == '.')
-		name++;
-	for (const char *const *h = arch->hooks; *h; h++)
+	for (const char *const *h = list; h && *h; h++)
 		if (strcmp(name, *h) == 0)
 			return true;
 	return false;
 }
 
-/* A byte per symbol: does it name the hook?  NULL (no error) when none does. */
+static enum hook_kind hook_kind(const struct arch *arch, const char *name)
+{
+	if (name[0] == '.')
+		name++;
+	if (in_list(arch->hooks, name))
+		return HOOK_AFTER_PROLOGUE;
+	return in_list(arch->entry_hooks, name) ? HOOK_ENTRY : NOT_HOOK;
+}
+
+/* A byte per symbol: which hook it names, if any.  NULL only when out of memory. */
 static uint8_t *find_hook_symbols(struct elfobj *obj, bool *any)
 {
 	uint8_t *hook = calloc(obj->nsym ? obj->nsym : 1, 1);
@@ -50,10 +65,10 @@ static uint8_t *find_hook_symbols(struct elfobj *obj, bool *any)
 	for (size_t i = 1; i < obj->nsym; i++) {
 		const struct symbol *s = &obj->sym[i];
 
-		if (GELF_ST_TYPE(s->s.st_info) != STT_SECTION && is_hook_name(obj->arch, s->name)) {
-			hook[i] = 1;
-			*any = true;
-		}
+		if (GELF_ST_TYPE(s->s.st_info) == STT_SECTION)
+			continue;
+		hook[i] = (uint8_t)hook_kind(obj->arch, s->name);
+		*any |= hook[i] != NOT_HOOK;
 	}
 	return hook;
 }
@@ -77,11 +92,11 @@ static const struct call_form *match_call(const struct elfobj *obj, const struct
 	return NULL;
 }
 
-static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, uint64_t off)
+static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, uint64_t off, bool entry)
 {
 	if (!grow_array(&rec->sites, rec->nsites, &rec->cap, sizeof(*rec->sites)))
 		return elfobj_error(obj, "out of memory"), -1;
-	rec->sites[rec->nsites++] = (struct site){ sec, off };
+	rec->sites[rec->nsites++] = (struct site){ sec, off, entry };
 	return 0;
 }
 
@@ -185,7 +200,7 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 			continue;	/* not a call: an address taken, a data word */
 		seq_start = r->offset;
 		in_seq = true;
-		if (traceable && push_site(obj, rec, textidx, site) < 0)
+		if (traceable && push_site(obj, rec, textidx, site, hook[r->sym] == HOOK_ENTRY) < 0)
 			return -1;
 		if (traceable && !rec->nop_traced)
 			continue;

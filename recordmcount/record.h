@@ -12,10 +12,10 @@ enum table_mode {
 	MODE_USER,	/* __mcount_rel per function section: link-order, COMDAT- and PIE-safe */
 };
 
-
 struct site {
 	uint32_t sec;
 	uint64_t off;
+	bool entry;	/* calls an entry hook (arch.h): user mode puts it in __fentry_rel */
 };
 
 struct recording {
