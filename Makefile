@@ -44,8 +44,24 @@ RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(BUILD)/pic/objpatch/arch/
 RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer
 RT_LIBS := -lelf -ldl -pthread
 
-.PHONY: all check demo install clean bench
-all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a
+# The runtime for AArch64 programs, which `objpatch run` starts under
+# qemu-user with $(BUILD)/aarch64/libobjpatch.so: built by `make all` when the
+# cross compiler is installed (it links the arm64 libelf, scripts/deps.sh).
+AARCH64_PREFIX := aarch64-linux-gnu-
+ifneq ($(RT_ARCH),aarch64)
+ifneq ($(shell command -v $(AARCH64_PREFIX)gcc 2>/dev/null),)
+CROSS_RUNTIMES += runtime-aarch64
+endif
+endif
+
+.PHONY: all check demo install clean bench runtime-aarch64
+all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
+
+# Sanitizer runtimes for the target are not installed: a sanitized host build
+# still gets a plain cross runtime.
+runtime-aarch64:
+	$(MAKE) --no-print-directory RT_ARCH=aarch64 CC=$(AARCH64_PREFIX)gcc AR=$(AARCH64_PREFIX)ar \
+		BUILD=$(BUILD)/aarch64 SANITIZE= $(BUILD)/aarch64/libobjpatch.so $(BUILD)/aarch64/libobjpatch.a
 
 $(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
 	@mkdir -p $(dir $@)
@@ -84,9 +100,14 @@ bench: all
 	bench/run.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 $(BUILD)/recordmcount $(BUILD)/objpatch $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/libobjpatch.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/libobjpatch.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 objpatch/objpatch.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 man/recordmcount.1 man/objpatch.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/libobjpatch.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 man/mcount-tables.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
