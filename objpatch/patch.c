@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Live text patching for x86_64 Linux (see patch.h for the contract).
+ * Live text patching for x86_64 and AArch64 Linux (see patch.h for the
+ * contract).
  *
- * Protocol, per batch (the kernel's text_poke_bp_batch): publish the batch
- * for the trap handler, write 0xcc over the first byte of every site, sync
- * cores, write bytes 1..len-1, sync, write the new first bytes, sync,
- * unpublish, wait until no trap handler still reads the batch.  So three
- * core syncs per batch whatever its size.
+ * x86_64.  Protocol, per batch (the kernel's text_poke_bp_batch): publish
+ * the batch for the trap handler, write 0xcc over the first byte of every
+ * site, sync cores, write bytes 1..len-1, sync, write the new first bytes,
+ * sync, unpublish, wait until no trap handler still reads the batch.  So
+ * three core syncs per batch whatever its size.
  *
  * A thread that meets a temporary int3 gets SIGTRAP; the handler EMULATES
  * THE NEW INSTRUCTION (as the kernel does): skip a NOP, push site+len and
@@ -19,19 +20,42 @@
  * and new must have the same length so that a thread returning from a hook
  * (to site+len) lands on an instruction boundary whichever is there.
  *
- * Writer: pwrite() to /proc/self/mem.  The kernel writes through its own
- * mapping of the page (FOLL_FORCE; for a private file mapping it first
+ * x86_64 writer: pwrite() to /proc/self/mem.  The kernel writes through its
+ * own mapping of the page (FOLL_FORCE; for a private file mapping it first
  * breaks COW), so the program's mapping stays r-x all the time: no W+X
  * window, no fault for threads running on the page, no SIGSEGV path; it
  * costs one syscall per write.  A memfd alias would need the text to live in
  * a memfd, which the loader's mappings do not.  Kernels booted with
  * proc_mem.force_override=never refuse it (checked once on a scratch r-x
- * page): then the fallback mprotect()s the pages RW (never RWX) around the
- * writes, one window per run of sites on adjacent pages, and a thread that
- * executes such a page meanwhile faults; the SIGSEGV handler sleeps (futex)
- * until the window closes and retries the instruction.  The fallback cannot
- * patch a page holding this file's own code (the patcher would fault on
- * itself) and assumes the text was r-x.
+ * page): then the fallback writes through mprotect windows (below).
+ *
+ * AArch64: every site is one aligned 32-bit word, and NOP <-> BL is in the
+ * architecture's list of instructions that may be modified while another
+ * core executes them (it sees the old or the new one), so there is no
+ * protocol: one store per site, then the cache maintenance of
+ * __builtin___clear_cache (clean to the point of unification, invalidate
+ * the I-cache line: broadcast to the inner-shareable domain), as the
+ * kernel's aarch64_insn_patch_text_nosync does.  The stores go through
+ * mprotect windows, not /proc/self/mem, because of qemu-user, where this
+ * runs in our tests: a pwrite() to /proc/self/mem changes the guest's bytes
+ * behind qemu's back and qemu goes on running its stale translation of the
+ * old code, while a guest mprotect() and store make qemu drop the page's
+ * translations.  What that costs: two mprotect() per run of sites on
+ * adjacent pages, and a thread that runs into such a page meanwhile faults
+ * and sleeps until it is r-x again (on hardware, /proc/self/mem would spare
+ * both).  The patching thread blocks asynchronous signals during a batch: a
+ * handler could be program code on a page being written.
+ *
+ * The mprotect window (both machines): the pages holding a run of sites on
+ * adjacent pages become RW (never RWX), take the stores and become r-x
+ * again; a thread that executes such a page meanwhile faults, and the
+ * SIGSEGV handler sleeps (futex) until the window closes and retries the
+ * instruction.  The code that runs while a window is open, the writer and
+ * that handler, lives in a section of its own and makes its system calls
+ * itself, not through libc or the PLT, either of which may lie on a page
+ * being written when this file is linked into the program (libobjpatch.a);
+ * a window that would hold that section is refused.  It assumes the text
+ * was r-x.
  *
  * Measured by t/80-patch.t on a 2-core VM (kernel 6.18), /proc/self/mem:
  * about 8 us per patch_text() and 5 us per site in batches of 4096 when
@@ -48,7 +72,7 @@
  * (SIGTRAP is blocked inside it: a nested int3 would kill the process), so
  * this file is never built with -pg/-mrecord-mcount.
  *
- * Core sync: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE),
+ * Core sync (x86_64): membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE),
  * registered once.  Without it (kernels < 4.16): the mprotect-IPI trick
  * (changing a touched page's protection sends a TLB-shootdown IPI to every
  * CPU running this mm; returning from the interrupt serialises the core),
@@ -75,14 +99,16 @@
 #include <unistd.h>
 #include "patch.h"
 
-#if defined(__x86_64__) && defined(__linux__)
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+
+/* ---- shared by both writers: batches, the known sites, the mprotect window ---- */
 
 enum insn_kind { INSN_BAD, INSN_NOP, INSN_CALL, INSN_JMP, INSN_CALL_IND };
 
 struct busy_site {
 	uintptr_t addr;
 	size_t len;
-	uint8_t insn[PATCH_MAX_LEN];	/* the replacement, which traps emulate */
+	uint8_t insn[PATCH_MAX_LEN];	/* the replacement (x86: which traps emulate) */
 	uint8_t old[PATCH_MAX_LEN];	/* for roll_back() */
 };
 
@@ -100,102 +126,75 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static char g_init_err[160];
 static const char *g_method = "uninitialised";
-static int g_memfd = -1;
-static bool g_membarrier;
-static void *g_ipi_page;
+static int g_readfd = -1;		/* /proc/self/mem for read_text(), where it works */
 static long g_pagesize;
 static pid_t g_pid;
 static bool g_segv_installed;
 
 /* Read by the signal handlers: */
-static _Atomic(struct busy *) g_busy;
 static _Atomic(struct known *) g_known;
 static atomic_int g_readers;		/* handlers that may hold g_busy/g_known */
 static atomic_ulong g_traps;
-static atomic_uintptr_t g_win_lo, g_win_hi;	/* mprotect fallback: page range now RW */
+static atomic_uintptr_t g_win_lo, g_win_hi;	/* mprotect window: page range now RW */
 static atomic_uint g_win_seq;
 static atomic_long g_patcher_tid;
-static struct sigaction g_old_trap, g_old_segv;
+static struct sigaction g_old_segv;
 
-static const uint8_t nops[PATCH_MAX_LEN + 1][PATCH_MAX_LEN] = {
-	[1] = { 0x90 },
-	[2] = { 0x66, 0x90 },
-	[3] = { 0x0f, 0x1f, 0x00 },
-	[4] = { 0x0f, 0x1f, 0x40, 0x00 },
-	[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 },
-	[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
-	[7] = { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
-	[8] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
-};
+#if defined(__x86_64__)
+#define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
+#else
+#define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
+#endif
 
-static enum insn_kind classify(const uint8_t *b, size_t len)
+static enum insn_kind classify(const uint8_t *b, size_t len);
+
+/*
+ * Code that must never lie on a page the mprotect writer makes RW: what the
+ * patching thread runs inside a window (AArch64), and the SIGSEGV path that
+ * threads meeting a window run.  A section of its own (after .text) keeps
+ * it off the pages of the program's functions even when this file is
+ * linked into the program (libobjpatch.a), and its bounds let the AArch64
+ * writer refuse the rare window that would still hold it.
+ */
+#if defined(__aarch64__)
+/* Outline atomics are libgcc functions in .text: inline LL/SC or LSE here. */
+#define PATCHER_TEXT __attribute__((section("objpatch_patcher_text"), target("no-outline-atomics")))
+#else
+#define PATCHER_TEXT __attribute__((section("objpatch_patcher_text")))
+#endif
+#if defined(__clang__)
+#define PATCHER_NOIPA
+#else
+#define PATCHER_NOIPA noipa,	/* no clone of the writer outside its section */
+#endif
+
+/*
+ * System calls for PATCHER_TEXT code, without libc: its wrappers, and the
+ * program's PLT when this file is linked into the program, may lie on a
+ * page that is RW at the moment.  They leave errno alone, too.
+ */
+static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
 {
-	if (len == 0 || len > PATCH_MAX_LEN)
-		return INSN_BAD;
-	if (!memcmp(b, nops[len], len))
-		return INSN_NOP;
-	if (len == 5 && b[0] == 0xe8)
-		return INSN_CALL;
-	if (len == 5 && b[0] == 0xe9)
-		return INSN_JMP;
-	if (len == 6 && b[0] == 0xff && b[1] == 0x15)
-		return INSN_CALL_IND;
-	return INSN_BAD;
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = d;
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+	return x0;
+#endif
 }
 
-static int32_t rel32(const uint8_t *p)
-{
-	int32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* The stack below the interrupted RSP is free: a signal frame starts below
- * the 128-byte red zone, and a call would have written there anyway. */
-__attribute__((no_sanitize("address")))
-static void emulate(ucontext_t *uc, const struct busy_site *s)
-{
-	greg_t *r = uc->uc_mcontext.gregs;
-	uintptr_t next = s->addr + s->len, target = next;
-
-	switch (classify(s->insn, s->len)) {
-	case INSN_CALL:
-	case INSN_JMP:
-		target = next + (intptr_t)rel32(s->insn + 1);
-		break;
-	case INSN_CALL_IND:
-		target = *(const uintptr_t *)(next + (intptr_t)rel32(s->insn + 2));
-		break;
-	default:
-		break;
-	}
-	if (s->insn[0] == 0xe8 || s->insn[0] == 0xff) {
-		r[REG_RSP] -= 8;
-		*(uintptr_t *)r[REG_RSP] = next;
-	}
-	r[REG_RIP] = (greg_t)target;
-}
-
-static const struct busy_site *busy_find(const struct busy *b, uintptr_t ip)
-{
-	size_t lo = 0, hi = b ? b->n : 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->s[mid].addr == ip)
-			return &b->s[mid];
-		if (b->s[mid].addr < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* Index of the first known site >= ip. */
-static size_t known_lower(const struct known *k, uintptr_t ip)
+PATCHER_TEXT static size_t known_lower(const struct known *k, uintptr_t ip)
 {
 	size_t lo = 0, hi = k ? k->n : 0;
 
@@ -217,7 +216,7 @@ static bool known_has(const struct known *k, uintptr_t ip)
 	return k && i < k->n && k->a[i] == ip;
 }
 
-static void chain(const struct sigaction *old, int sig, siginfo_t *si, void *ctx)
+PATCHER_TEXT static void chain(const struct sigaction *old, int sig, siginfo_t *si, void *ctx)
 {
 	if (old->sa_flags & SA_SIGINFO) {
 		old->sa_sigaction(sig, si, ctx);
@@ -232,48 +231,9 @@ static void chain(const struct sigaction *old, int sig, siginfo_t *si, void *ctx
 	}
 }
 
-/* 1 when the trap at ip was one of ours and the context now says where to go. */
-static int steer_trap(ucontext_t *uc)
-{
-	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
 
-	for (int tries = 0; tries < 1000; tries++) {
-		const struct busy_site *s = busy_find(atomic_load(&g_busy), ip);
-
-		if (s) {
-			emulate(uc, s);
-			return 1;
-		}
-		if (!known_has(atomic_load(&g_known), ip))
-			return 0;
-		/* Acquire: a 0xcc seen here was written after its batch was published. */
-		if (__atomic_load_n((const uint8_t *)ip, __ATOMIC_ACQUIRE) != 0xcc) {
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
-			return 1;
-		}
-		/* 0xcc of a batch published after our first look: look again. */
-	}
-	return 0;
-}
-
-static void on_trap(int sig, siginfo_t *si, void *ctx)
-{
-	int ours = 0;
-
-	if (si->si_code == SI_KERNEL) {
-		atomic_fetch_add(&g_readers, 1);
-		ours = steer_trap(ctx);
-		atomic_fetch_sub(&g_readers, 1);
-	}
-	if (ours)
-		atomic_fetch_add_explicit(&g_traps, 1, memory_order_relaxed);
-	else
-		chain(&g_old_trap, sig, si, ctx);
-}
-
-/* Whether the page at addr is executable now (fallback writer, rare race). */
 /* strtoul's locale handling has no place in a signal handler. */
-static const char *parse_hex(const char *p, unsigned long *v)
+PATCHER_TEXT static const char *parse_hex(const char *p, unsigned long *v)
 {
 	*v = 0;
 	for (;; p++) {
@@ -286,19 +246,27 @@ static const char *parse_hex(const char *p, unsigned long *v)
 	}
 }
 
-static bool page_executable(uintptr_t addr)
+/* strchr(p, '\n'); the empty asm keeps the compiler from making it a call to libc. */
+PATCHER_TEXT static char *line_end(char *p)
+{
+	for (; *p && *p != '\n'; p++)
+		__asm__("" : "+r"(p));
+	return *p ? p : NULL;
+}
+
+PATCHER_TEXT static bool page_executable(uintptr_t addr)
 {
 	char buf[4096], *line, *end;
-	ssize_t n;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	long n;
+	long fd = raw_syscall4(SYS_openat, AT_FDCWD, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
 	bool x = false;
 
 	if (fd < 0)
 		return false;
 	/* Reads of /proc/self/maps end at a line end. */
-	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+	while ((n = raw_syscall4(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0)) > 0) {
 		buf[n] = 0;
-		for (line = buf; (end = strchr(line, '\n')); line = end + 1) {
+		for (line = buf; (end = line_end(line)); line = end + 1) {
 			unsigned long lo, hi;
 			const char *p = parse_hex(line, &lo);
 
@@ -309,11 +277,11 @@ static bool page_executable(uintptr_t addr)
 				x = p[3] == 'x';
 		}
 	}
-	close(fd);
+	raw_syscall4(SYS_close, fd, 0, 0, 0);
 	return x;
 }
 
-static bool near_known_site(uintptr_t addr)
+PATCHER_TEXT static bool near_known_site(uintptr_t addr)
 {
 	const struct known *k = atomic_load(&g_known);
 	uintptr_t page = addr & ~(uintptr_t)(g_pagesize - 1);
@@ -323,13 +291,13 @@ static bool near_known_site(uintptr_t addr)
 }
 
 /*
- * Fallback writer only: a thread ran into a page that is RW for a moment.
+ * The mprotect writer only: a thread ran into a page that is RW for a moment.
  * 1 when it may retry.  The patcher opens windows back to back, so a fault
  * from one window may be handled during the next: look again a few times.
  */
-static int wait_for_window(uintptr_t addr)
+PATCHER_TEXT static int wait_for_window(uintptr_t addr)
 {
-	if (syscall(SYS_gettid) == atomic_load(&g_patcher_tid))
+	if (raw_syscall4(SYS_gettid, 0, 0, 0, 0) == atomic_load(&g_patcher_tid))
 		return 0;
 	for (int tries = 0; tries < 100; tries++) {
 		unsigned seq = atomic_load(&g_win_seq);
@@ -337,8 +305,7 @@ static int wait_for_window(uintptr_t addr)
 		if ((seq & 1) && addr >= atomic_load(&g_win_lo) && addr < atomic_load(&g_win_hi)) {
 			/* futex(2) is a plain syscall: fine in a signal handler. */
 			while (atomic_load(&g_win_seq) == seq)
-				syscall(SYS_futex, &g_win_seq, (long)FUTEX_WAIT_PRIVATE, (long)seq,
-					NULL, NULL, 0L);
+				raw_syscall4(SYS_futex, (long)&g_win_seq, FUTEX_WAIT_PRIVATE, (long)seq, 0);
 			return 1;
 		}
 		if (!near_known_site(addr))
@@ -349,10 +316,10 @@ static int wait_for_window(uintptr_t addr)
 	return 0;
 }
 
-static void on_segv(int sig, siginfo_t *si, void *ctx)
+PATCHER_TEXT static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
 	uintptr_t addr = (uintptr_t)si->si_addr;
-	uintptr_t ip = (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+	uintptr_t ip = CONTEXT_IP((ucontext_t *)ctx);
 	int ours = 0;
 
 	/* Instruction fetches only: a data write to text is the program's own bug. */
@@ -376,78 +343,6 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *), struct sigacti
 	return sigaction(sig, &sa, old);
 }
 
-static void sync_cores(void)
-{
-	if (g_membarrier) {
-		syscall(SYS_membarrier, (long)MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0L, 0L);
-		return;
-	}
-	*(volatile char *)g_ipi_page = 1;
-	mprotect(g_ipi_page, g_pagesize, PROT_READ);
-	mprotect(g_ipi_page, g_pagesize, PROT_READ | PROT_WRITE);
-}
-
-/* Does the kernel let us write a read-only executable page through /proc/self/mem? */
-static bool procmem_works(int fd)
-{
-	static const uint8_t probe = 0xc3;
-	uint8_t *p = mmap(NULL, g_pagesize, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
-	bool ok;
-
-	if (p == MAP_FAILED)
-		return false;
-	ok = pwrite(fd, &probe, 1, (off_t)(uintptr_t)p) == 1 && *(volatile uint8_t *)p == probe;
-	munmap(p, g_pagesize);
-	return ok;
-}
-
-/*
- * Per process: membarrier registration and the /proc/self/mem descriptor
- * belong to one mm, so a forked child redoes this (the old fd would write
- * into the PARENT).  Called with g_lock held.
- */
-static int proc_init(char *err, size_t errlen)
-{
-	const char *force = getenv("OBJPATCH_PATCH_WRITE"), *sync_env;
-	int fd;
-
-	if (g_pid == getpid())
-		return 0;
-	if (g_memfd >= 0)
-		close(g_memfd);
-	g_memfd = -1;
-	sync_env = getenv("OBJPATCH_PATCH_SYNC");
-	g_membarrier = !(sync_env && !strcmp(sync_env, "ipi")) &&
-		       syscall(SYS_membarrier, (long)MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
-			       0L, 0L) == 0;
-	if (!g_membarrier && !g_ipi_page) {
-		g_ipi_page = mmap(NULL, g_pagesize, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (g_ipi_page == MAP_FAILED) {
-			g_ipi_page = NULL;
-			snprintf(err, errlen, "mmap: %s", strerror(errno));
-			return -1;
-		}
-	}
-	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-	if (fd >= 0 && !(force && !strcmp(force, "mprotect")) && procmem_works(fd)) {
-		g_memfd = fd;
-		g_method = g_membarrier ? "procmem+membarrier" : "procmem+mprotect-ipi";
-	} else {
-		if (fd >= 0)
-			close(fd);
-		g_method = g_membarrier ? "mprotect+membarrier" : "mprotect+mprotect-ipi";
-		if (!g_segv_installed && install(SIGSEGV, on_segv, &g_old_segv)) {
-			snprintf(err, errlen, "sigaction(SIGSEGV): %s", strerror(errno));
-			return -1;
-		}
-		g_segv_installed = true;
-	}
-	g_pid = getpid();
-	return 0;
-}
-
 /* fork() while another thread patches: the child gets the lock free and no handler running. */
 static void atfork_prepare(void)
 {
@@ -465,29 +360,17 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&g_lock);
 }
 
-static void init_once(void)
-{
-	g_pagesize = sysconf(_SC_PAGESIZE);
-	if (install(SIGTRAP, on_trap, &g_old_trap))
-		snprintf(g_init_err, sizeof(g_init_err), "sigaction(SIGTRAP): %s", strerror(errno));
-	else if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
-		snprintf(g_init_err, sizeof(g_init_err), "pthread_atfork failed");
-}
-
-/* Keeps the hook where arm64 will need it; x86 keeps caches coherent. */
-static void flush_icache(uintptr_t addr, size_t n)
-{
-#if !defined(__x86_64__) && !defined(__i386__)
-	__builtin___clear_cache((char *)addr, (char *)addr + n);
-#else
-	(void)addr;
-	(void)n;
-#endif
-}
-
 static uintptr_t page_of(uintptr_t a)
 {
 	return a & ~(uintptr_t)(g_pagesize - 1);
+}
+
+/* Pages [lo, hi) are about to become RW: a thread faulting there waits for window_close(). */
+static void window_publish(uintptr_t lo, uintptr_t hi)
+{
+	atomic_store(&g_win_lo, lo);
+	atomic_store(&g_win_hi, hi);
+	atomic_fetch_add(&g_win_seq, 1);
 }
 
 static void window_close(void)
@@ -496,60 +379,111 @@ static void window_close(void)
 	syscall(SYS_futex, &g_win_seq, (long)FUTEX_WAKE_PRIVATE, (long)INT32_MAX, NULL, NULL, 0L);
 }
 
-/* Fallback: pages [lo, hi) RW (never RWX) while writing; threads running there wait. */
-static int window_open(uintptr_t lo, uintptr_t hi, char *err, size_t errlen)
-{
-	atomic_store(&g_win_lo, lo);
-	atomic_store(&g_win_hi, hi);
-	atomic_fetch_add(&g_win_seq, 1);
-	if (!mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE))
-		return 0;
-	snprintf(err, errlen, "mprotect(%#lx, RW): %s", (unsigned long)lo, strerror(errno));
-	window_close();
-	return -1;
-}
+/* What a window writes at one site: n bytes at `at` (AArch64: one aligned instruction). */
+struct text_store {
+	uintptr_t at;
+	uint8_t n;
+	uint8_t b[PATCH_MAX_LEN];
+};
 
-static int window_seal(uintptr_t lo, uintptr_t hi, char *err, size_t errlen)
+/*
+ * Everything the patching thread runs while [lo, lo + len) is RW, with
+ * nothing outside this section: the pages become RW (never RWX), take the
+ * stores, and become r-x again.  Returns 0 or -errno; *rw_failed says
+ * whether the first mprotect failed (nothing written) or the second
+ * (written, left RW: the program faults rather than run on half-written
+ * text).
+ */
+PATCHER_TEXT __attribute__((noinline, PATCHER_NOIPA no_sanitize("address", "thread", "undefined")))
+static long window_write(uintptr_t lo, size_t len, const struct text_store *st, size_t n, bool *rw_failed)
 {
-	int rc = 0;
+	long rc = raw_syscall4(SYS_mprotect, (long)lo, (long)len, PROT_READ | PROT_WRITE, 0);
 
-	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC)) {
-		/* Left RW, never RWX: the program faults rather than run half-written text. */
-		snprintf(err, errlen, "mprotect(%#lx, RX): %s", (unsigned long)lo, strerror(errno));
-		rc = -1;
+	*rw_failed = rc != 0;
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+#if defined(__aarch64__)
+		/* Single-copy atomic: a core running it meanwhile sees the old word or the new. */
+		uint32_t w = (uint32_t)st[i].b[0] | (uint32_t)st[i].b[1] << 8 |
+			     (uint32_t)st[i].b[2] << 16 | (uint32_t)st[i].b[3] << 24;
+
+		__asm__ volatile("str %w1, [%0]" : : "r"(st[i].at), "r"(w) : "memory");
+#else
+		for (size_t k = 0; k < st[i].n; k++)
+			((volatile uint8_t *)st[i].at)[k] = st[i].b[k];
+#endif
 	}
-	window_close();
-	return rc;
+	return raw_syscall4(SYS_mprotect, (long)lo, (long)len, PROT_READ | PROT_EXEC, 0);
 }
 
-/* Sanitizers keep no usable shadow for program text: stores there are ours only. */
-__attribute__((no_sanitize("address", "thread", "undefined")))
-static void store_text(uintptr_t addr, const uint8_t *b, size_t n)
+/* Sites [i, end) share one window: their pages touch (pages holding sites are text). */
+static size_t run_end(const struct busy *b, size_t i)
 {
-	for (size_t i = 0; i < n; i++)
-		((volatile uint8_t *)addr)[i] = b[i];
+	size_t j = i + 1;
+
+	while (j < b->n && page_of(b->s[j].addr) <= page_of(b->s[j - 1].addr + b->s[j - 1].len - 1) + g_pagesize)
+		j++;
+	return j;
 }
 
-/* One site's bytes [from, to) (or an int3): the caller has made them writable or uses procmem. */
-static int write_site(const struct busy_site *s, size_t from, size_t to, bool int3,
-		      char *err, size_t errlen)
+static uintptr_t run_lo(const struct busy *b, size_t i)
 {
-	static const uint8_t cc = 0xcc;
-	const uint8_t *b = int3 ? &cc : s->insn + from;
-	size_t end = to < s->len ? to : s->len;
-	uintptr_t addr = s->addr + from;
+	return page_of(b->s[i].addr);
+}
 
-	if (from >= end)
-		return 0;
-	if (g_memfd < 0) {
-		store_text(addr, b, end - from);
-	} else if (pwrite(g_memfd, b, end - from, (off_t)addr) != (ssize_t)(end - from)) {
-		snprintf(err, errlen, "%#lx: writing %zu bytes: %s", (unsigned long)addr, end - from,
-			 errno ? strerror(errno) : "short write");
-		return -1;
+static uintptr_t run_hi(const struct busy *b, size_t j)
+{
+	return page_of(b->s[j - 1].addr + b->s[j - 1].len - 1) + g_pagesize;
+}
+
+extern const char __start_objpatch_patcher_text[] __attribute__((visibility("hidden")));
+extern const char __stop_objpatch_patcher_text[] __attribute__((visibility("hidden")));
+
+/* No window may hold the code that runs while it is open. */
+static int check_windows(const struct busy *b, char *err, size_t errlen)
+{
+	uintptr_t plo = page_of((uintptr_t)__start_objpatch_patcher_text);
+	uintptr_t phi = page_of((uintptr_t)__stop_objpatch_patcher_text - 1) + g_pagesize;
+
+	for (size_t i = 0, j; i < b->n; i = j) {
+		j = run_end(b, i);
+		if (run_lo(b, i) < phi && plo < run_hi(b, j)) {
+			snprintf(err, errlen, "%#lx: shares a page with the patcher's own code: not patched",
+				 (unsigned long)b->s[i].addr);
+			return -1;
+		}
 	}
-	flush_icache(addr, end - from);
 	return 0;
+}
+
+/*
+ * Writes st[0..n), for sites [i, j) of b, through one window; a thread that
+ * runs into it meanwhile waits in on_segv().  Returns 0, -1 (nothing
+ * written) or -2 (written, left RW).
+ */
+static int write_window(const struct busy *b, size_t i, size_t j, const struct text_store *st, size_t n,
+			char *err, size_t errlen)
+{
+	uintptr_t lo = run_lo(b, i), hi = run_hi(b, j);
+	bool rw_failed;
+	long rc;
+
+	window_publish(lo, hi);
+	rc = window_write(lo, hi - lo, st, n, &rw_failed);
+#if !defined(__x86_64__)
+	/* Before the waiting threads wake: they go on with the new instructions. */
+	if (!(rc && rw_failed))
+		for (size_t k = 0; k < n; k++)
+			__builtin___clear_cache((char *)st[k].at, (char *)st[k].at + st[k].n);
+#endif
+	window_close();
+	if (!rc)
+		return 0;
+	if (err && errlen)
+		snprintf(err, errlen, "mprotect(%#lx, %s): %s", (unsigned long)lo, rw_failed ? "RW" : "RX",
+			 strerror((int)-rc));
+	return rw_failed ? -1 : -2;
 }
 
 /* (syscall() arguments are cast to long: it reads every one as a long.) */
@@ -560,9 +494,9 @@ static int read_text(uintptr_t addr, uint8_t *b, size_t n, char *err, size_t err
 
 	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n)
 		return 0;
-	/* Some seccomp policies forbid it: the mem file checks the address too. */
-	if ((errno == ENOSYS || errno == EPERM) && g_memfd >= 0 &&
-	    pread(g_memfd, b, n, (off_t)addr) == (ssize_t)n)
+	/* Some seccomp policies forbid it, qemu-user lacks it: the mem file checks the address too. */
+	if ((errno == ENOSYS || errno == EPERM) && g_readfd >= 0 &&
+	    pread(g_readfd, b, n, (off_t)addr) == (ssize_t)n)
 		return 0;
 	snprintf(err, errlen, "%#lx: cannot read %zu bytes: %s", (unsigned long)addr, n,
 		 strerror(errno));
@@ -584,6 +518,7 @@ static int cmp_site(const void *a, const void *b)
 
 	return x < y ? -1 : x > y;
 }
+
 
 /* Checks every site and builds the sorted batch; writes nothing. */
 static struct busy *prepare(const struct patch_site *sites, size_t n, char *err, size_t errlen)
@@ -676,25 +611,281 @@ static int remember(const struct busy *b, char *err, size_t errlen)
 	return 0;
 }
 
+static int cmp_patch_site(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct patch_site *)a)->addr;
+	uintptr_t y = (uintptr_t)((const struct patch_site *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+#if defined(__x86_64__)
+
+/* ---- x86_64: the int3 protocol, /proc/self/mem, and the mprotect fallback ---- */
+
+static int g_memfd = -1;		/* the /proc/self/mem writer */
+static bool g_membarrier;
+static void *g_ipi_page;
+static _Atomic(struct busy *) g_busy;
+static struct sigaction g_old_trap;
+
+static const uint8_t nops[PATCH_MAX_LEN + 1][PATCH_MAX_LEN] = {
+	[1] = { 0x90 },
+	[2] = { 0x66, 0x90 },
+	[3] = { 0x0f, 0x1f, 0x00 },
+	[4] = { 0x0f, 0x1f, 0x40, 0x00 },
+	[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	[7] = { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
+	[8] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+};
+
+static enum insn_kind classify(const uint8_t *b, size_t len)
+{
+	if (len == 0 || len > PATCH_MAX_LEN)
+		return INSN_BAD;
+	if (!memcmp(b, nops[len], len))
+		return INSN_NOP;
+	if (len == 5 && b[0] == 0xe8)
+		return INSN_CALL;
+	if (len == 5 && b[0] == 0xe9)
+		return INSN_JMP;
+	if (len == 6 && b[0] == 0xff && b[1] == 0x15)
+		return INSN_CALL_IND;
+	return INSN_BAD;
+}
+
+static int32_t rel32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The stack below the interrupted RSP is free: a signal frame starts below
+ * the 128-byte red zone, and a call would have written there anyway. */
+__attribute__((no_sanitize("address")))
+static void emulate(ucontext_t *uc, const struct busy_site *s)
+{
+	greg_t *r = uc->uc_mcontext.gregs;
+	uintptr_t next = s->addr + s->len, target = next;
+
+	switch (classify(s->insn, s->len)) {
+	case INSN_CALL:
+	case INSN_JMP:
+		target = next + (intptr_t)rel32(s->insn + 1);
+		break;
+	case INSN_CALL_IND:
+		target = *(const uintptr_t *)(next + (intptr_t)rel32(s->insn + 2));
+		break;
+	default:
+		break;
+	}
+	if (s->insn[0] == 0xe8 || s->insn[0] == 0xff) {
+		r[REG_RSP] -= 8;
+		*(uintptr_t *)r[REG_RSP] = next;
+	}
+	r[REG_RIP] = (greg_t)target;
+}
+
+static const struct busy_site *busy_find(const struct busy *b, uintptr_t ip)
+{
+	size_t lo = 0, hi = b ? b->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->s[mid].addr == ip)
+			return &b->s[mid];
+		if (b->s[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+
+static int steer_trap(ucontext_t *uc)
+{
+	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		const struct busy_site *s = busy_find(atomic_load(&g_busy), ip);
+
+		if (s) {
+			emulate(uc, s);
+			return 1;
+		}
+		if (!known_has(atomic_load(&g_known), ip))
+			return 0;
+		/* Acquire: a 0xcc seen here was written after its batch was published. */
+		if (__atomic_load_n((const uint8_t *)ip, __ATOMIC_ACQUIRE) != 0xcc) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+			return 1;
+		}
+		/* 0xcc of a batch published after our first look: look again. */
+	}
+	return 0;
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+	int ours = 0;
+
+	if (si->si_code == SI_KERNEL) {
+		atomic_fetch_add(&g_readers, 1);
+		ours = steer_trap(ctx);
+		atomic_fetch_sub(&g_readers, 1);
+	}
+	if (ours)
+		atomic_fetch_add_explicit(&g_traps, 1, memory_order_relaxed);
+	else
+		chain(&g_old_trap, sig, si, ctx);
+}
+
+
+static void sync_cores(void)
+{
+	if (g_membarrier) {
+		syscall(SYS_membarrier, (long)MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0L, 0L);
+		return;
+	}
+	*(volatile char *)g_ipi_page = 1;
+	mprotect(g_ipi_page, g_pagesize, PROT_READ);
+	mprotect(g_ipi_page, g_pagesize, PROT_READ | PROT_WRITE);
+}
+
+/* Does the kernel let us write a read-only executable page through /proc/self/mem? */
+static bool procmem_works(int fd)
+{
+	static const uint8_t probe = 0xc3;
+	uint8_t *p = mmap(NULL, g_pagesize, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	bool ok;
+
+	if (p == MAP_FAILED)
+		return false;
+	ok = pwrite(fd, &probe, 1, (off_t)(uintptr_t)p) == 1 && *(volatile uint8_t *)p == probe;
+	munmap(p, g_pagesize);
+	return ok;
+}
+
+/*
+ * Per process: membarrier registration and the /proc/self/mem descriptor
+ * belong to one mm, so a forked child redoes this (the old fd would write
+ * into the PARENT).  Called with g_lock held.
+ */
+static int proc_init(char *err, size_t errlen)
+{
+	const char *force = getenv("OBJPATCH_PATCH_WRITE"), *sync_env;
+	int fd;
+
+	if (g_pid == getpid())
+		return 0;
+	if (g_memfd >= 0)
+		close(g_memfd);
+	g_memfd = g_readfd = -1;
+	sync_env = getenv("OBJPATCH_PATCH_SYNC");
+	g_membarrier = !(sync_env && !strcmp(sync_env, "ipi")) &&
+		       syscall(SYS_membarrier, (long)MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+			       0L, 0L) == 0;
+	if (!g_membarrier && !g_ipi_page) {
+		g_ipi_page = mmap(NULL, g_pagesize, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (g_ipi_page == MAP_FAILED) {
+			g_ipi_page = NULL;
+			snprintf(err, errlen, "mmap: %s", strerror(errno));
+			return -1;
+		}
+	}
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && !(force && !strcmp(force, "mprotect")) && procmem_works(fd)) {
+		g_memfd = g_readfd = fd;
+		g_method = g_membarrier ? "procmem+membarrier" : "procmem+mprotect-ipi";
+	} else {
+		if (fd >= 0)
+			close(fd);
+		g_method = g_membarrier ? "mprotect+membarrier" : "mprotect+mprotect-ipi";
+		if (!g_segv_installed && install(SIGSEGV, on_segv, &g_old_segv)) {
+			snprintf(err, errlen, "sigaction(SIGSEGV): %s", strerror(errno));
+			return -1;
+		}
+		g_segv_installed = true;
+	}
+	g_pid = getpid();
+	return 0;
+}
+
+static void init_once(void)
+{
+	g_pagesize = sysconf(_SC_PAGESIZE);
+	if (install(SIGTRAP, on_trap, &g_old_trap))
+		snprintf(g_init_err, sizeof(g_init_err), "sigaction(SIGTRAP): %s", strerror(errno));
+	else if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
+		snprintf(g_init_err, sizeof(g_init_err), "pthread_atfork failed");
+}
+
+
+/* One site's bytes [from, to) (or an int3) through /proc/self/mem. */
+static int write_site(const struct busy_site *s, size_t from, size_t to, bool int3,
+		      char *err, size_t errlen)
+{
+	static const uint8_t cc = 0xcc;
+	const uint8_t *b = int3 ? &cc : s->insn + from;
+	size_t end = to < s->len ? to : s->len;
+	uintptr_t addr = s->addr + from;
+
+	if (from >= end)
+		return 0;
+	if (pwrite(g_memfd, b, end - from, (off_t)addr) != (ssize_t)(end - from)) {
+		snprintf(err, errlen, "%#lx: writing %zu bytes: %s", (unsigned long)addr, end - from,
+			 errno ? strerror(errno) : "short write");
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Writes one protocol step for sites [i, j).  The fallback writer opens one
- * window per run of sites on the same or adjacent pages (pages holding sites
- * are text), so a batch costs a few mprotect() calls, not two per site.
+ * window per run of sites on the same or adjacent pages, so a batch costs a
+ * few mprotect() calls, not two per site.
  */
 static int write_run(const struct busy *b, size_t i, size_t j, size_t from, size_t to,
 		     bool int3, char *err, size_t errlen)
 {
-	uintptr_t lo = page_of(b->s[i].addr);
-	uintptr_t hi = page_of(b->s[j - 1].addr + b->s[j - 1].len - 1) + g_pagesize;
+	struct text_store *st;
+	size_t n = 0;
 	int rc = 0;
 
-	if (g_memfd < 0 && window_open(lo, hi, err, errlen))
+	if (g_memfd >= 0) {
+		for (size_t k = i; k < j && !rc; k++)
+			rc = write_site(&b->s[k], from, to, int3, err, errlen);
+		return rc;
+	}
+	st = malloc((j - i) * sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
-	for (size_t k = i; k < j && !rc; k++)
-		rc = write_site(&b->s[k], from, to, int3, err, errlen);
-	if (g_memfd < 0 && window_seal(lo, hi, rc ? NULL : err, rc ? 0 : errlen))
-		rc = -1;
-	return rc;
+	}
+	for (size_t k = i; k < j; k++) {
+		const struct busy_site *s = &b->s[k];
+		size_t end = to < s->len ? to : s->len;
+
+		if (from >= end)
+			continue;
+		st[n].at = s->addr + from;
+		st[n].n = (uint8_t)(int3 ? 1 : end - from);
+		if (int3)
+			st[n].b[0] = 0xcc;
+		else
+			memcpy(st[n].b, s->insn + from, end - from);
+		n++;
+	}
+	rc = n ? write_window(b, i, j, st, n, err, errlen) : 0;
+	free(st);
+	return rc ? -1 : 0;
 }
 
 static int write_step(const struct busy *b, size_t from, size_t to, bool int3,
@@ -703,12 +894,8 @@ static int write_step(const struct busy *b, size_t from, size_t to, bool int3,
 	size_t i = 0;
 
 	while (i < b->n) {
-		size_t j = i + 1;
+		size_t j = g_memfd < 0 ? run_end(b, i) : i + 1;
 
-		while (g_memfd < 0 && j < b->n &&
-		       page_of(b->s[j].addr) <=
-		       page_of(b->s[j - 1].addr + b->s[j - 1].len - 1) + g_pagesize)
-			j++;
 		if (write_run(b, i, j, from, to, int3, err, errlen))
 			return -1;
 		i = j;
@@ -742,8 +929,10 @@ static void roll_back(struct busy *b)
 
 static int run_batch(struct busy *b, char *err, size_t errlen)
 {
-	if (remember(b, err, errlen))
+	if ((g_memfd < 0 && check_windows(b, err, errlen)) || remember(b, err, errlen)) {
+		free(b);
 		return -1;
+	}
 	atomic_store(&g_busy, b);
 	if (write_step(b, 0, 1, true, err, errlen) ||
 	    write_step(b, 1, PATCH_MAX_LEN, false, err, errlen) ||
@@ -756,32 +945,6 @@ static int run_batch(struct busy *b, char *err, size_t errlen)
 	return 0;
 }
 
-int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t errlen)
-{
-	char dummy[1];
-	struct busy *b;
-	int rc = -1;
-
-	if (!err || !errlen) {
-		err = dummy;
-		errlen = sizeof(dummy);
-	}
-	pthread_once(&g_once, init_once);
-	if (g_init_err[0]) {
-		snprintf(err, errlen, "%s", g_init_err);
-		return -1;
-	}
-	if (n == 0)
-		return 0;
-	pthread_mutex_lock(&g_lock);
-	atomic_store(&g_patcher_tid, syscall(SYS_gettid));
-	b = proc_init(err, errlen) ? NULL : prepare(sites, n, err, errlen);
-	if (b)
-		rc = run_batch(b, err, errlen);
-	atomic_store(&g_patcher_tid, 0);
-	pthread_mutex_unlock(&g_lock);
-	return rc;
-}
 
 /*
  * Start-up: no other thread exists, so nobody can execute a site while it
@@ -819,14 +982,6 @@ static int write_span(const struct patch_site *s, size_t n, uint8_t *buf, char *
 	return 0;
 }
 
-static int cmp_patch_site(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t)((const struct patch_site *)a)->addr;
-	uintptr_t y = (uintptr_t)((const struct patch_site *)b)->addr;
-
-	return x < y ? -1 : x > y;
-}
-
 int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t errlen)
 {
 	uint8_t *buf;
@@ -844,7 +999,11 @@ int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t e
 		snprintf(err, errlen, "%s", g_init_err);
 		return -1;
 	}
-	qsort(sites, n, sizeof(*sites), cmp_patch_site);
+	for (size_t k = 1; k < n; k++)
+		if (sites[k].addr < sites[k - 1].addr) {
+			qsort(sites, n, sizeof(*sites), cmp_patch_site);
+			break;
+		}
 	buf = malloc(SPAN_MAX + PATCH_MAX_LEN);
 	if (!buf) {
 		snprintf(err, errlen, "out of memory");
@@ -864,13 +1023,176 @@ int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t e
 	return rc;
 }
 
-#else	/* !x86_64 Linux */
+#else	/* __aarch64__ */
+
+/* ---- AArch64: one store per site inside an mprotect window ---- */
+
+#define A64_NOP		0xd503201fu
+#define A64_BL		0x94000000u
+#define A64_BL_MASK	0xfc000000u
+
+/* Instructions are little-endian even on big-endian AArch64. */
+static uint32_t insn_word(const uint8_t *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static enum insn_kind classify(const uint8_t *b, size_t len)
+{
+	uint32_t w = len == 4 ? insn_word(b) : 0;
+
+	if (w == A64_NOP)
+		return INSN_NOP;
+	if ((w & A64_BL_MASK) == A64_BL)
+		return INSN_CALL;
+	return INSN_BAD;
+}
+
+/* Writes sites [i, j) of b, the old instructions if `old`; threads running there meanwhile wait. */
+static int write_run(const struct busy *b, size_t i, size_t j, bool old, char *err, size_t errlen)
+{
+	struct text_store *st = malloc((j - i) * sizeof(*st));
+	int rc;
+
+	if (!st) {
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t k = i; k < j; k++) {
+		st[k - i].at = b->s[k].addr;
+		st[k - i].n = 4;
+		memcpy(st[k - i].b, old ? b->s[k].old : b->s[k].insn, 4);
+	}
+	rc = write_window(b, i, j, st, j - i, err, errlen);
+	free(st);
+	return rc;
+}
+
+/* Handlers of asynchronous signals could be program code on a page being written. */
+static void block_async_signals(sigset_t *old)
+{
+	static const int sync_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP };
+	sigset_t s;
+
+	sigfillset(&s);
+	for (size_t i = 0; i < sizeof(sync_signals) / sizeof(sync_signals[0]); i++)
+		sigdelset(&s, sync_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static int run_batch(struct busy *b, char *err, size_t errlen)
+{
+	sigset_t old;
+	size_t i, j = 0;
+	int rc = 0;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->s[i].addr & 3) {
+			snprintf(err, errlen, "%#lx: not a 4-byte aligned instruction", (unsigned long)b->s[i].addr);
+			free(b);
+			return -1;
+		}
+	}
+	if (check_windows(b, err, errlen) || remember(b, err, errlen)) {
+		free(b);
+		return -1;
+	}
+	block_async_signals(&old);
+	for (i = 0; i < b->n; i = j) {
+		j = run_end(b, i);
+		rc = write_run(b, i, j, false, err, errlen);
+		if (rc)
+			break;
+	}
+	/* A window that could not be opened: the runs before it go back, so the batch is all or nothing. */
+	if (rc == -1)
+		for (size_t r = 0, e; r < i; r = e) {
+			e = run_end(b, r);
+			write_run(b, r, e, true, NULL, 0);
+		}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	free(b);
+	return rc ? -1 : 0;
+}
 
 int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t errlen)
 {
+	/* No protocol to skip: the batch is one store per site already. */
+	qsort(sites, n, sizeof(*sites), cmp_patch_site);
 	return patch_text_batch(sites, n, err, errlen);
 }
 
+/* Does reading our addresses from /proc/self/mem give our bytes (qemu-user: when its guest base is 0)? */
+static bool procmem_reads_self(int fd)
+{
+	static const uint64_t probe = 0x68637461706a626f;	/* "objpatch" */
+	uint64_t v = 0;
+
+	return pread(fd, &v, sizeof(v), (off_t)(uintptr_t)&probe) == (ssize_t)sizeof(v) && v == probe;
+}
+
+static int proc_init(char *err, size_t errlen)
+{
+	int fd;
+
+	if (g_pid == getpid())
+		return 0;
+	if (g_readfd >= 0)
+		close(g_readfd);
+	g_readfd = -1;
+	fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && procmem_reads_self(fd))
+		g_readfd = fd;
+	else if (fd >= 0)
+		close(fd);
+	if (!g_segv_installed && install(SIGSEGV, on_segv, &g_old_segv)) {
+		snprintf(err, errlen, "sigaction(SIGSEGV): %s", strerror(errno));
+		return -1;
+	}
+	g_segv_installed = true;
+	g_method = "mprotect+store";
+	g_pid = getpid();
+	return 0;
+}
+
+static void init_once(void)
+{
+	g_pagesize = sysconf(_SC_PAGESIZE);
+	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
+		snprintf(g_init_err, sizeof(g_init_err), "pthread_atfork failed");
+}
+
+#endif	/* __aarch64__ */
+
+int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t errlen)
+{
+	char dummy[1];
+	struct busy *b;
+	int rc = -1;
+
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	pthread_once(&g_once, init_once);
+	if (g_init_err[0]) {
+		snprintf(err, errlen, "%s", g_init_err);
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	pthread_mutex_lock(&g_lock);
+	atomic_store(&g_patcher_tid, syscall(SYS_gettid));
+	b = proc_init(err, errlen) ? NULL : prepare(sites, n, err, errlen);
+	if (b)
+		rc = run_batch(b, err, errlen);
+	atomic_store(&g_patcher_tid, 0);
+	pthread_mutex_unlock(&g_lock);
+	return rc;
+}
+
+#else	/* neither x86_64 nor AArch64 Linux */
 
 static const char *g_method = "unsupported";
 static atomic_ulong g_traps;
@@ -880,8 +1202,13 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 	(void)sites;
 	(void)n;
 	if (err && errlen)
-		snprintf(err, errlen, "live text patching is implemented for x86_64 Linux only");
+		snprintf(err, errlen, "live text patching is implemented for x86_64 and AArch64 Linux only");
 	return -1;
+}
+
+int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t errlen)
+{
+	return patch_text_batch(sites, n, err, errlen);
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "../recordmcount/elfobj.h"
 #include "format.h"
 #include "sig.h"
 
@@ -96,8 +97,9 @@ struct rt_func {
 	uintptr_t addr;
 	uint64_t size;		/* 0: unknown */
 	const char *name;	/* never NULL: "0x..." when nothing names it */
-	struct signature sig;	/* sig.known false when the table has none */
-	bool have_sig;
+	const char *sigtext;	/* the table's signature, NULL if none */
+	struct signature *sig;	/* parsed on first use (rt_func_sig) */
+	bool parsed;
 };
 
 struct rt_site {
@@ -117,8 +119,11 @@ struct rt_module {
 	size_t nsites;
 	struct rt_func *funcs;	/* sorted by address (those naming bare sites at the end) */
 	size_t nfuncs, nfuncs_cap;
+	bool funcs_ready;	/* loaded when a name is first needed */
 	uint8_t *stubs;		/* a page within reach of every site */
-	char *strings;		/* names owned by the module */
+	struct elfobj *file;	/* its mapped file: names and signatures point into it */
+	char **made_names;	/* "0x..." names of code no symbol describes */
+	size_t nmade;
 };
 
 struct rt_state {
@@ -145,7 +150,9 @@ extern struct rt_state rt RT_HIDDEN;
 int rt_scan_modules(size_t *patched) RT_HIDDEN;
 int rt_set_filter(const char *glob, bool on) RT_HIDDEN;
 /* The function a return address belongs to, or NULL (lock held or at output time). */
-const struct rt_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
+struct rt_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
+/* The function's parsed signature, or NULL; parsed once, under rt.lock. */
+const struct signature *rt_func_sig(struct rt_func *f) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
 
 /* ---- recording (rt_record.c) ---- */

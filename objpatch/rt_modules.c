@@ -148,81 +148,84 @@ static int cmp_rt_site(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Arena for the names a module keeps after its file image is gone. */
-struct arena {
-	char *p;
-	size_t n, cap;
-};
-
-static size_t arena_add(struct arena *a, const char *s)
+static bool sorted_funcs(const struct rt_func *f, size_t n)
 {
-	size_t len = strlen(s) + 1, at = a->n;
+	for (size_t i = 1; i < n; i++)
+		if (f[i].addr < f[i - 1].addr)
+			return false;
+	return true;
+}
 
-	while (a->n + len > a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 4096;
-		char *p = realloc(a->p, cap);
+/*
+ * The first np functions are the prototype table's, the rest the symbol
+ * table's.  Each run is usually in address order already (linkers keep
+ * the table's order, function_index() sorts), so they are merged, and
+ * sorted only when not; on equal addresses the prototype comes first.
+ */
+static int sort_functions(struct rt_module *m, size_t np)
+{
+	struct rt_func *a = m->funcs, *out;
+	size_t n = m->nfuncs, i = 0, j = np, k = 0;
 
-		if (!p)
-			return SIZE_MAX;
-		a->p = p;
-		a->cap = cap;
-	}
-	memcpy(a->p + at, s, len);
-	a->n += len;
-	return at;
+	if (!sorted_funcs(a, np))
+		qsort(a, np, sizeof(*a), cmp_func);
+	if (!sorted_funcs(a + np, n - np))
+		qsort(a + np, n - np, sizeof(*a), cmp_func);
+	out = malloc(m->nfuncs_cap * sizeof(*out));
+	if (!out)
+		return -1;
+	while (i < np || j < n)
+		out[k++] = j >= n || (i < np && a[i].addr <= a[j].addr) ? a[i++] : a[j++];
+	free(a);
+	m->funcs = out;
+	return 0;
 }
 
 /*
  * Functions by address: the prototype table's (with names and signatures),
- * then the symbol table's for the rest.  Names are arena offsets until the
- * arena stops moving.
+ * then the symbol table's for the rest.  Their strings stay in the mapped
+ * file.
  */
-static int load_functions(struct elfobj *obj, struct rt_module *m, struct arena *names)
+static int load_functions(struct elfobj *obj, struct rt_module *m)
 {
 	struct proto_entry *pe = NULL;
 	struct func_sym *fs;
 	size_t np = 0, nf = 0;
 
-	if (protos_read(obj, &pe, &np) < 0)
+	if (elfobj_load_symbols(obj) < 0 || protos_read(obj, &pe, &np) < 0)
 		return -1;
 	fs = function_index(obj, &nf);
-	for (size_t i = 0; i < np + nf; i++) {
-		struct rt_func f = { 0 };
-		size_t off;
+	m->funcs = malloc((np + nf + 1) * sizeof(*m->funcs));
+	if (!m->funcs) {
+		free(pe);
+		free(fs);
+		return -1;
+	}
+	m->nfuncs_cap = np + nf + 1;
+	for (size_t i = 0; i < np; i++)
+		m->funcs[m->nfuncs++] = (struct rt_func){ .addr = pe[i].where.addr + m->bias,
+							  .size = pe[i].size, .name = pe[i].name,
+							  .sigtext = pe[i].sig };
+	for (size_t i = 0; i < nf; i++) {
+		const struct func_sym *f = &fs[i];
 
-		if (i < np) {
-			f.addr = pe[i].where.addr + m->bias;
-			f.size = pe[i].size;
-			off = arena_add(names, pe[i].name);
-			f.have_sig = sig_parse(pe[i].sig, &f.sig) == 0;
-		} else {
-			const struct func_sym *s = &fs[i - np];
-
-			if (!s->sec || s->sec >= obj->nsec)
-				continue;
-			f.addr = obj->sec[s->sec].sh.sh_addr + s->off + m->bias;
-			f.size = s->size;
-			off = arena_add(names, s->name);
-		}
-		if (off == SIZE_MAX || !grow_array(&m->funcs, m->nfuncs, &m->nfuncs_cap, sizeof(*m->funcs))) {
-			free(pe);
-			free(fs);
-			return -1;
-		}
-		f.name = (const char *)(uintptr_t)off;
-		m->funcs[m->nfuncs++] = f;
+		if (!f->sec || f->sec >= obj->nsec)
+			continue;
+		m->funcs[m->nfuncs++] = (struct rt_func){
+			.addr = obj->sec[f->sec].sh.sh_addr + f->off + m->bias, .size = f->size, .name = f->name };
 	}
 	free(pe);
 	free(fs);
-	/* Stable: for one address the prototype's entry (listed first) stays first. */
-	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), cmp_func);
-	return 0;
+	return sort_functions(m, np);
 }
 
-/* The function holding `addr` among the first n (sorted), or SIZE_MAX. */
-static size_t func_index_at(const struct rt_module *m, size_t n, uintptr_t addr)
+/*
+ * The function holding `addr`, searching funcs[from..n) (sorted; the caller
+ * knows none after n starts at or before addr), or SIZE_MAX.
+ */
+static size_t func_index_at(const struct rt_module *m, size_t from, size_t n, uintptr_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = from, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -232,7 +235,7 @@ static size_t func_index_at(const struct rt_module *m, size_t n, uintptr_t addr)
 		else
 			hi = mid;
 	}
-	if (!lo)
+	if (lo == from)
 		return SIZE_MAX;
 	/* Several entries at one address: prefer the first (the prototype's). */
 	lo--;
@@ -245,60 +248,92 @@ static size_t func_index_at(const struct rt_module *m, size_t n, uintptr_t addr)
 	return SIZE_MAX;
 }
 
-/* How many bytes the site holds, from the arch's call and NOP forms; 0: neither. */
-static size_t site_length(const struct arch *a, const uint8_t *code)
-{
-	for (size_t i = 0; i < a->ncalls; i++) {
-		const struct call_form *c = &a->calls[i];
-		size_t len = insn_len(&c->nop);
-
-		if (!len)
-			continue;
-		if (insn_matches(&c->site, code, len, false) || insn_matches(&c->nop, code, len, false))
-			return len;
-	}
-	return 0;
-}
-
-static const struct call_form *nop_form(const struct arch *a, size_t len)
-{
-	for (size_t i = 0; i < a->ncalls; i++)
-		if (insn_len(&a->calls[i].nop) == len)
-			return &a->calls[i];
-	return NULL;
-}
-
 static const struct arch *host_arch(void)
 {
+	static const struct arch *a;
 	GElf_Ehdr e = { .e_machine = rt_arch_host.machine };
 
+	if (a)
+		return a;
 	e.e_ident[EI_CLASS] = rt_arch_host.elfclass;
 	e.e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? ELFDATA2MSB : ELFDATA2LSB;
 	e.e_ident[EI_VERSION] = EV_CURRENT;
-	return arch_for_ehdr(&e);
+	return a = arch_for_ehdr(&e);
 }
 
-static void name_unnamed(struct rt_module *m, struct rt_site *s, struct arena *names)
-{
-	char buf[32];
-	struct rt_func f = { .addr = s->addr };
-	size_t off;
+/*
+ * The arch's call forms that have a NOP, with the NOP's bytes written out
+ * once: every site of every module is checked against them.
+ */
+struct site_form {
+	const struct insn_pattern *call;
+	uint8_t len;
+	uint8_t nop[RT_MAX_SITE];
+};
 
-	snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)s->addr);
-	off = arena_add(names, buf);
-	if (off == SIZE_MAX || !grow_array(&m->funcs, m->nfuncs, &m->nfuncs_cap, sizeof(*m->funcs)))
-		return;
-	f.name = (const char *)(uintptr_t)off;
-	s->func = (uint32_t)m->nfuncs;
-	m->funcs[m->nfuncs++] = f;
-}
+static struct site_form forms[8];
+static size_t nforms;
 
-static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_module *m,
-		      struct arena *names)
+static void init_forms(void)
 {
 	const struct arch *a = host_arch();
+
+	if (nforms || !a)
+		return;
+	for (size_t i = 0; i < a->ncalls && nforms < sizeof(forms) / sizeof(forms[0]); i++) {
+		const struct call_form *c = &a->calls[i];
+		size_t len = insn_len(&c->nop);
+
+		if (!len || len > RT_MAX_SITE)
+			continue;
+		forms[nforms] = (struct site_form){ .call = &c->site, .len = (uint8_t)len };
+		insn_write(&c->nop, forms[nforms].nop, false);
+		nforms++;
+	}
+}
+
+/* How many bytes the site holds, a hook call or its NOP; 0: neither. */
+static size_t site_length(const uint8_t *code)
+{
+	for (size_t i = 0; i < nforms; i++)
+		if (insn_matches(forms[i].call, code, forms[i].len, false) ||
+		    memcmp(code, forms[i].nop, forms[i].len) == 0)
+			return forms[i].len;
+	return 0;
+}
+
+static const uint8_t *nop_bytes(size_t len)
+{
+	for (size_t i = 0; i < nforms; i++)
+		if (forms[i].len == len)
+			return forms[i].nop;
+	return NULL;
+}
+
+static int name_unnamed(struct rt_module *m, struct rt_site *s)
+{
+	char buf[32], *name, **names;
+
+	snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)s->addr);
+	name = strdup(buf);
+	names = realloc(m->made_names, (m->nmade + 1) * sizeof(*names));
+	if (!name || !names || !grow_array(&m->funcs, m->nfuncs, &m->nfuncs_cap, sizeof(*m->funcs))) {
+		free(name);
+		if (names)
+			m->made_names = names;
+		return -1;
+	}
+	m->made_names = names;
+	m->made_names[m->nmade++] = name;
+	s->func = (uint32_t)m->nfuncs;
+	m->funcs[m->nfuncs++] = (struct rt_func){ .addr = s->addr, .name = name };
+	return 0;
+}
+
+static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_module *m)
+{
 	struct table_entry *te = NULL;
-	size_t nt = 0, bad = 0, sorted = m->nfuncs;
+	size_t nt = 0, bad = 0;
 
 	if (tables_read(obj, &te, &nt) < 0)
 		return -1;
@@ -310,29 +345,60 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 	for (size_t i = 0; i < nt; i++) {
 		struct rt_site *s = &m->sites[m->nsites];
 		uintptr_t addr = te[i].addr + m->bias;
-		size_t len, fi;
+		size_t len;
 
 		if (!te[i].user || !te[i].addr)
 			continue;	/* kernel tables hold absolute addresses for another world */
-		if (!in_exec(fd, addr, 1) || !(len = site_length(a, (const uint8_t *)addr)) ||
+		if (!in_exec(fd, addr, 1) || !(len = site_length((const uint8_t *)addr)) ||
 		    !in_exec(fd, addr, len)) {
 			bad++;
 			continue;
 		}
 		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len,
 				       .kind = te[i].entry ? SITE_FENTRY : SITE_MCOUNT };
-		fi = func_index_at(m, sorted, addr);
-		if (fi == SIZE_MAX)
-			name_unnamed(m, s, names);
-		else
-			s->func = (uint32_t)fi;
 		m->nsites++;
 	}
 	free(te);
-	qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_rt_site);
+	for (size_t i = 1; i < m->nsites; i++)
+		if (m->sites[i].addr < m->sites[i - 1].addr) {
+			qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_rt_site);
+			break;
+		}
 	if (bad)
 		fprintf(stderr, "objpatch: %s: %zu table entries do not hold a hook call or NOP; left alone\n",
 			m->path, bad);
+	return 0;
+}
+
+/*
+ * Names and signatures, and which function each site is in: read when a
+ * filter or the trace first needs them, since a program that traces
+ * nothing (yet) should not pay for them at start-up.
+ */
+static int ensure_functions(struct rt_module *m)
+{
+	size_t sorted;
+
+	if (m->funcs_ready)
+		return 0;
+	if (load_functions(m->file, m) < 0)
+		return rt_error("%s: out of memory", m->path), -1;
+	sorted = m->nfuncs;
+	/* Sites and functions are both in address order: one walk over both. */
+	for (size_t i = 0, j = 0; i < m->nsites; i++) {
+		struct rt_site *s = &m->sites[i];
+		size_t fi;
+
+		while (j + 1 < sorted && m->funcs[j + 1].addr <= s->addr)
+			j++;
+		fi = func_index_at(m, j, sorted ? j + 1 : 0, s->addr);
+
+		if (fi != SIZE_MAX)
+			s->func = (uint32_t)fi;
+		else if (name_unnamed(m, s) < 0)
+			return rt_error("%s: out of memory", m->path), -1;
+	}
+	m->funcs_ready = true;
 	return 0;
 }
 
@@ -382,23 +448,24 @@ static int make_stubs(struct rt_module *m)
 	return 0;
 }
 
-static void finish_names(struct rt_module *m, struct arena *names)
-{
-	m->strings = names->p;
-	for (size_t i = 0; i < m->nfuncs; i++)
-		m->funcs[i].name = m->strings + (uintptr_t)m->funcs[i].name;
-}
-
 static void free_module(struct rt_module *m)
 {
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->nfuncs; i++)
-		if (m->funcs[i].have_sig)
-			sig_free(&m->funcs[i].sig);
+		if (m->funcs[i].sig) {
+			sig_free(m->funcs[i].sig);
+			free(m->funcs[i].sig);
+		}
+	for (size_t i = 0; i < m->nmade; i++)
+		free(m->made_names[i]);
+	free(m->made_names);
 	free(m->funcs);
 	free(m->sites);
-	free(m->strings);
+	if (m->file) {
+		elfobj_free(m->file);
+		free(m->file);
+	}
 	free(m->path);
 	free(m);
 }
@@ -407,39 +474,31 @@ static void free_module(struct rt_module *m)
 static struct rt_module *load_module(struct found *f)
 {
 	struct rt_module *m = calloc(1, sizeof(*m));
-	struct elfobj obj = { 0 };
-	struct arena names = { 0 };
 	int fd;
 
 	rt.err[0] = 0;
+	init_forms();
 	if (!m)
 		return NULL;
 	m->path = f->path;
 	f->path = NULL;
 	m->bias = f->bias;
+	m->file = calloc(1, sizeof(*m->file));
 	fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || elfobj_load(&obj, m->path, fd) < 0) {
-		/* A module we cannot read has no tables we could use: not an error. */
+	/* A module we cannot read has no tables we could use: not an error. */
+	if (!m->file || fd < 0 || elfobj_load_mapped(m->file, m->path, fd) < 0) {
 		if (fd >= 0)
 			close(fd);
-		elfobj_free(&obj);
 		free_module(m);
 		return NULL;
 	}
 	close(fd);
-	if (obj.arch == host_arch() && load_functions(&obj, m, &names) == 0 &&
-	    load_sites(&obj, f, m, &names) == 0 && m->nsites) {
+	if (m->file->arch == host_arch() && load_sites(m->file, f, m) == 0 && m->nsites) {
 		m->lo = m->sites[0].addr;
 		m->hi = m->sites[m->nsites - 1].addr + m->sites[m->nsites - 1].len;
-		finish_names(m, &names);
-		elfobj_free(&obj);
 		if (make_stubs(m) == 0)
 			return m;
-		free_module(m);
-		return NULL;
 	}
-	elfobj_free(&obj);
-	free(names.p);
 	free_module(m);
 	return NULL;
 }
@@ -454,12 +513,25 @@ struct change {
 	size_t n, cap;
 };
 
-/* What an exit must keep to print the function's return value. */
-static enum capture capture_for(const struct rt_func *f)
+const struct signature *rt_func_sig(struct rt_func *f)
 {
-	const struct sig_type *r = &f->sig.ret;
+	if (!f->parsed) {
+		f->parsed = true;
+		if (f->sigtext && (f->sig = malloc(sizeof(*f->sig))) && sig_parse(f->sigtext, f->sig) < 0) {
+			free(f->sig);
+			f->sig = NULL;
+		}
+	}
+	return f->sig;
+}
 
-	if (!f->have_sig || !(f->sig.flags & PROTO_RELIABLE))
+/* What an exit must keep to print the function's return value. */
+static enum capture capture_for(struct rt_func *f)
+{
+	const struct signature *sig = rt_func_sig(f);
+	const struct sig_type *r = sig ? &sig->ret : NULL;
+
+	if (!sig || !(sig->flags & PROTO_RELIABLE))
 		return CAPTURE_GPR;	/* printed as the raw register, marked '?' */
 	switch (r->cls) {
 	case TC_VOID:
@@ -488,40 +560,46 @@ static uintptr_t stub_for(const struct rt_module *m, const struct rt_site *s)
 /* The bytes a site holds in a state: our call, or the NOP of its length. */
 static bool site_bytes(const struct rt_module *m, const struct rt_site *s, bool on, uint8_t *out)
 {
-	const struct call_form *c;
+	const uint8_t *nop;
 
 	if (on)
 		return rt_arch_host.encode_call(out, s->len, s->addr, stub_for(m, s));
-	c = nop_form(host_arch(), s->len);
-	if (!c)
+	nop = nop_bytes(s->len);
+	if (!nop)
 		return false;
-	insn_write(&c->nop, out, false);
+	memcpy(out, nop, s->len);
 	return true;
+}
+
+/* Room for `more` changes, so planning a module's sites grows the arrays once. */
+static int reserve_changes(struct change *ch, size_t more)
+{
+	size_t cap = ch->n + more;
+	void *a;
+
+	if (cap <= ch->cap)
+		return 0;
+	if (!(a = realloc(ch->ps, cap * sizeof(*ch->ps))))
+		return -1;
+	ch->ps = a;
+	if (!(a = realloc(ch->bytes, cap * sizeof(*ch->bytes))))
+		return -1;
+	ch->bytes = a;
+	if (!(a = realloc(ch->site, cap * sizeof(*ch->site))))
+		return -1;
+	ch->site = a;
+	if (!(a = realloc(ch->to, cap * sizeof(*ch->to))))
+		return -1;
+	ch->to = a;
+	ch->cap = cap;
+	return 0;
 }
 
 static int add_change(struct change *ch, const struct rt_module *m, struct rt_site *s, bool on,
 		      const uint8_t *current)
 {
-	size_t cap = ch->cap;
-
-	if (ch->n == ch->cap) {
-		cap = cap ? 2 * cap : 256;
-		void *a = realloc(ch->ps, cap * sizeof(*ch->ps));
-
-		if (!a)
-			return -1;
-		ch->ps = a;
-		if (!(a = realloc(ch->bytes, cap * sizeof(*ch->bytes))))
-			return -1;
-		ch->bytes = a;
-		if (!(a = realloc(ch->site, cap * sizeof(*ch->site))))
-			return -1;
-		ch->site = a;
-		if (!(a = realloc(ch->to, cap * sizeof(*ch->to))))
-			return -1;
-		ch->to = a;
-		ch->cap = cap;
-	}
+	if (ch->n == ch->cap && reserve_changes(ch, ch->cap ? ch->cap : 256) < 0)
+		return -1;
 	if (current)
 		memcpy(ch->bytes[ch->n][0], current, s->len);
 	else if (!site_bytes(m, s, s->enabled, ch->bytes[ch->n][0]))
@@ -605,9 +683,11 @@ static int apply(struct change *ch, bool quiescent)
 /* Start-up: every site to the state the filters want, from whatever it holds now. */
 static int first_patch(struct rt_module *m, struct change *ch)
 {
+	if ((nfilters && ensure_functions(m) < 0) || reserve_changes(ch, m->nsites) < 0)
+		return -1;
 	for (size_t i = 0; i < m->nsites; i++) {
 		struct rt_site *s = &m->sites[i];
-		bool on = wanted(&m->funcs[s->func]);
+		bool on = nfilters && wanted(&m->funcs[s->func]);
 		uint8_t want[RT_MAX_SITE];
 
 		if (!site_bytes(m, s, on, want)) {
@@ -641,18 +721,19 @@ int rt_scan_modules(size_t *patched)
 			continue;
 		}
 		mods = realloc(rt.mods, (rt.nmods + 1) * sizeof(*rt.mods));
-		if (!mods || first_patch(m, &ch) < 0) {
-			free(mods ? mods : rt.mods);
-			rt.mods = NULL;
-			rt.nmods = 0;
+		if (!mods) {
+			free_module(m);	/* nothing written to it yet */
 			rc = -1;
-			break;
+			continue;
 		}
 		rt.mods = mods;
 		rt.mods[rt.nmods++] = m;
+		/* A module whose sites could not all be planned keeps those it could. */
+		if (first_patch(m, &ch) < 0)
+			rc = -1;
 	}
 	free(sc.v);
-	if (rc == 0 && ch.n)
+	if (ch.n)
 		apply(&ch, only_thread());
 	if (patched)
 		*patched = ch.n;
@@ -670,6 +751,10 @@ int rt_set_filter(const char *glob, bool on)
 	for (size_t i = 0; i < rt.nmods; i++) {
 		struct rt_module *m = rt.mods[i];
 
+		if (ensure_functions(m) < 0) {
+			free_change(&ch);
+			return -1;
+		}
 		for (size_t j = 0; j < m->nsites; j++) {
 			struct rt_site *s = &m->sites[j];
 
@@ -702,16 +787,16 @@ static const struct rt_site *site_for_ra(const struct rt_module *m, uintptr_t ra
 	return lo ? &m->sites[lo - 1] : NULL;
 }
 
-const struct rt_func *rt_func_for_ra(uintptr_t ra)
+struct rt_func *rt_func_for_ra(uintptr_t ra)
 {
 	for (size_t i = 0; i < rt.nmods; i++) {
-		const struct rt_module *m = rt.mods[i];
+		struct rt_module *m = rt.mods[i];
 		const struct rt_site *s;
 
 		if (ra <= m->lo || ra > m->hi + RT_MAX_SITE)
 			continue;
 		s = site_for_ra(m, ra);
-		if (s && ra - s->addr <= RT_MAX_SITE)
+		if (s && ra - s->addr <= RT_MAX_SITE && ensure_functions(m) == 0)
 			return &m->funcs[s->func];
 	}
 	return NULL;

@@ -37,15 +37,20 @@ static void calibrate(void)
 		ns_per_tick = (double)(ns - ns0) / (double)(ts - ts0);
 }
 
-/* The first sample, and a first rate from a short wait so short traces are right too. */
 void rt_output_init(void)
 {
-	uint64_t until;
-
 	ts0 = rt_timestamp();
 	ns0 = mono_ns();
-	until = ns0 + 2000000;
-	while (mono_ns() < until)
+}
+
+/*
+ * The rate from the longest interval there is, start-up to now; a trace
+ * written within a millisecond of start-up waits for one, so that its
+ * durations are right too.
+ */
+static void calibrate_now(void)
+{
+	while (mono_ns() < ns0 + 1000000)
 		;
 	calibrate();
 }
@@ -59,7 +64,8 @@ static double ticks_us(uint64_t d)
 
 static int out_fd = -1;
 static pid_t out_pid;
-static bool started;		/* header written */
+static bool headed;		/* header written */
+static bool started;		/* JSON: an event written (the next needs a comma) */
 static char obuf[1 << 16];
 static size_t olen;
 
@@ -107,7 +113,7 @@ static int open_output(void)
 	if (out_fd >= 0 && out_pid == getpid())
 		return 0;
 	out_pid = getpid();
-	started = false;
+	headed = started = false;
 	olen = 0;
 	if (!rt.output) {
 		out_fd = 2;
@@ -129,7 +135,7 @@ static int open_output(void)
 void rt_output_fork_child(void)
 {
 	out_fd = -1;
-	started = false;
+	headed = started = false;
 	olen = 0;
 }
 
@@ -140,7 +146,7 @@ struct othread {
 	uint32_t pos;
 	uint32_t open;		/* frames whose entry was written, innermost last */
 	uint64_t *entry_ts;
-	const struct rt_func **func;
+	struct rt_func **func;
 	uintptr_t *ra;
 	uint64_t *child;	/* folded: time spent in callees */
 	uint32_t *node;		/* folded: the stack's node */
@@ -235,11 +241,11 @@ static size_t read_captured(void *ctx, uint64_t addr, void *buf, size_t n)
 }
 
 /* "ret=VALUE" or "" (void) for an exit event. */
-static void value_of(const uint64_t *ev, const struct rt_func *f, char *buf, size_t len)
+static void value_of(const uint64_t *ev, struct rt_func *f, char *buf, size_t len)
 {
 	enum capture c = EV_CAPTURE(ev[1]);
 	const uint64_t *w = ev + EV_HEADER_WORDS;
-	const struct signature *sig = f && f->have_sig ? &f->sig : NULL;
+	const struct signature *sig = f ? rt_func_sig(f) : NULL;
 	struct sig_type unknown = { .cls = TC_UNKNOWN };
 	struct raw_value v;
 	struct captured cap = { 0 };
@@ -406,7 +412,7 @@ static void json_event(char ph, const char *name, uint64_t ts, pid_t tid, const 
 static void on_entry(struct tstate *t, struct othread *o, const uint64_t *ev, bool leaf)
 {
 	unsigned d = EV_DEPTH(ev[1]);
-	const struct rt_func *f = rt_func_for_ra(ev[2]);
+	struct rt_func *f = rt_func_for_ra(ev[2]);
 	char nb[32];
 
 	if (d > rt.depth)
@@ -430,7 +436,7 @@ static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint
 {
 	/* Not known: its entry was lost (buffers full) or the parent's before a fork. */
 	bool known = d < o->open && d <= rt.depth;
-	const struct rt_func *f = known ? o->func[d] : NULL;
+	struct rt_func *f = known ? o->func[d] : NULL;
 	uint64_t ts = ev ? ev[0] : now;
 	double us = known ? ticks_us(ts - o->entry_ts[d]) : 0;
 	char nb[32], val[FORMAT_RET_SIZE(128) + 64] = "";
@@ -490,13 +496,15 @@ static void process(struct tstate *t, struct othread *o, const uint64_t *at)
 
 static void header(void)
 {
+	if (headed)
+		return;
+	headed = true;
 	if (rt.format == FMT_TEXT)
 		out("# objpatch function graph, pid %d\n"
 		    "#      TID   DURATION      FUNCTION CALLS\n"
 		    "#       |    |   |         |   |   |   |\n", (int)getpid());
 	else if (rt.format == FMT_JSON)
 		out("{\"traceEvents\":[\n");
-	started = rt.format != FMT_JSON;
 }
 
 static void trailer(void)
@@ -555,12 +563,13 @@ int rt_flush(bool final)
 
 	if (open_output() < 0)
 		return -1;
-	calibrate();
-	if (!started && !olen)
+	calibrate_now();
+	/* Nothing traced, nothing written on standard error; a file always gets a whole trace. */
+	if (rt.output || oldest(&ev))
 		header();
 	while ((t = oldest(&ev)))
 		process(t, t->out_state, ev);
-	if (final) {
+	if (final && headed) {
 		for (t = atomic_load(&rt_threads); t; t = t->next) {
 			struct othread *o = t->out_state;
 

@@ -18,6 +18,8 @@
  * walks it: the unwinder's entry points put them back, and the first catch
  * re-hooks the frames that survived.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +231,48 @@ out:
 }
 
 /*
+ * process_vm_readv() of our own memory, which fails instead of faulting.
+ * qemu-user does not implement it (ENOSYS): then /proc/self/mem, which
+ * qemu leaves to the host kernel and which holds the guest's addresses
+ * one to one when qemu's guest base is 0 (checked once per process).
+ * The traced program's errno is kept.
+ */
+static _Atomic int mem_fd = -2;		/* -2: not opened yet, -1: unusable */
+
+static int procmem_fd(void)
+{
+	static const uint64_t probe = 0x68637461706a626f;	/* "objpatch" */
+	uint64_t v = 0;
+	int fd = atomic_load(&mem_fd), none = -2;
+
+	if (fd != -2)
+		return fd;
+	fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (pread(fd, &v, sizeof(v), (off_t)(uintptr_t)&probe) != sizeof(v) || v != probe)) {
+		close(fd);
+		fd = -1;
+	}
+	if (!atomic_compare_exchange_strong(&mem_fd, &none, fd)) {
+		if (fd >= 0)
+			close(fd);
+		fd = none;
+	}
+	return fd;
+}
+
+static ssize_t read_memory(void *dst, uintptr_t addr, size_t n)
+{
+	struct iovec local = { dst, n }, remote = { (void *)addr, n };
+	int saved = errno, fd;
+	ssize_t r = syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL);
+
+	if (r < 0 && errno == ENOSYS && (fd = procmem_fd()) >= 0)
+		r = pread(fd, dst, n, (off_t)addr);
+	errno = saved;
+	return r;
+}
+
+/*
  * Copies the string a char * function returned, up to the formatter's limit
  * and one byte more, without faulting: process_vm_readv stops at the first
  * unreadable byte instead.
@@ -237,7 +281,6 @@ static size_t capture_string(uintptr_t addr, uint64_t *w)
 {
 	uint8_t *dst = (uint8_t *)w + 1;
 	size_t want = rt.strlen_max + 1, got = 0;
-	struct iovec local, remote;
 
 	if (want > STRING_WORDS * 8 - 1)
 		want = STRING_WORDS * 8 - 1;
@@ -248,9 +291,7 @@ static size_t capture_string(uintptr_t addr, uint64_t *w)
 
 		if (n > want - got)
 			n = want - got;
-		local = (struct iovec){ dst + got, n };
-		remote = (struct iovec){ (void *)(addr + got), n };
-		r = syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL);
+		r = read_memory(dst + got, addr + got, n);
 		if (r <= 0)
 			break;
 		if (memchr(dst + got, 0, (size_t)r)) {
@@ -357,7 +398,11 @@ void rt_rehook_slots(struct tstate *t, uintptr_t sp)
 void rt_record_fork_child(void)
 {
 	struct tstate *t = self;
+	int fd = atomic_exchange(&mem_fd, -2);
 
+	/* It reads the parent's memory. */
+	if (fd >= 0)
+		close(fd);
 	for (struct tstate *o = atomic_load(&rt_threads); o; o = o->next) {
 		for (struct chunk *c = atomic_load(&o->head); c; c = atomic_load(&c->next))
 			c->consumed = atomic_load(&c->count);

@@ -76,6 +76,7 @@ static int read_linked_table(struct elfobj *obj, size_t t, struct table_entry ki
 	const struct section *tab = &obj->sec[t];
 	bool user = kind.user;
 	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
+	uint32_t sec = 0;
 
 	if (tab->sh.sh_type == SHT_NOBITS || tab->size % entsize)
 		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
@@ -83,8 +84,11 @@ static int read_linked_table(struct elfobj *obj, size_t t, struct table_entry ki
 	for (size_t i = 0; i < tab->size / entsize; i++) {
 		uint64_t w = elfobj_read_word(obj, tab->bytes + i * entsize, entsize);
 		uint64_t addr = user ? tab->sh.sh_addr + i * entsize + (uint64_t)sign_extend(w, 4) : w;
-		uint32_t sec = section_at(obj, addr);
+		const GElf_Shdr *last = &obj->sec[sec].sh;
 
+		/* Entries come in address order: most fall in the previous one's section. */
+		if (!sec || addr < last->sh_addr || addr >= last->sh_addr + last->sh_size)
+			sec = section_at(obj, addr);
 		kind.sec = sec;
 		kind.addr = addr;
 		kind.off = sec ? addr - obj->sec[sec].sh.sh_addr : 0;

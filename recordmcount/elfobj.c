@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elfobj.h"
@@ -60,7 +61,7 @@ void elfobj_write_word(const struct elfobj *obj, uint8_t *p, unsigned size, uint
 		p[obj->big_endian ? size - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
-static int read_whole_file(struct elfobj *obj, int fd)
+static int read_whole_file(struct elfobj *obj, int fd, bool map)
 {
 	struct stat st;
 	size_t done = 0;
@@ -72,6 +73,16 @@ static int read_whole_file(struct elfobj *obj, int fd)
 	if ((uint64_t)st.st_size < EI_NIDENT)
 		return elfobj_error(obj, "not an ELF file (%lld bytes)", (long long)st.st_size), -1;
 	obj->image_size = (size_t)st.st_size;
+	if (map) {
+		/* Private and writable: libelf may convert in place; pages copy only if it does. */
+		void *p = mmap(NULL, obj->image_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED)
+			return elfobj_error(obj, "cannot map: %s", strerror(errno)), -1;
+		obj->image = p;
+		obj->mapped = true;
+		return 0;
+	}
 	obj->image = malloc(obj->image_size);
 	if (!obj->image)
 		return elfobj_error(obj, "out of memory reading %zu bytes", obj->image_size), -1;
@@ -259,11 +270,11 @@ static int check_shdr_table(struct elfobj *obj)
 	return 0;
 }
 
-int elfobj_load(struct elfobj *obj, const char *path, int fd)
+static int load(struct elfobj *obj, const char *path, int fd, bool map)
 {
 	memset(obj, 0, sizeof(*obj));
 	obj->path = path;
-	if (read_whole_file(obj, fd) < 0)
+	if (read_whole_file(obj, fd, map) < 0)
 		return -1;
 	obj->elf = elf_memory((char *)obj->image, obj->image_size);
 	if (!obj->elf || elf_kind(obj->elf) != ELF_K_ELF)
@@ -281,9 +292,29 @@ int elfobj_load(struct elfobj *obj, const char *path, int fd)
 	obj->code_big_endian = obj->big_endian && !obj->arch->code_always_le;
 	if (load_sections(obj) < 0)
 		return -1;
-	if (obj->symtab && load_symbols(obj) < 0)
+	/* A reader of a linked file may never need its symbols (elfobj_load_symbols). */
+	obj->symbols_deferred = map && obj->ehdr.e_type != ET_REL;
+	if (obj->symtab && !obj->symbols_deferred && load_symbols(obj) < 0)
 		return -1;
 	return load_groups_and_relocs(obj);
+}
+
+int elfobj_load_symbols(struct elfobj *obj)
+{
+	if (!obj->symbols_deferred)
+		return 0;
+	obj->symbols_deferred = false;
+	return obj->symtab ? load_symbols(obj) : 0;
+}
+
+int elfobj_load(struct elfobj *obj, const char *path, int fd)
+{
+	return load(obj, path, fd, false);
+}
+
+int elfobj_load_mapped(struct elfobj *obj, const char *path, int fd)
+{
+	return load(obj, path, fd, true);
 }
 
 void elfobj_free(struct elfobj *obj)
@@ -298,7 +329,10 @@ void elfobj_free(struct elfobj *obj)
 	free(obj->sym_map);
 	if (obj->elf)
 		elf_end(obj->elf);
-	free(obj->image);
+	if (obj->mapped)
+		munmap(obj->image, obj->image_size);
+	else
+		free(obj->image);
 	memset(obj, 0, sizeof(*obj));
 }
 

@@ -51,6 +51,8 @@ struct elfobj {
 
 	uint8_t *image;
 	size_t image_size;
+	bool mapped;		/* image is a mapping of the file, not a copy */
+	bool symbols_deferred;	/* sym[] not read yet */
 	Elf *elf;
 	GElf_Ehdr ehdr;
 	const struct arch *arch;
@@ -82,6 +84,13 @@ struct elfobj {
 
 /* Load `path` (already opened on `fd`).  Returns 0, or -1 with obj->err set. */
 int elfobj_load(struct elfobj *obj, const char *path, int fd);
+/*
+ * The same, reading through a private mapping: for a reader that needs a
+ * few sections of a big file.  A linked file's symbols are then read only
+ * by elfobj_load_symbols().
+ */
+int elfobj_load_mapped(struct elfobj *obj, const char *path, int fd);
+int elfobj_load_symbols(struct elfobj *obj);
 void elfobj_free(struct elfobj *obj);
 
 int elfobj_parse_relocs(struct elfobj *obj, size_t secidx);
