@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The tracing runtime end to end: testdata/runtime/rt_test.c + rt_cxx.cc
+# (every class of return value, recursion, longjmp, a signal handler, a C++
+# exception with a destructor on the way, 4 threads, fork) built the way
+# users build: objects compiled with -pg, `recordmcount --mode=user [--nop]`,
+# linked WITHOUT -pg into a PIE, stripped (names and types come from the
+# tables, not from debug info).  Each build
+#  - runs untraced first: its own checks must pass (the hook is glibc's or a NOP);
+#  - runs under `objpatch run --format text|json|folded`, and
+#    testdata/runtime/check_trace.py checks the trace against the values
+#    written by hand in rt_expect.txt, its shape, the threads and the
+#    forked child's trace.
+# Builds: gcc and clang, x86_64, each as -pg, -pg -mfentry and -pg with
+# --nop; aarch64 (gcc -pg, under qemu-user, with build/aarch64/libobjpatch.so:
+# skipped with the reason until that exists).  Then rt_toggle.c, linked with
+# libobjpatch.a: 10,000 objpatch_enable/disable("*") while 8 threads call
+# traced functions; its trace must be well-formed too.
+# A missing runtime (build/libobjpatch.so, `objpatch run`, libobjpatch.a) is
+# a failure, not a skip.  About 12 s on 2 cores.
+. "$(dirname "$0")/lib.sh"
+
+RT=$TOP/testdata/runtime
+OBJPATCH=$TOP/build/objpatch
+CHECK=(python3 "$RT/check_trace.py")
+WARN=(-Wall -Wextra -Werror)
+CFLAGS=(-O2 -g -pg -fno-omit-frame-pointer)
+FORMATS=(text json folded)
+
+if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
+	skip "the runtime is implemented and tested on x86_64 Linux (this is $(uname -sm))"
+	done_testing
+	exit
+fi
+[ -e "$TOP/build/libobjpatch.so" ] || diag "build/libobjpatch.so does not exist: every traced run fails"
+
+# build LABEL DIR CC CXX STRIP RMC-FLAGS [CFLAGS...]: compile, record, link
+# without -pg, strip; one test.  Leaves DIR/prog.
+build() {
+	local label=$1 dir=$2 cc=$3 cxx=$4 strip=$5 rmc=$6 out
+	shift 6
+	mkdir -p "$dir"
+	compile_ok "[$label]" "$cc" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -c "$RT/rt_test.c" -o "$dir/rt_test.o" &&
+	compile_ok "[$label]" "$cxx" "${WARN[@]}" "${CFLAGS[@]}" "$@" -c "$RT/rt_cxx.cc" -o "$dir/rt_cxx.o" || return 1
+	# shellcheck disable=SC2086
+	if ! out=$("$RMC" --mode=user $rmc "$dir/rt_test.o" "$dir/rt_cxx.o" 2>&1); then
+		ok 1 "[$label] recordmcount --mode=user${rmc:+ $rmc}"
+		diag "$out"
+		return 1
+	fi
+	compile_ok "[$label] link" "$cxx" -pie -o "$dir/prog" "$dir/rt_test.o" "$dir/rt_cxx.o" -pthread &&
+	compile_ok "[$label] strip" "$strip" "$dir/prog" || return 1
+	ok 0 "[$label] builds: -pg objects, recordmcount --mode=user${rmc:+ $rmc}, PIE linked without -pg, stripped"
+}
+
+# stripped LABEL PROG READELF: no symbols, no DWARF, but the tables are there.
+stripped() {
+	local label=$1 prog=$2 readelf=$3 secs
+	secs=$("$readelf" -SW "$prog" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p')
+	if grep -qE '^(\.symtab|\.debug_.*)$' <<< "$secs" || ! grep -qE '^__(mcount|fentry)_rel$' <<< "$secs"; then
+		ok 1 "[$label] stripped: no .symtab, no .debug_*, a __mcount_rel or __fentry_rel table"
+		diag "sections: $(tr '\n' ' ' <<< "$secs")"
+	else
+		ok 0 "[$label] stripped: no .symtab, no .debug_*, a __mcount_rel or __fentry_rel table"
+	fi
+}
+
+# program_ok LABEL STATUS STDOUT-FILE: the program's own checks passed.
+program_ok() {
+	local label=$1 status=$2 out=$3
+	if [ "$status" -eq 0 ] && grep -qx 'done' "$out" && ! grep -q '^not ok' "$out"; then
+		ok 0 "$label"
+	else
+		ok 1 "$label"
+		if [ "$status" -gt 128 ]; then
+			diag "killed by signal $((status - 128)) ($(kill -l $((status - 128)) 2>/dev/null))"
+		else
+			diag "exit status $status$([ "$status" -eq 124 ] && echo ' (timed out)')"
+		fi
+		diag "$(grep -v '^ok' "$out" | head -20)"
+	fi
+}
+
+# untraced LABEL RUNNER...: runs as built; nothing on stderr.
+untraced() {
+	local label=$1 status
+	shift
+	timeout 60 "$@" > "$T_TMP/out" 2> "$T_TMP/err"
+	status=$?
+	program_ok "[$label] runs untraced, its checks pass" "$status" "$T_TMP/out"
+	[ ! -s "$T_TMP/err" ]
+	ok $? "[$label] untraced, nothing on stderr"
+	[ -s "$T_TMP/err" ] && diag "$(head -20 "$T_TMP/err")"
+}
+
+# check_trace LABEL FORMAT EXPECT TRACE ARGS...: check_trace.py's verdict as one test.
+check_trace() {
+	local label=$1 fmt=$2 expect=$3 trace=$4 out
+	shift 4
+	if out=$("${CHECK[@]}" --format "$fmt" --expect "$expect" "$trace" "$@" 2>&1); then
+		ok 0 "[$label] check_trace.py --format $fmt: $(grep -c '^ok' <<< "$out") checks pass"
+	else
+		ok 1 "[$label] check_trace.py --format $fmt"
+		diag "$(grep -v '^ok' <<< "$out" | head -60)"
+	fi
+}
+
+# traced LABEL DIR FORMAT RUNNER...: run under the runtime (RUNNER sets it
+# up), then check the program's results and the trace.
+traced() {
+	local label=$1 dir=$2 fmt=$3 status trace
+	shift 3
+	trace=$dir/trace.$fmt
+	rm -f "$trace" "$trace".*
+	timeout 60 "$@" > "$dir/out.$fmt" 2> "$dir/err.$fmt"
+	status=$?
+	program_ok "[$label] traced ($fmt): exit 0, the program's checks pass" "$status" "$dir/out.$fmt"
+	if [ -s "$dir/err.$fmt" ]; then
+		diag "[$label] stderr ($fmt):" "$(head -20 "$dir/err.$fmt")"
+	fi
+	local threads=(--require-threads 4)
+	[ "$fmt" = folded ] && threads=()	# folded stacks merge the threads
+	check_trace "$label" "$fmt" "$RT/rt_expect.txt" "$trace" --require-fork "${threads[@]}"
+}
+
+x86_64_variant() {	# x86_64_variant CC CXX NAME RMC-FLAGS [CFLAGS...]
+	local cc=$1 cxx=$2 name=$3 rmc=$4 label dir fmt
+	shift 4
+	label="$cc $name" dir=$T_TMP/$cc-$name
+	if ! command -v "$cc" >/dev/null || ! command -v "$cxx" >/dev/null; then
+		skip "[$label] $cc or $cxx is not installed"
+		return
+	fi
+	build "$label" "$dir" "$cc" "$cxx" strip "$rmc" "$@" || return
+	stripped "$label" "$dir/prog" readelf
+	untraced "$label" "$dir/prog"
+	for fmt in "${FORMATS[@]}"; do
+		traced "$label" "$dir" "$fmt" "$OBJPATCH" run --output "$dir/trace.$fmt" --format "$fmt" -- "$dir/prog"
+	done
+}
+
+for cc in gcc clang; do
+	cxx=g++
+	[ "$cc" = clang ] && cxx=clang++
+	x86_64_variant "$cc" "$cxx" pg ""
+	x86_64_variant "$cc" "$cxx" fentry "" -mfentry
+	x86_64_variant "$cc" "$cxx" nop --nop
+done
+
+# aarch64 under qemu-user: `objpatch run` would preload the x86_64 library
+# into qemu itself, so the guest's environment is set through qemu.
+aarch64_variant() {
+	local p=aarch64-linux-gnu label="aarch64 gcc pg" dir=$T_TMP/aarch64 sysroot=/usr/aarch64-linux-gnu
+	local lib=$TOP/build/aarch64/libobjpatch.so fmt tool
+	for tool in $p-gcc $p-g++ $p-strip $p-readelf qemu-aarch64; do
+		if ! command -v "$tool" >/dev/null; then
+			skip "[$label] $tool is not installed (scripts/deps.sh)"
+			return
+		fi
+	done
+	build "$label" "$dir" $p-gcc $p-g++ $p-strip "" || return
+	stripped "$label" "$dir/prog" $p-readelf
+	untraced "$label" qemu-aarch64 -L "$sysroot" "$dir/prog"
+	if [ ! -e "$lib" ]; then
+		skip "[$label] traced runs: build/aarch64/libobjpatch.so does not exist yet"
+		return
+	fi
+	for fmt in "${FORMATS[@]}"; do
+		QEMU_SET_ENV="LD_PRELOAD=$lib,OBJPATCH_FILTER=*,OBJPATCH_OUTPUT=$dir/trace.$fmt,OBJPATCH_FORMAT=$fmt" \
+			traced "$label" "$dir" "$fmt" qemu-aarch64 -L "$sysroot" "$dir/prog"
+	done
+}
+aarch64_variant
+
+# rt_toggle: the runtime linked in (libobjpatch.a), switched by its API.
+toggle_test() {
+	local dir=$T_TMP/toggle label=toggle fmt status out
+	mkdir -p "$dir"
+	compile_ok "[$label]" gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$TOP/objpatch" \
+		-c "$RT/rt_toggle.c" -o "$dir/rt_toggle.o" || return
+	if ! out=$("$RMC" --mode=user --nop "$dir/rt_toggle.o" 2>&1); then
+		ok 1 "[$label] recordmcount --mode=user --nop"
+		diag "$out"
+		return
+	fi
+	compile_ok "[$label] link with build/libobjpatch.a" gcc -pie -o "$dir/rt_toggle" "$dir/rt_toggle.o" \
+		"$TOP/build/libobjpatch.a" -pthread -lelf -ldl || return
+	ok 0 "[$label] builds, linked with build/libobjpatch.a"
+	for fmt in text json; do
+		rm -f "$dir/trace.$fmt"
+		OBJPATCH_OUTPUT=$dir/trace.$fmt OBJPATCH_FORMAT=$fmt timeout 60 "$dir/rt_toggle" \
+			> "$dir/out.$fmt" 2> "$dir/err.$fmt"
+		status=$?
+		program_ok "[$label] ($fmt) 10,000 enable/disable(\"*\") with 8 threads calling: exit 0, checks pass" \
+			"$status" "$dir/out.$fmt"
+		grep -q '^# ' "$dir/out.$fmt" && diag "[$label] $(grep '^# ' "$dir/out.$fmt" | sed 's/^# //')"
+		[ -s "$dir/err.$fmt" ] && diag "[$label] stderr ($fmt):" "$(head -20 "$dir/err.$fmt")"
+		check_trace "$label" "$fmt" "$RT/rt_toggle_expect.txt" "$dir/trace.$fmt"
+	done
+}
+toggle_test
+
+done_testing

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tracing switched on and off under load (t/90-runtime.t): linked with
+ * libobjpatch.a, 8 threads call traced functions while the main thread
+ * calls objpatch_enable("*") / objpatch_disable("*") 10,000 times (the
+ * environment's RT_TOGGLES may say fewer), then traces everything for a
+ * moment so the trace surely holds calls, joins the threads and flushes.
+ * Calls entered while tracing was off must leave no half frames behind:
+ * check_trace.py then finds the trace well-formed, every traced return with
+ * its value (rt_toggle_expect.txt).
+ *
+ * Prints "ok - ..." / "not ok - ..." and "done" on stdout; exits 0 when every
+ * check passed.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "objpatch.h"
+
+#ifdef __clang__
+#define TRACED __attribute__((noinline, used))
+#else
+#define TRACED __attribute__((noinline, noipa, used))
+#endif
+#define KEEP(x) __asm__ volatile("" : "+r"(x))
+/*
+ * In traced functions without side effects: clang has no noipa, and drops
+ * a call to a pure function when it can predict the result.
+ */
+#define OPAQUE() __asm__ volatile("")
+
+#define NTHREADS 8
+#define PAUSE_US 100
+#define MAX_CALLS 20000	/* per thread: a bound on the trace's size */
+
+static atomic_bool stop;
+static int failed;
+
+static void check(bool good, const char *desc)
+{
+	printf("%s - %s\n", good ? "ok" : "not ok", desc);
+	failed += !good;
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * The threads spend most of their time between a traced entry and its exit
+ * (asleep, so the toggling thread keeps a core), where a toggle matters
+ * most, and make few enough calls to keep the trace small.
+ */
+TRACED int tog_leaf(int x)
+{
+	OPAQUE();
+	return 3 + (x & 0);
+}
+
+TRACED int tog_mid(int x)
+{
+	sleep_us(PAUSE_US);
+	int r = tog_leaf(x);
+
+	KEEP(r);
+	sleep_us(PAUSE_US);
+	return r + 4;
+}
+
+TRACED void tog_void(void)
+{
+	OPAQUE();
+}
+
+TRACED void *tog_thread(void *arg)
+{
+	long *calls = arg;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed) && *calls < MAX_CALLS) {
+		int r = tog_mid(1);
+
+		KEEP(r);
+		tog_void();
+		*calls += r == 7;
+	}
+	return NULL;
+}
+
+/* Every call must succeed; the first failure is shown. */
+static bool toggle(int rounds)
+{
+	for (int i = 0; i < rounds; i++) {
+		if (objpatch_enable("*") < 0 || objpatch_disable("*") < 0) {
+			printf("# round %d: %s\n", i, objpatch_error());
+			return false;
+		}
+	}
+	return true;
+}
+
+int main(void)
+{
+	const char *env = getenv("RT_TOGGLES");
+	int rounds = env ? atoi(env) : 10000, started = 0, enabled;
+	pthread_t t[NTHREADS];
+	long calls[NTHREADS] = { 0 }, total = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* a crash keeps the lines before it */
+	for (int i = 0; i < NTHREADS; i++)
+		started += pthread_create(&t[i], NULL, tog_thread, &calls[i]) == 0;
+	check(started == NTHREADS, "threads started");
+	sleep_us(10000);
+	check(toggle(rounds), "objpatch_enable(\"*\") / objpatch_disable(\"*\") while threads call");
+	enabled = objpatch_enable("tog_*");
+	check(enabled > 0, "objpatch_enable(\"tog_*\") enables sites");
+	sleep_us(20000);
+	check(objpatch_disable("*") >= 0, "objpatch_disable(\"*\")");
+	atomic_store(&stop, true);
+	for (int i = 0; i < started; i++) {
+		pthread_join(t[i], NULL);
+		total += calls[i];
+	}
+	check(total > 0, "the threads ran through the sites");
+	check(objpatch_flush() >= 0, "objpatch_flush()");
+	printf("# %d toggles, %ld calls\n", rounds, total);
+	printf("done\n");
+	return failed != 0;
+}
