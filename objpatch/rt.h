@@ -140,10 +140,12 @@ struct rt_state {
 	int format;		/* enum rt_format */
 	char *output;		/* NULL: standard error */
 	pid_t output_pid;	/* the process `output` is for; children add their pid */
+	int output_fd;		/* without `output`: 2 in a traced program, 1 in objpatch report */
+	bool replay;		/* objpatch report: events and clock come from a recording */
 	size_t buffer_mb;
 };
 
-enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED };
+enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW };
 
 extern struct rt_state rt RT_HIDDEN;
 
@@ -214,10 +216,47 @@ void rt_rehook_slots(struct tstate *t, uintptr_t sp) RT_HIDDEN;
 void rt_free_chunk(struct chunk *c) RT_HIDDEN;
 void rt_record_init(size_t buffer_mb) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
+/* objpatch report: a thread holding recorded events, and more of them. */
+struct tstate *rt_replay_thread(pid_t tid) RT_HIDDEN;
+int rt_replay_events(struct tstate *t, const uint64_t *w, size_t n) RT_HIDDEN;
+/* objpatch report: a module of the recording, by its file and load bias. */
+int rt_replay_module(const char *path, uintptr_t bias) RT_HIDDEN;
 
 /* ---- output (rt_output.c) ---- */
 
+/*
+ * The raw recording (OBJPATCH_FORMAT=raw, `objpatch record`), formatted
+ * later by `objpatch report` on the same machine with the same files: a
+ * header, then records of 8-byte-aligned payloads in host byte order.
+ */
+#define RAW_MAGIC "OBJPATCH-RAW-1\n"
+
+struct raw_header {
+	char magic[16];
+	uint16_t machine;	/* e_machine and class of the recording runtime */
+	uint8_t elfclass;
+	uint8_t pad;
+	uint32_t depth;		/* OBJPATCH_DEPTH */
+	int32_t pid;
+	uint32_t pad2;
+};
+
+enum raw_type {
+	RAW_MODULE = 1,	/* u64 bias, then the path and a NUL */
+	RAW_CLOCK,	/* u64 ts0, ns0, ts, ns: two samples of timestamp and CLOCK_MONOTONIC */
+	RAW_EVENTS,	/* u64 tid, then a thread's event words */
+	RAW_COUNTS,	/* u64 missed_depth, missed_busy, lost, the final flush's timestamp */
+};
+
+struct raw_record {
+	uint32_t type;
+	uint32_t bytes;		/* payload, a multiple of 8 */
+};
+
+
 void rt_output_init(void) RT_HIDDEN;
+/* objpatch report: the recording's clock, and the time its last flush happened. */
+void rt_output_set_clock(uint64_t ts0, uint64_t ns0, double ns_per_tick, uint64_t end) RT_HIDDEN;
 int rt_flush(bool final) RT_HIDDEN;
 void rt_output_fork_child(void) RT_HIDDEN;
 

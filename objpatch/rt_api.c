@@ -57,9 +57,13 @@ static void read_settings(void)
 		rt.format = FMT_JSON;
 	else if (fmt && strcmp(fmt, "folded") == 0)
 		rt.format = FMT_FOLDED;
+	else if (fmt && strcmp(fmt, "raw") == 0)
+		rt.format = FMT_RAW;
 	else if (fmt && *fmt && strcmp(fmt, "text") != 0)
-		fprintf(stderr, "objpatch: OBJPATCH_FORMAT=%s: not text, json or folded; using text\n", fmt);
+		fprintf(stderr, "objpatch: OBJPATCH_FORMAT=%s: not text, json, folded or raw; using text\n", fmt);
 	rt.output = outp && *outp ? strdup(outp) : NULL;
+	if (rt.format == FMT_RAW && !rt.output)
+		rt.output = strdup("objpatch.data");	/* not a terminal's kind of output */
 	rt.output_pid = getpid();
 }
 

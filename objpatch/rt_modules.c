@@ -330,6 +330,7 @@ static int name_unnamed(struct rt_module *m, struct rt_site *s)
 	return 0;
 }
 
+/* `fd` NULL: a recording's module, whose memory is not ours to check. */
 static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_module *m)
 {
 	struct table_entry *te = NULL;
@@ -349,6 +350,12 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 
 		if (!te[i].user || !te[i].addr)
 			continue;	/* kernel tables hold absolute addresses for another world */
+		if (!fd) {
+			*s = (struct rt_site){ .addr = addr, .len = RT_MAX_SITE,
+					       .kind = te[i].entry ? SITE_FENTRY : SITE_MCOUNT };
+			m->nsites++;
+			continue;
+		}
 		if (!in_exec(fd, addr, 1) || !(len = site_length((const uint8_t *)addr)) ||
 		    !in_exec(fd, addr, len)) {
 			bad++;
@@ -800,4 +807,51 @@ struct rt_func *rt_func_for_ra(uintptr_t ra)
 			return &m->funcs[s->func];
 	}
 	return NULL;
+}
+
+/* ---- objpatch report ---- */
+
+int rt_replay_module(const char *path, uintptr_t bias)
+{
+	struct rt_module *m = calloc(1, sizeof(*m)), **mods;
+	int fd = -1;
+
+	rt.err[0] = 0;
+	init_forms();
+	if (!m || !(m->path = strdup(path)) || !(m->file = calloc(1, sizeof(*m->file))))
+		goto fail;
+	m->bias = bias;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rt_error("%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (elfobj_load_mapped(m->file, m->path, fd) < 0) {
+		rt_error("%s", m->file->err);
+		goto fail;
+	}
+	close(fd);
+	fd = -1;
+	if (load_sites(m->file, NULL, m) < 0) {
+		rt_error("%s", m->file->err[0] ? m->file->err : "out of memory");
+		goto fail;
+	}
+	if (m->nsites) {
+		m->lo = m->sites[0].addr;
+		m->hi = m->sites[m->nsites - 1].addr + RT_MAX_SITE;
+	}
+	if (!(mods = realloc(rt.mods, (rt.nmods + 1) * sizeof(*rt.mods)))) {
+		rt_error("out of memory");
+		goto fail;
+	}
+	rt.mods = mods;
+	rt.mods[rt.nmods++] = m;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (!rt.err[0])
+		rt_error("out of memory");
+	free_module(m);
+	return -1;
 }

@@ -43,6 +43,16 @@ void rt_output_init(void)
 	ns0 = mono_ns();
 }
 
+static uint64_t replay_end;
+
+void rt_output_set_clock(uint64_t t0, uint64_t n0, double rate, uint64_t end)
+{
+	ts0 = t0;
+	ns0 = n0;
+	ns_per_tick = rate;
+	replay_end = end;
+}
+
 /*
  * The rate from the longest interval there is, start-up to now; a trace
  * written within a millisecond of start-up waits for one, so that its
@@ -50,6 +60,8 @@ void rt_output_init(void)
  */
 static void calibrate_now(void)
 {
+	if (rt.replay)
+		return;
 	while (mono_ns() < ns0 + 1000000)
 		;
 	calibrate();
@@ -85,6 +97,20 @@ static void out_flush(void)
 	olen = 0;
 }
 
+static void out_write(const void *p, size_t n)
+{
+	while (n) {
+		size_t k = sizeof(obuf) - olen < n ? sizeof(obuf) - olen : n;
+
+		memcpy(obuf + olen, p, k);
+		olen += k;
+		p = (const char *)p + k;
+		n -= k;
+		if (olen == sizeof(obuf))
+			out_flush();
+	}
+}
+
 static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void out(const char *fmt, ...)
 {
@@ -116,7 +142,7 @@ static int open_output(void)
 	headed = started = false;
 	olen = 0;
 	if (!rt.output) {
-		out_fd = 2;
+		out_fd = rt.output_fd ? rt.output_fd : 2;
 		return 0;
 	}
 	/* A forked child writes a file of its own next to its parent's. */
@@ -408,6 +434,19 @@ static void json_event(char ph, const char *name, uint64_t ts, pid_t tid, const 
 	started = true;
 }
 
+static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint64_t *ev, uint64_t now,
+		     bool leaf, const char *reason);
+
+/*
+ * Frames at depth >= d whose exit never came: the buffers were full when
+ * it happened.  Closed here so the trace stays well-formed.
+ */
+static void close_lost(struct tstate *t, struct othread *o, unsigned d, uint64_t ts)
+{
+	while (o->open > d)
+		on_close(t, o, o->open - 1, NULL, ts, false, "lost");
+}
+
 /* An entry: remembered, and written unless it is a leaf (written at its exit). */
 static void on_entry(struct tstate *t, struct othread *o, const uint64_t *ev, bool leaf)
 {
@@ -417,6 +456,7 @@ static void on_entry(struct tstate *t, struct othread *o, const uint64_t *ev, bo
 
 	if (d > rt.depth)
 		return;
+	close_lost(t, o, d, ev[0]);
 	o->entry_ts[d] = ev[0];
 	o->func[d] = f;
 	o->ra[d] = ev[2];
@@ -430,9 +470,9 @@ static void on_entry(struct tstate *t, struct othread *o, const uint64_t *ev, bo
 		text_line(t->tid, d, NULL, "%s() {", name_of(f, ev[2], nb, sizeof(nb)));
 }
 
-/* An exit, unwound frame or unfinished one (ev NULL: at `now`). */
+/* An exit or unwound frame, or (ev NULL) one closed at `now` for `reason`. */
 static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint64_t *ev, uint64_t now,
-		     bool leaf)
+		     bool leaf, const char *reason)
 {
 	/* Not known: its entry was lost (buffers full) or the parent's before a fork. */
 	bool known = d < o->open && d <= rt.depth;
@@ -441,8 +481,10 @@ static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint
 	double us = known ? ticks_us(ts - o->entry_ts[d]) : 0;
 	char nb[32], val[FORMAT_RET_SIZE(128) + 64] = "";
 	const char *name = known ? name_of(f, o->ra[d], nb, sizeof(nb)) : "?";
-	const char *why = !ev ? "unfinished" : EV_TYPE(ev[1]) == EV_UNWOUND ? "unwound" : NULL;
+	const char *why = !ev ? reason : EV_TYPE(ev[1]) == EV_UNWOUND ? "unwound" : NULL;
 
+	if (ev)
+		close_lost(t, o, d + 1, ts);
 	if (ev && !why && rt.format != FMT_FOLDED)
 		value_of(ev, f, val, sizeof(val));
 	if (rt.format == FMT_TEXT) {
@@ -487,10 +529,10 @@ static void process(struct tstate *t, struct othread *o, const uint64_t *at)
 		on_entry(t, o, ev, leaf);
 		if (leaf) {
 			advance(o, next);
-			on_close(t, o, EV_DEPTH(next[1]), next, 0, true);
+			on_close(t, o, EV_DEPTH(next[1]), next, 0, true, NULL);
 		}
 	} else {
-		on_close(t, o, EV_DEPTH(ev[1]), ev, 0, false);
+		on_close(t, o, EV_DEPTH(ev[1]), ev, 0, false, NULL);
 	}
 }
 
@@ -555,14 +597,80 @@ static struct tstate *oldest(const uint64_t **ev)
 	return best;
 }
 
+/* ---- raw recordings ---- */
+
+static size_t raw_modules_written;
+
+static void raw_record(uint32_t type, const void *head, size_t head_len, const void *body, size_t body_len)
+{
+	static const uint8_t zeros[8];
+	size_t pad = (8 - (head_len + body_len) % 8) % 8;
+	struct raw_record r = { type, (uint32_t)(head_len + body_len + pad) };
+
+	out_write(&r, sizeof(r));
+	out_write(head, head_len);
+	out_write(body, body_len);
+	out_write(zeros, pad);
+}
+
+static void raw_header(void)
+{
+	struct raw_header h = { .machine = rt_arch_host.machine, .elfclass = rt_arch_host.elfclass,
+				.depth = rt.depth, .pid = (int32_t)getpid() };
+
+	memcpy(h.magic, RAW_MAGIC, sizeof(h.magic));
+	out_write(&h, sizeof(h));
+	headed = true;
+	raw_modules_written = 0;
+}
+
+/* Everything the threads recorded since the last flush, as it is in memory. */
+static void raw_flush(bool final)
+{
+	uint64_t clock[4] = { ts0, ns0, rt_timestamp(), mono_ns() };
+	uint64_t counts[4] = { 0, 0, 0, clock[2] };
+
+	if (!headed)
+		raw_header();
+	for (; raw_modules_written < rt.nmods; raw_modules_written++) {
+		const struct rt_module *m = rt.mods[raw_modules_written];
+		uint64_t bias = m->bias;
+
+		raw_record(RAW_MODULE, &bias, sizeof(bias), m->path, strlen(m->path) + 1);
+	}
+	raw_record(RAW_CLOCK, clock, sizeof(clock), NULL, 0);
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
+		struct othread *o = othread_of(t);
+		uint64_t tid = (uint64_t)t->tid;
+
+		/* Chunks hold whole events: write each one's new words as they are. */
+		while (o && peek(t, o)) {
+			uint32_t count = atomic_load_explicit(&o->c->count, memory_order_acquire);
+
+			raw_record(RAW_EVENTS, &tid, sizeof(tid), &o->c->w[o->pos], (count - o->pos) * 8);
+			o->pos = o->c->consumed = count;
+		}
+		counts[0] += t->missed_depth;
+		counts[1] += t->missed_busy;
+		counts[2] += t->lost;
+	}
+	if (final)
+		raw_record(RAW_COUNTS, counts, sizeof(counts), NULL, 0);
+}
+
 int rt_flush(bool final)
 {
 	const uint64_t *ev;
 	struct tstate *t;
-	uint64_t now = rt_timestamp();
+	uint64_t now = rt.replay ? replay_end : rt_timestamp();
 
 	if (open_output() < 0)
 		return -1;
+	if (rt.format == FMT_RAW) {
+		raw_flush(final);
+		out_flush();
+		return 0;
+	}
 	calibrate_now();
 	/* Nothing traced, nothing written on standard error; a file always gets a whole trace. */
 	if (rt.output || oldest(&ev))
@@ -574,7 +682,7 @@ int rt_flush(bool final)
 			struct othread *o = t->out_state;
 
 			while (o && o->open)
-				on_close(t, o, o->open - 1, NULL, now, false);
+				on_close(t, o, o->open - 1, NULL, now, false, "unfinished");
 		}
 		trailer();
 	}
