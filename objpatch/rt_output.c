@@ -558,13 +558,6 @@ static void trailer(void)
 		busy += t->missed_busy;
 		lost += t->lost;
 	}
-	if (rt.format == FMT_FOLDED) {
-		write_folded();
-	} else if (rt.format == FMT_JSON) {
-		out("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"missed_depth\":%" PRIu64
-		    ",\"missed_reentry\":%" PRIu64 ",\"lost\":%" PRIu64 "}}\n", depth, busy, lost);
-		return;
-	}
 	if (depth)
 		fprintf(stderr, "objpatch: %" PRIu64 " calls not traced (shadow stack full at depth %u)\n",
 			depth, rt.depth);
@@ -573,6 +566,12 @@ static void trailer(void)
 			busy);
 	if (lost)
 		fprintf(stderr, "objpatch: %" PRIu64 " events lost (trace buffers full)\n", lost);
+	if (rt.format == FMT_FOLDED) {
+		write_folded();
+	} else if (rt.format == FMT_JSON) {
+		out("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"missed_depth\":%" PRIu64
+		    ",\"missed_reentry\":%" PRIu64 ",\"lost\":%" PRIu64 "}}\n", depth, busy, lost);
+	}
 	if (rt.format == FMT_TEXT && (depth || busy || lost))
 		out("# objpatch: %" PRIu64 " calls not traced (shadow stack full at depth %u), %" PRIu64
 		    " in signal handlers inside the tracer, %" PRIu64 " events lost (buffers full)\n",

@@ -198,6 +198,18 @@ toggle_test() {
 		[ -s "$dir/err.$fmt" ] && diag "[$label] stderr ($fmt):" "$(head -20 "$dir/err.$fmt")"
 		check_trace "$label" "$fmt" "$RT/rt_toggle_expect.txt" "$dir/trace.$fmt"
 	done
+	# Buffers too small for the run: events are dropped and counted, and a
+	# call whose exit was dropped is closed as "lost", never left open.
+	for fmt in text json; do
+		rm -f "$dir/small.$fmt"
+		OBJPATCH_BUFFER_MB=1 OBJPATCH_OUTPUT=$dir/small.$fmt OBJPATCH_FORMAT=$fmt timeout 60 \
+			"$dir/rt_toggle" > "$dir/out.small" 2> "$dir/err.small"
+		status=$?
+		program_ok "[$label] ($fmt) with OBJPATCH_BUFFER_MB=1: exit 0, checks pass" "$status" "$dir/out.small"
+		grep -q 'events lost (trace buffers full)' "$dir/err.small"
+		ok $? "[$label] ($fmt) with OBJPATCH_BUFFER_MB=1: the lost events are reported"
+		check_trace "$label small buffers" "$fmt" "$RT/rt_toggle_expect.txt" "$dir/small.$fmt"
+	done
 }
 toggle_test
 

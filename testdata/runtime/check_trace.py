@@ -147,7 +147,7 @@ class ThreadState:
 def close_status(frame, rest, tr, no):
     """Parse what follows '} /* ' for `frame`; sets status and value."""
     if frame.name is None:      # an inherited frame: its name comes with the closing
-        m = re.match(r"^(.*?)(?: ret=(.*)| (unwound|unfinished))?$", rest)
+        m = re.match(r"^(.*?)(?: ret=(.*)| (unwound|unfinished|lost))?$", rest)
         frame.name = m.group(1)
         rest = rest[len(frame.name):]
     elif not rest.startswith(frame.name):
@@ -159,10 +159,10 @@ def close_status(frame, rest, tr, no):
         frame.status = "void"
     elif rest.startswith(" ret="):
         frame.status, frame.value = "ret", rest[5:]
-    elif rest in (" unwound", " unfinished"):
-        frame.status = rest[1:]
+    elif rest in (" unwound", " unfinished", " lost"):
+        frame.status = rest[1:]     # lost: its exit event was dropped (buffers full)
     else:
-        tr.error(no, "closing of %s: %r is neither ret=, unwound nor unfinished" % (frame.name, rest))
+        tr.error(no, "closing of %s: %r is neither ret=, unwound, unfinished nor lost" % (frame.name, rest))
         return False
     return True
 
@@ -354,6 +354,8 @@ def parse_json(tr, text):
             f.status = "unwound"
         elif args == {"unfinished": True}:
             f.status = "unfinished"
+        elif args == {"lost": True}:
+            f.status = "lost"
         elif isinstance(args, dict) and set(args) == {"ret"} and isinstance(args["ret"], str):
             f.status, f.value = "ret", args["ret"]
         else:
@@ -425,7 +427,7 @@ def shown(f):
 def check_values(tap, traces, exp):
     for name, want in exp.values.items():
         frames = [f for t in traces for f in t.frames if f.name == name]
-        done = [f for f in frames if f.status not in ("unfinished", "inherited")]
+        done = [f for f in frames if f.status not in ("unfinished", "inherited", "lost")]
         bad = []
         for f in done:
             if want[0] == "void":
