@@ -28,16 +28,19 @@ ELF_LIBS := -lelf
 endif
 
 ARCH_SRC := $(wildcard arch/*.c)
+# The runtime's architecture (objpatch/arch/$(RT_ARCH).[cS]): the compiler's.
+RT_ARCH ?= $(shell $(CC) -dumpmachine | cut -d- -f1)
 RMC_SRC := $(wildcard recordmcount/*.c dwarf/*.c) objpatch/tables.c objpatch/sig.c
 RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRC) $(RMC_SRC))
 
 LIB_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
 	objpatch/format.c objpatch/patch.c
-OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c objpatch/run.c)
+OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c objpatch/run.c objpatch/report.c \
+	objpatch/rt_modules.c objpatch/rt_output.c objpatch/rt_record.c objpatch/arch/$(RT_ARCH).c) \
+	$(BUILD)/obj/objpatch/arch/$(RT_ARCH)-S.o
 
 # The tracing runtime: PIC objects for libobjpatch.so (LD_PRELOAD) and
 # libobjpatch.a, only the API and the interposed symbols exported.
-RT_ARCH ?= $(shell $(CC) -dumpmachine | cut -d- -f1)
 RT_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
 	objpatch/format.c objpatch/patch.c $(wildcard objpatch/rt_*.c) objpatch/arch/$(RT_ARCH).c
 RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(BUILD)/pic/objpatch/arch/$(RT_ARCH)-S.o
@@ -54,7 +57,7 @@ CROSS_RUNTIMES += runtime-aarch64
 endif
 endif
 
-.PHONY: all check demo install clean bench runtime-aarch64
+.PHONY: all check demo install clean bench runtime-aarch64 bench-runtime
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the target are not installed: a sanitized host build
@@ -70,6 +73,10 @@ $(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.
 $(BUILD)/pic/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%-S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
 
 $(BUILD)/pic/%-S.o: %.S
 	@mkdir -p $(dir $@)
@@ -98,6 +105,10 @@ demo:
 
 bench: all
 	bench/run.sh
+
+# The runtime against uftrace (issue 4); writes build/bench/runtime/runtime.md.
+bench-runtime: all
+	bench/runtime.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

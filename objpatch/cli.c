@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "report.h"
 #include "run.h"
 #include "sig.h"
 #include "tables.h"
@@ -303,8 +304,11 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch list [--json] FILE...\n"
 		   "       objpatch run [OPTIONS] -- PROGRAM [ARGS...]\n"
+		   "       objpatch record [OPTIONS] -- PROGRAM [ARGS...]\n"
+		   "       objpatch report [OPTIONS] [RECORDING]\n"
 		   "list: prints every function with a recorded call site, where it is and its prototype.\n"
-		   "run: traces PROGRAM as a function graph (objpatch run --help).\n");
+		   "run: traces PROGRAM as a function graph (objpatch run --help).\n"
+		   "record, report: the same in two steps, through a raw recording.\n");
 }
 
 int main(int argc, char **argv)
@@ -312,8 +316,10 @@ int main(int argc, char **argv)
 	bool json = false;
 	int failed = 0, first = 2;
 
-	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+	if (argc >= 2 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "record") == 0))
 		return run_main(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "report") == 0)
+		return report_main(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "list") != 0) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 			usage(stdout);

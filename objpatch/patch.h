@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The only code of the tracing runtime that writes program text: replaces
- * one instruction at a call site (a 5- or 6-byte NOP, `call rel32`,
- * `call *disp32(%rip)`) while other threads may be executing it, with the
- * int3-first protocol of the kernel's text_poke_bp.  x86_64 Linux only;
- * elsewhere every call fails with a message.
+ * one instruction at a call site while other threads may be executing it.
+ * x86_64 (a 5- or 6-byte NOP, `call rel32`, `call *disp32(%rip)`): with the
+ * int3-first protocol of the kernel's text_poke_bp.  AArch64 (`nop`, `bl`):
+ * one aligned store, as the architecture allows for these.  Elsewhere every
+ * call fails with a message.
  *
  * Rules a caller relies on:
  *  - `expect` and `repl` must each be ONE whole instruction of exactly `len`
  *    bytes (len <= 8) that the trap handler can emulate: a NOP, `e8 rel32`,
- *    `e9 rel32` (len 5) or `ff 15 disp32` (len 6).  Equal lengths keep every
- *    return address (site + len) on an instruction boundary whichever
- *    version a thread comes back to.
+ *    `e9 rel32` (len 5) or `ff 15 disp32` (len 6); on AArch64 `nop` or `bl`
+ *    (len 4, 4-byte aligned).  Equal lengths keep every return address
+ *    (site + len) on an instruction boundary whichever version a thread
+ *    comes back to.
  *  - The bytes are replaced only if they currently equal `expect`;
  *    otherwise nothing is written and `err` names the address and the bytes
  *    found.  A batch is checked whole before anything is written: one bad
@@ -49,7 +51,7 @@ int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t e
 
 /*
  * How text is written and cores are synchronised ("procmem+membarrier",
- * ...), decided on the first patch.  In the environment (for tests),
+ * ..., "mprotect+store" on AArch64), decided on the first patch.  In the environment (for tests),
  * OBJPATCH_PATCH_WRITE=mprotect forces the mprotect fallback writer and
  * OBJPATCH_PATCH_SYNC=ipi the fallback core sync.
  */

@@ -71,6 +71,7 @@ static int read_header(struct reader *r)
 		return -1;
 	}
 	rt.depth = h.depth;
+	rt.replay_pid = h.pid;
 	return 0;
 }
 

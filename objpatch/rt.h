@@ -142,6 +142,7 @@ struct rt_state {
 	pid_t output_pid;	/* the process `output` is for; children add their pid */
 	int output_fd;		/* without `output`: 2 in a traced program, 1 in objpatch report */
 	bool replay;		/* objpatch report: events and clock come from a recording */
+	pid_t replay_pid;	/* ... of this process */
 	size_t buffer_mb;
 };
 

@@ -288,6 +288,12 @@ static void value_of(const uint64_t *ev, struct rt_func *f, char *buf, size_t le
 	format_return(buf, len, sig, &v, &opts);
 }
 
+/* The traced process: this one, or the recording's in objpatch report. */
+static pid_t traced_pid(void)
+{
+	return rt.replay_pid ? rt.replay_pid : getpid();
+}
+
 static void json_string(const char *s)
 {
 	char buf[512];
@@ -420,7 +426,7 @@ static void json_event(char ph, const char *name, uint64_t ts, pid_t tid, const 
 {
 	out("%s{\"name\":", started ? ",\n" : "");
 	json_string(name);
-	out(",\"ph\":\"%c\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d", ph, ticks_us(ts - ts0), (int)getpid(),
+	out(",\"ph\":\"%c\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d", ph, ticks_us(ts - ts0), (int)traced_pid(),
 	    (int)tid);
 	if (args_key) {
 		out(",\"args\":{\"%s\":", args_key);
@@ -544,7 +550,7 @@ static void header(void)
 	if (rt.format == FMT_TEXT)
 		out("# objpatch function graph, pid %d\n"
 		    "#      TID   DURATION      FUNCTION CALLS\n"
-		    "#       |    |   |         |   |   |   |\n", (int)getpid());
+		    "#       |    |   |         |   |   |   |\n", (int)traced_pid());
 	else if (rt.format == FMT_JSON)
 		out("{\"traceEvents\":[\n");
 }
@@ -634,8 +640,16 @@ static void raw_flush(bool final)
 	for (; raw_modules_written < rt.nmods; raw_modules_written++) {
 		const struct rt_module *m = rt.mods[raw_modules_written];
 		uint64_t bias = m->bias;
+		char exe[4096];
+		ssize_t n;
+		const char *path = m->path;
 
-		raw_record(RAW_MODULE, &bias, sizeof(bias), m->path, strlen(m->path) + 1);
+		/* The report runs in another process: name the executable by its path. */
+		if (!strcmp(path, "/proc/self/exe") && (n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
+			exe[n] = 0;
+			path = exe;
+		}
+		raw_record(RAW_MODULE, &bias, sizeof(bias), path, strlen(path) + 1);
 	}
 	raw_record(RAW_CLOCK, clock, sizeof(clock), NULL, 0);
 	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {

@@ -12,7 +12,7 @@ packages=(
 	binutils valgrind
 	gcc-i686-linux-gnu libc6-dev-i386-cross
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-mips-linux-gnu libc6-dev-mips-cross
 	gcc-mipsel-linux-gnu libc6-dev-mipsel-cross
 	gcc-mips64-linux-gnuabi64 libc6-dev-mips64-cross
@@ -26,8 +26,12 @@ packages=(
 	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 	qemu-user
 	linux-source-6.1
-	dwarves hyperfine
+	dwarves hyperfine uftrace
 )
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
 
 missing=()
 for p in "${packages[@]}"; do
@@ -37,13 +41,34 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#packages[@]} packages present"
-	exit 0
+else
+	echo "deps: installing ${missing[*]}"
+	$sudo apt-get update -qq
+	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	echo "deps: done"
 fi
 
-echo "deps: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "deps: done"
+# libobjpatch for AArch64 (build/aarch64/, run under qemu-user) links the
+# arm64 libelf, which Debian has no cross package for.  Installing
+# libelf1:arm64 would bring libc6:arm64, a newer build than
+# libc6-arm64-cross: `qemu-aarch64 -L /usr/aarch64-linux-gnu` then pairs the
+# cross ld.so with the multiarch libc.so.6 and programs hang.  So the
+# libraries are unpacked from their arm64 packages into the cross sysroot's
+# lib/, where the cross linker and qemu -L both look; dpkg does not own them.
+arm64_libelf() {
+	local lib=/usr/aarch64-linux-gnu/lib tmp
+	[ -d "$lib" ] || return 0
+	[ -e "$lib/libelf.so" ] && [ -e "$lib/libelf.so.1" ] && [ -e "$lib/libz.so.1" ] && return 0
+	echo "deps: unpacking the arm64 libelf and zlib into $lib"
+	dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
+	apt-cache show libelf1:arm64 >/dev/null 2>&1 || $sudo apt-get update -qq
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root libelf1:arm64 zlib1g:arm64 libelf-dev:arm64)
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root"
+	done
+	# bookworm's zlib is in /lib/aarch64-linux-gnu, libelf in /usr/lib/...
+	find "$tmp/root" \( -name 'libelf*.so*' -o -name 'libz.so*' \) -exec $sudo cp -P {} "$lib/" \;
+	rm -rf "$tmp"
+}
+arm64_libelf

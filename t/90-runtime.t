@@ -27,6 +27,7 @@ CHECK=(python3 "$RT/check_trace.py")
 WARN=(-Wall -Wextra -Werror)
 CFLAGS=(-O2 -g -pg -fno-omit-frame-pointer)
 FORMATS=(text json folded)
+CC_TARGET=()	# extra flags for the C compiler only (clang --target=...)
 
 if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
 	skip "the runtime is implemented and tested on x86_64 Linux (this is $(uname -sm))"
@@ -41,7 +42,7 @@ build() {
 	local label=$1 dir=$2 cc=$3 cxx=$4 strip=$5 rmc=$6 out
 	shift 6
 	mkdir -p "$dir"
-	compile_ok "[$label]" "$cc" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -c "$RT/rt_test.c" -o "$dir/rt_test.o" &&
+	compile_ok "[$label]" "$cc" "${CC_TARGET[@]}" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -c "$RT/rt_test.c" -o "$dir/rt_test.o" &&
 	compile_ok "[$label]" "$cxx" "${WARN[@]}" "${CFLAGS[@]}" "$@" -c "$RT/rt_cxx.cc" -o "$dir/rt_cxx.o" || return 1
 	# shellcheck disable=SC2086
 	if ! out=$("$RMC" --mode=user $rmc "$dir/rt_test.o" "$dir/rt_cxx.o" 2>&1); then
@@ -148,30 +149,68 @@ for cc in gcc clang; do
 	x86_64_variant "$cc" "$cxx" nop --nop
 done
 
-# aarch64 under qemu-user: `objpatch run` would preload the x86_64 library
-# into qemu itself, so the guest's environment is set through qemu.
-aarch64_variant() {
-	local p=aarch64-linux-gnu label="aarch64 gcc pg" dir=$T_TMP/aarch64 sysroot=/usr/aarch64-linux-gnu
-	local lib=$TOP/build/aarch64/libobjpatch.so fmt tool
-	for tool in $p-gcc $p-g++ $p-strip $p-readelf qemu-aarch64; do
+# aarch64 under qemu-user: `objpatch run` sees a program for another
+# machine and starts it under qemu-aarch64 with build/aarch64/libobjpatch.so
+# preloaded in the guest (never in qemu itself).
+aarch64_variant() {	# aarch64_variant CC CXX NAME RMC-FLAGS
+	local p=aarch64-linux-gnu cc=$1 cxx=$2 name=$3 rmc=$4 sysroot=/usr/aarch64-linux-gnu
+	local label="aarch64 $1 $3" dir=$T_TMP/aarch64-$1-$3 lib=$TOP/build/aarch64/libobjpatch.so fmt tool status
+	local target=()
+	[ "$cc" = clang ] && target=(--target=$p)
+	for tool in $p-gcc $p-g++ $p-strip $p-readelf qemu-aarch64 "$cc"; do
 		if ! command -v "$tool" >/dev/null; then
 			skip "[$label] $tool is not installed (scripts/deps.sh)"
 			return
 		fi
 	done
-	build "$label" "$dir" $p-gcc $p-g++ $p-strip "" || return
+	CC_TARGET=("${target[@]}")
+	build "$label" "$dir" "$cc" "$cxx" $p-strip "$rmc"
+	status=$?
+	CC_TARGET=()
+	[ "$status" = 0 ] || return
 	stripped "$label" "$dir/prog" $p-readelf
 	untraced "$label" qemu-aarch64 -L "$sysroot" "$dir/prog"
 	if [ ! -e "$lib" ]; then
-		skip "[$label] traced runs: build/aarch64/libobjpatch.so does not exist yet"
+		ok 1 "[$label] traced runs: build/aarch64/libobjpatch.so was not built"
 		return
 	fi
 	for fmt in "${FORMATS[@]}"; do
-		QEMU_SET_ENV="LD_PRELOAD=$lib,OBJPATCH_FILTER=*,OBJPATCH_OUTPUT=$dir/trace.$fmt,OBJPATCH_FORMAT=$fmt" \
-			traced "$label" "$dir" "$fmt" qemu-aarch64 -L "$sysroot" "$dir/prog"
+		traced "$label" "$dir" "$fmt" "$OBJPATCH" run --output "$dir/trace.$fmt" --format "$fmt" -- "$dir/prog"
 	done
 }
-aarch64_variant
+aarch64_variant aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ pg ""
+# clang compiles the C part; the cross g++ (which also links) the C++ part.
+aarch64_variant clang aarch64-linux-gnu-g++ nop --nop
+
+# objpatch record, then objpatch report: the same trace in two steps.
+record_report() {
+	local label="gcc pg: record + report" dir=$T_TMP/gcc-pg fmt status
+	[ -x "$dir/prog" ] || { ok 1 "[$label] no gcc pg build to record"; return; }
+	rm -f "$dir/rec.data"*
+	timeout 60 "$OBJPATCH" record --output "$dir/rec.data" -- "$dir/prog" > "$dir/out.rec" 2> "$dir/err.rec"
+	status=$?
+	program_ok "[$label] objpatch record: exit 0, the program's checks pass" "$status" "$dir/out.rec"
+	for fmt in "${FORMATS[@]}"; do
+		local threads=(--require-threads 4) f
+		[ "$fmt" = folded ] && threads=()
+		# The forked child's recording is reported beside the parent's, as run writes it.
+		for f in "$dir/rec.data"*; do
+			"$OBJPATCH" report --format "$fmt" --output "$dir/report.$fmt${f#"$dir/rec.data"}" "$f"
+		done
+		check_trace "$label" "$fmt" "$RT/rt_expect.txt" "$dir/report.$fmt" --require-fork "${threads[@]}"
+	done
+	printf 'not a recording\n' > "$dir/bad.data"
+	"$OBJPATCH" report "$dir/bad.data" > /dev/null 2> "$dir/err.bad"
+	status=$?
+	[ "$status" = 1 ] && grep -q "bad.data: not an objpatch recording" "$dir/err.bad"
+	ok $? "[$label] a file that is not a recording: exit 1 and one line naming it"
+	head -c 200 "$dir/rec.data" > "$dir/cut.data"
+	"$OBJPATCH" report "$dir/cut.data" > /dev/null 2> "$dir/err.cut"
+	status=$?
+	[ "$status" = 1 ] && grep -q "cut.data: truncated" "$dir/err.cut"
+	ok $? "[$label] a truncated recording: exit 1 and one line naming it"
+}
+record_report
 
 # rt_toggle: the runtime linked in (libobjpatch.a), switched by its API.
 toggle_test() {

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * AArch64 trampolines.  A site (`bl stub`) reaches a stub near its module,
+ * the stub branches here through x16 with x30 = the site + 4.
+ *
+ * Entry: gcc and clang call _mcount after the prologue has stored the frame
+ * record (`stp x29, x30, [sp, #-N]!` ... `mov x29, sp`, or clang's
+ * `add x29, sp, #M`), so x29 points at it and the traced function's return
+ * address (its "slot") is at x29 + 8.  _mcount is an ordinary call for both
+ * compilers, but x0-x8 and q0-q7 (arguments, the indirect-result register)
+ * are kept anyway: that is what a profiling hook has always had to keep.
+ * With -mbranch-protection=pac-ret the slot holds a signed address that the
+ * function authenticates before `ret`; ours would fail that, so such a frame
+ * (the slot differs from itself with the PAC bits stripped) is not hooked.
+ * XPACLRI is a hint: a NOP on cores without pointer authentication.
+ *
+ * Return: the traced function's `ret` comes here instead of to its caller;
+ * x0-x7 and q0-q3 (every return register, HFAs included) are saved, rt_exit
+ * gives back the real return address, and `ret` goes there with the
+ * registers as they were (RET, not BR: a BTI-guarded caller needs no
+ * landing pad for it).
+ */
+	.text
+
+/* ENTRY name, capture (enum capture in rt.h) */
+.macro ENTRY name, capture
+	.globl \name
+	.hidden \name
+	.type \name, %function
+	.p2align 4
+\name:
+	.cfi_startproc
+	stp x29, x30, [sp, #-224]!
+	.cfi_def_cfa_offset 224
+	.cfi_offset x29, -224
+	.cfi_offset x30, -216
+	stp x0, x1, [sp, #16]
+	stp x2, x3, [sp, #32]
+	stp x4, x5, [sp, #48]
+	stp x6, x7, [sp, #64]
+	str x8, [sp, #80]
+	stp q0, q1, [sp, #96]
+	stp q2, q3, [sp, #128]
+	stp q4, q5, [sp, #160]
+	stp q6, q7, [sp, #192]
+	mov x0, x30
+	add x1, x29, #8
+	ldr x9, [x1]
+	mov x30, x9
+	xpaclri
+	cmp x30, x9
+	b.ne 1f
+	mov x29, sp
+	mov w2, #\capture
+	bl rt_enter
+1:
+	ldp x0, x1, [sp, #16]
+	ldp x2, x3, [sp, #32]
+	ldp x4, x5, [sp, #48]
+	ldp x6, x7, [sp, #64]
+	ldr x8, [sp, #80]
+	ldp q0, q1, [sp, #96]
+	ldp q2, q3, [sp, #128]
+	ldp q4, q5, [sp, #160]
+	ldp q6, q7, [sp, #192]
+	ldp x29, x30, [sp], #224
+	.cfi_restore x29
+	.cfi_restore x30
+	.cfi_def_cfa_offset 0
+	ret
+	.cfi_endproc
+	.size \name, . - \name
+.endm
+
+/* One per enum capture (rt.h), in its order. */
+ENTRY rt_entry_mcount_gpr, 0
+ENTRY rt_entry_mcount_none, 1
+ENTRY rt_entry_mcount_fp, 2
+ENTRY rt_entry_mcount_wide, 3
+ENTRY rt_entry_mcount_string, 4
+ENTRY rt_entry_mcount_all, 5
+
+/*
+ * A hook called as a function's first instruction (`bl __fentry__`) has
+ * already lost the function's own return address from x30, so there is no
+ * slot to hook: such sites only come back.  (No AArch64 compiler emits
+ * them; patchable-function-entry NOPs are another scheme.)
+ */
+	.globl rt_entry_unsupported
+	.hidden rt_entry_unsupported
+	.type rt_entry_unsupported, %function
+	.p2align 4
+rt_entry_unsupported:
+	.cfi_startproc
+	ret
+	.cfi_endproc
+	.size rt_entry_unsupported, . - rt_entry_unsupported
+
+/*
+ * struct ret_regs (rt.h) is at sp while rt_exit runs: x0, x1 at 0, q0, q1
+ * at 16, `wide` at 48 (unused: a binary128 long double is q0 itself), then
+ * the other return registers.  One trampoline serves every capture, so
+ * rt_return_wide is another name for it.
+ */
+	.globl rt_return_regs
+	.hidden rt_return_regs
+	.type rt_return_regs, %function
+	.globl rt_return_wide
+	.hidden rt_return_wide
+	.type rt_return_wide, %function
+	.p2align 4
+	/* The unwinder looks up the address before a return address: no FDE there. */
+	nop
+rt_return_regs:
+rt_return_wide:
+	.cfi_startproc
+	.cfi_undefined x30
+	sub sp, sp, #144
+	.cfi_def_cfa_offset 144
+	stp x0, x1, [sp, #0]
+	stp q0, q1, [sp, #16]
+	stp x2, x3, [sp, #64]
+	stp x4, x5, [sp, #80]
+	stp x6, x7, [sp, #96]
+	stp q2, q3, [sp, #112]
+	mov x0, sp
+	add x1, sp, #144
+	bl rt_exit
+	mov x16, x0
+	ldp x0, x1, [sp, #0]
+	ldp q0, q1, [sp, #16]
+	ldp x2, x3, [sp, #64]
+	ldp x4, x5, [sp, #80]
+	ldp x6, x7, [sp, #96]
+	ldp q2, q3, [sp, #112]
+	add sp, sp, #144
+	.cfi_def_cfa_offset 0
+	ret x16
+	.cfi_endproc
+	.size rt_return_regs, . - rt_return_regs
+	.size rt_return_wide, . - rt_return_wide
+
+	.section .note.GNU-stack, "", %progbits

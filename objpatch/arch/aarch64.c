@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The runtime's AArch64 part: how an enabled site calls its trampoline, the
+ * stub near each module, timestamps and return-value capture.
+ *
+ * A site is `bl _mcount` (4 bytes) or the NOP recordmcount --nop left; the
+ * enabled form is `bl stub`, so the stub page must lie within the +-128 MiB
+ * a BL reaches.  The stub loads the trampoline's address from the word after
+ * it into x16 (IP0: the linker's veneers may clobber it at any call, so no
+ * caller keeps anything there) and branches.  NOP and BL are both in the
+ * architecture's short list of instructions that may be rewritten while
+ * another core executes them (ARM ARM, "concurrent modification and
+ * execution of instructions"), which is what lets patch.c write one word.
+ */
+#include <elf.h>
+#include <string.h>
+#include "../rt.h"
+
+#define ENTRIES(kind)                                                           \
+	void rt_entry_##kind##_gpr(void) RT_HIDDEN;                             \
+	void rt_entry_##kind##_none(void) RT_HIDDEN;                            \
+	void rt_entry_##kind##_fp(void) RT_HIDDEN;                              \
+	void rt_entry_##kind##_wide(void) RT_HIDDEN;                            \
+	void rt_entry_##kind##_string(void) RT_HIDDEN;                          \
+	void rt_entry_##kind##_all(void) RT_HIDDEN;
+ENTRIES(mcount)
+
+/* See aarch64.S: an entry hook (__fentry__) cannot be traced here. */
+void rt_entry_unsupported(void) RT_HIDDEN;
+
+#define ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
+			  rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
+#define UNSUPPORTED_ROW { rt_entry_unsupported, rt_entry_unsupported, rt_entry_unsupported, \
+			  rt_entry_unsupported, rt_entry_unsupported, rt_entry_unsupported }
+
+#define BL		0x94000000u
+#define BL_IMM		0x03ffffffu
+#define LDR_X16_PC8	0x58000050u	/* ldr x16, .+8 */
+#define BR_X16		0xd61f0200u
+#define BRK		0xd4200000u	/* brk #0: never reached, fills the stub */
+#define BL_REACH	((uintptr_t)1 << 27)
+
+static void put32(uint8_t *p, uint32_t insn)
+{
+	/* Instructions are little-endian even on big-endian AArch64. */
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(insn >> (8 * i));
+}
+
+static bool a64_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
+{
+	intptr_t d = (intptr_t)(stub - site);
+
+	if (len != 4 || (d & 3) || d < -(intptr_t)BL_REACH || d >= (intptr_t)BL_REACH)
+		return false;
+	put32(code, BL | ((uint32_t)(d >> 2) & BL_IMM));
+	return true;
+}
+
+static void a64_encode_stub(uint8_t *stub, uintptr_t target)
+{
+	put32(stub, LDR_X16_PC8);
+	put32(stub + 4, BR_X16);
+	memcpy(stub + 8, &target, sizeof(target));
+}
+
+const struct rt_arch rt_arch_host = {
+	.machine = EM_AARCH64,
+	.elfclass = ELFCLASS64,
+	.encode_call = a64_encode_call,
+	.encode_stub = a64_encode_stub,
+	/* make_stubs() measures from the farthest site to the far end of the stub page. */
+	.reach = BL_REACH - 4096,
+	.entry = { [SITE_MCOUNT] = ENTRY_ROW(mcount), [SITE_FENTRY] = UNSUPPORTED_ROW },
+};
+
+/*
+ * The generic timer's virtual count: readable from user space (Linux sets
+ * CNTKCTL_EL1.EL0VCTEN), about as cheap as a load on hardware, and what the
+ * vDSO's clock_gettime reads anyway.  Its rate (CNTFRQ_EL0) is 24 MHz to
+ * 1 GHz depending on the SoC; rt_output.c calibrates ticks against
+ * CLOCK_MONOTONIC, so only the resolution shows.  The ISB keeps the read
+ * from being taken early, before the code it is meant to follow.
+ */
+void rt_timestamp_init(void)
+{
+}
+
+uint64_t rt_timestamp(void)
+{
+	uint64_t t;
+
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
+	return t;
+}
+
+/* x0, x1, the low halves of v0 and v1, and all of v0 for binary128 long double. */
+size_t rt_capture_count(enum capture c)
+{
+	static const uint8_t words[CAPTURES] = {
+		[CAPTURE_GPR] = 1, [CAPTURE_NONE] = 0, [CAPTURE_FP] = 1, [CAPTURE_WIDE_FP] = 2,
+		[CAPTURE_STRING] = 1, [CAPTURE_ALL] = 4,
+	};
+
+	return c < CAPTURES ? words[c] : 0;
+}
+
+size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w)
+{
+	switch (c) {
+	case CAPTURE_GPR:
+	case CAPTURE_STRING:
+		w[0] = r->gpr[0];
+		break;
+	case CAPTURE_FP:
+		memcpy(&w[0], r->fpr[0], 8);
+		break;
+	case CAPTURE_WIDE_FP:
+		/* long double is IEEE binary128, returned in q0: no separate save needed. */
+		memcpy(&w[0], r->fpr[0], 16);
+		break;
+	case CAPTURE_ALL:
+		w[0] = r->gpr[0];
+		w[1] = r->gpr[1];
+		memcpy(&w[2], r->fpr[0], 8);
+		memcpy(&w[3], r->fpr[1], 8);
+		break;
+	default:
+		break;
+	}
+	return rt_capture_count(c);
+}
+
+void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret, struct raw_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	switch (c) {
+	case CAPTURE_GPR:
+	case CAPTURE_STRING:
+		v->gpr[0] = w[0];
+		break;
+	case CAPTURE_FP:
+		memcpy(v->fpr, &w[0], 8);
+		v->have_fpr = true;
+		break;
+	case CAPTURE_WIDE_FP:
+		memcpy(v->fpr, &w[0], 16);
+		v->have_fpr = true;
+		break;
+	case CAPTURE_ALL:
+		v->gpr[0] = w[0];
+		v->gpr[1] = w[1];
+		/* A float struct member (HFA) comes back in v0; format.c reads structs from gpr[]. */
+		memcpy(v->fpr, &w[2], 8);
+		v->have_fpr = ret->cls == TC_FLOAT;
+		break;
+	default:
+		break;
+	}
+}
