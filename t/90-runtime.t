@@ -182,6 +182,36 @@ aarch64_variant aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ pg ""
 # clang compiles the C part; the cross g++ (which also links) the C++ part.
 aarch64_variant clang aarch64-linux-gnu-g++ nop --nop
 
+# Shared libraries: one linked to the program, one dlopen()ed after
+# start-up; and a shadow stack shallower than the program's recursion.
+dl_test() {
+	local label=dlopen dir=$T_TMP/dl status n
+	mkdir -p "$dir"
+	compile_ok "[$label]" gcc "${WARN[@]}" "${CFLAGS[@]}" -fPIC -DDIRECT -c "$RT/rt_lib.c" -o "$dir/direct.o" &&
+	compile_ok "[$label]" gcc "${WARN[@]}" "${CFLAGS[@]}" -fPIC -c "$RT/rt_lib.c" -o "$dir/loaded.o" &&
+	compile_ok "[$label]" gcc "${WARN[@]}" "${CFLAGS[@]}" -c "$RT/rt_dl.c" -o "$dir/dl.o" &&
+	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/direct.o" "$dir/loaded.o" "$dir/dl.o" &&
+	compile_ok "[$label]" gcc -shared -o "$dir/librt_direct.so" "$dir/direct.o" &&
+	compile_ok "[$label]" gcc -shared -o "$dir/librt_loaded.so" "$dir/loaded.o" &&
+	compile_ok "[$label]" gcc -o "$dir/rt_dl" "$dir/dl.o" -L"$dir" -lrt_direct -Wl,-rpath,"$dir" -ldl || return
+	timeout 60 "$OBJPATCH" run --output "$dir/trace.text" -- "$dir/rt_dl" "$dir/librt_loaded.so" \
+		> "$dir/out" 2> "$dir/err"
+	status=$?
+	program_ok "[$label] traced: exit 0, the program's checks pass" "$status" "$dir/out"
+	check_trace "$label" text "$RT/rt_dl_expect.txt" "$dir/trace.text"
+	n=$(grep -c 'dl_recurse' "$dir/trace.text")
+	is "$n" 21 "[$label] dl_recurse(10): 11 frames, 10 opening and closing lines and a leaf"
+	timeout 60 "$OBJPATCH" run --depth 4 --output "$dir/shallow.text" -- "$dir/rt_dl" "$dir/librt_loaded.so" \
+		> "$dir/out" 2> "$dir/err"
+	status=$?
+	program_ok "[$label] --depth 4: exit 0, the program's checks pass" "$status" "$dir/out"
+	check_trace "$label --depth 4" text "$RT/rt_dl_expect.txt" "$dir/shallow.text"
+	grep -q '^objpatch: 8 calls not traced (shadow stack full at depth 4)$' "$dir/err"
+	ok $? "[$label] --depth 4: main and 3 levels of dl_recurse traced, the 8 deeper calls counted"
+	[ -s "$dir/err" ] && diag "$(head -5 "$dir/err")"
+}
+dl_test
+
 # objpatch record, then objpatch report: the same trace in two steps.
 record_report() {
 	local label="gcc pg: record + report" dir=$T_TMP/gcc-pg fmt status
