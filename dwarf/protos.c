@@ -168,6 +168,43 @@ static const char *base_class(Dwarf_Die *t, uint64_t size)
 }
 
 /*
+ * Does a struct or union hold a floating-point value anywhere (members,
+ * nested aggregates, arrays)?  ABIs return such aggregates partly or wholly
+ * in FP registers (x86_64's SSE class, AArch64's HFAs), whose layout the
+ * table does not describe: the runtime must not print them as the integer
+ * registers' bytes.
+ */
+static bool holds_float(Dwarf_Die *type, int depth)
+{
+	Dwarf_Die r, child, mt;
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+
+	if (depth > TYPE_DEPTH_MAX || !resolve_type(type, &r))
+		return false;
+	switch (dwarf_tag(&r)) {
+	case DW_TAG_base_type:
+		return dwarf_attr(&r, DW_AT_encoding, &a) && dwarf_formudata(&a, &enc) == 0 &&
+		       (enc == DW_ATE_float || enc == DW_ATE_complex_float);
+	case DW_TAG_array_type:
+		return die_type(&r, &mt) && holds_float(&mt, depth + 1);
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		if (dwarf_child(&r, &child) != 0)
+			return false;
+		do {
+			if (dwarf_tag(&child) == DW_TAG_member && die_type(&child, &mt) &&
+			    holds_float(&mt, depth + 1))
+				return true;
+		} while (dwarf_siblingof(&child, &child) == 0);
+		return false;
+	default:
+		return false;
+	}
+}
+
+/*
  * Whether an enum's values are unsigned: DW_FORM_dataN carry no sign, the
  * enum's underlying type (DW_AT_type, or gcc's DW_AT_encoding on the enum)
  * says.  Without either, only DW_FORM_udata is taken as unsigned.
@@ -814,6 +851,9 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 	fp->ret = describe_type_cached(tc, &t, da.has_type && dwarf_formref_die(&da.type, &t), at->addr_size);
 	if (!fp->name || !fp->ret)
 		return -1;
+	if (da.has_type && dwarf_formref_die(&da.type, &t) && resolve_type(&t, &origin) &&
+	    dwarf_tag(&origin) != DW_TAG_base_type && holds_float(&t, 0))
+		fp->flags |= PROTO_RET_FP;
 
 	/* Parameters: the concrete instance's, or the abstract origin's. */
 	if (dwarf_child(&die, &child) != 0 &&

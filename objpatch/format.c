@@ -570,7 +570,9 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 	/* A clone may drop a return value but never invent one: void stays void. */
 	if (!sig || sig->ret.cls != TC_VOID) {
 		put_str(&o, "ret=");
-		if (!sig || !(sig->flags & PROTO_RELIABLE) || !put_typed(&o, &sig->ret, v, op, t))
+		/* Aggregates holding floats come back (partly) in FP registers: layout unknown. */
+		if (!sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & PROTO_RET_FP) ||
+		    !put_typed(&o, &sig->ret, v, op, t))
 			putf(&o, "0x%" PRIx64 "?", v->gpr[0] & mask_of(reg_width(t)));
 	}
 	if (len)

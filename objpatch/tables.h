@@ -21,6 +21,7 @@
 #define PROTO_RS	"\x1e"	/* between the items of a signature */
 #define PROTO_RELIABLE	0x01	/* the signature is the one the code has */
 #define PROTO_VARARGS	0x02
+#define PROTO_RET_FP	0x04	/* returns a struct or union holding a float */
 
 /* A place in the file: (section, offset), and the address in linked files. */
 struct table_entry {
