@@ -4,7 +4,8 @@
 # The main job on the example that ships in the repo: record the mcount call
 # sites of testdata/demo/demo.c compiled for several architectures, in kernel
 # mode (as Kbuild runs the tool), compare with the kernel's own tool, then
-# build and run the example as a program in user mode.
+# build and run the example as a program in user mode, and trace it while it
+# runs with objpatch run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rmc=$top/build/recordmcount
@@ -47,3 +48,9 @@ echo
 echo "== its prototypes, read from the stripped program (objpatch list)"
 strip "$work/demo" -o "$work/demo.stripped"
 "$top/build/objpatch" list "$work/demo.stripped"
+echo
+echo "== traced while it runs (objpatch run), stripped, linked without -pg"
+gcc -Wl,--gc-sections "$work/demo.o" -o "$work/demo.traced"
+strip "$work/demo.traced"
+"$top/build/objpatch" run --output "$work/trace.txt" -- "$work/demo.traced" 3
+cat "$work/trace.txt"
