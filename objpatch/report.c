@@ -66,7 +66,7 @@ static int read_header(struct reader *r)
 			r->path, h.machine, rt_arch_host.machine);
 		return -1;
 	}
-	if (!h.depth || h.depth > (1u << 20)) {
+	if (!h.depth || h.depth > EV_DEPTH_MAX) {
 		fprintf(stderr, "objpatch report: %s: corrupt header (depth %u)\n", r->path, h.depth);
 		return -1;
 	}

@@ -163,21 +163,47 @@ void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HID
 enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND };
 
 /*
- * Events are runs of 64-bit words: {timestamp, header (type | depth << 8 |
- * capture << 32 | nwords << 48)}, then for entries the hook's return
- * address (which names the site) and for exits the words
- * rt_capture_words() chose.
+ * Events are runs of 64-bit words: {timestamp, word}.  An entry's word is
+ * the hook's return address (which names the site; user-space code lies
+ * below 2^48) | depth << 48 | 1 << 63.  Any other event's word is a header,
+ * bit 63 clear: type | depth << 8 | capture << 32 | nwords << 48, and an
+ * exit's header is followed by the words rt_capture_words() chose.
  */
 #define EV_HEADER_WORDS 2
-#define EV_ENTRY_WORDS 3
+#define EV_ENTRY_WORDS 2
+#define EV_ENTRY_BIT	(1ull << 63)
+#define EV_RA_MASK	((1ull << 48) - 1)
+#define EV_DEPTH_MAX	0x7fff		/* an entry's depth field */
 #define STRING_WORDS 16	/* captured characters: up to 127 and a length byte */
 #define EV_MAX_WORDS (EV_HEADER_WORDS + CAPTURE_MAX_WORDS + STRING_WORDS)
-#define EV_TYPE(h)	((unsigned)((h) & 0xff))
-#define EV_DEPTH(h)	((unsigned)(((h) >> 8) & 0xffffff))
-#define EV_CAPTURE(h)	((enum capture)(((h) >> 32) & 0xff))
-#define EV_WORDS(h)	((unsigned)((h) >> 48))
 #define EV_HEADER(type, depth, capture, words) \
 	((uint64_t)(type) | (uint64_t)(depth) << 8 | (uint64_t)(capture) << 32 | (uint64_t)(words) << 48)
+#define EV_ENTRY_WORD(ra, depth) (((uint64_t)(ra) & EV_RA_MASK) | (uint64_t)(depth) << 48 | EV_ENTRY_BIT)
+
+static inline unsigned ev_type(uint64_t w)
+{
+	return w & EV_ENTRY_BIT ? EV_ENTRY : (unsigned)(w & 0xff);
+}
+
+static inline unsigned ev_depth(uint64_t w)
+{
+	return w & EV_ENTRY_BIT ? (unsigned)((w >> 48) & EV_DEPTH_MAX) : (unsigned)((w >> 8) & 0xffffff);
+}
+
+static inline unsigned ev_words(uint64_t w)
+{
+	return w & EV_ENTRY_BIT ? EV_ENTRY_WORDS : (unsigned)((w >> 48) & 0x7fff);
+}
+
+static inline enum capture ev_capture(uint64_t w)
+{
+	return w & EV_ENTRY_BIT ? CAPTURE_GPR : (enum capture)((w >> 32) & 0xff);
+}
+
+static inline uintptr_t ev_ra(uint64_t w)
+{
+	return (uintptr_t)(w & EV_RA_MASK);
+}
 
 struct chunk {
 	_Atomic(struct chunk *) next;	/* set by the owner, read by the writer */
@@ -202,6 +228,7 @@ struct tstate {
 	uint32_t depth;		/* frames in use */
 	volatile uint32_t busy;	/* inside the recorder: nested hooks are not traced */
 	uint64_t missed_depth, missed_busy, lost;
+	atomic_flag raw_lock;	/* raw recordings: the owner and the writer take turns on the chunk */
 	_Atomic(struct chunk *) head;	/* oldest chunk not yet freed by the writer */
 	struct chunk *cur;
 	struct frame *frames;
@@ -259,6 +286,10 @@ void rt_output_init(void) RT_HIDDEN;
 /* objpatch report: the recording's clock, and the time its last flush happened. */
 void rt_output_set_clock(uint64_t ts0, uint64_t ns0, double ns_per_tick, uint64_t end) RT_HIDDEN;
 int rt_flush(bool final) RT_HIDDEN;
+/* Raw recordings: a thread's events to the file; async-signal-safe. */
+void rt_raw_events(pid_t tid, const uint64_t *w, size_t n) RT_HIDDEN;
+/* Raw recordings: what a thread has not written yet (rt_record.c). */
+void rt_raw_drain(struct tstate *t) RT_HIDDEN;
 void rt_output_fork_child(void) RT_HIDDEN;
 
 #endif

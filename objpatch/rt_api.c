@@ -47,7 +47,7 @@ static void read_settings(void)
 	const char *fmt = getenv("OBJPATCH_FORMAT"), *outp = getenv("OBJPATCH_OUTPUT"),
 		   *hex = getenv("OBJPATCH_HEX"), *stats = getenv("OBJPATCH_STATS");
 
-	rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, 1 << 20);
+	rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
 	rt.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
 	rt.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 1024, 1, 1 << 20);
 	rt.hex = hex && *hex && strcmp(hex, "0") != 0;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "../recordmcount/elfobj.h"
 #include "rt.h"
@@ -95,20 +96,6 @@ static void out_flush(void)
 		done += (size_t)n;
 	}
 	olen = 0;
-}
-
-static void out_write(const void *p, size_t n)
-{
-	while (n) {
-		size_t k = sizeof(obuf) - olen < n ? sizeof(obuf) - olen : n;
-
-		memcpy(obuf + olen, p, k);
-		olen += k;
-		p = (const char *)p + k;
-		n -= k;
-		if (olen == sizeof(obuf))
-			out_flush();
-	}
 }
 
 static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -233,7 +220,7 @@ static const uint64_t *peek(struct tstate *t, struct othread *o)
 
 static void advance(struct othread *o, const uint64_t *ev)
 {
-	o->pos += EV_WORDS(ev[1]);
+	o->pos += ev_words(ev[1]);
 	o->c->consumed = o->pos;
 }
 
@@ -269,7 +256,7 @@ static size_t read_captured(void *ctx, uint64_t addr, void *buf, size_t n)
 /* "ret=VALUE" or "" (void) for an exit event. */
 static void value_of(const uint64_t *ev, struct rt_func *f, char *buf, size_t len)
 {
-	enum capture c = EV_CAPTURE(ev[1]);
+	enum capture c = ev_capture(ev[1]);
 	const uint64_t *w = ev + EV_HEADER_WORDS;
 	const struct signature *sig = f ? rt_func_sig(f) : NULL;
 	struct sig_type unknown = { .cls = TC_UNKNOWN };
@@ -456,8 +443,9 @@ static void close_lost(struct tstate *t, struct othread *o, unsigned d, uint64_t
 /* An entry: remembered, and written unless it is a leaf (written at its exit). */
 static void on_entry(struct tstate *t, struct othread *o, const uint64_t *ev, bool leaf)
 {
-	unsigned d = EV_DEPTH(ev[1]);
-	struct rt_func *f = rt_func_for_ra(ev[2]);
+	unsigned d = ev_depth(ev[1]);
+	uintptr_t ra = ev_ra(ev[1]);
+	struct rt_func *f = rt_func_for_ra(ra);
 	char nb[32];
 
 	if (d > rt.depth)
@@ -465,15 +453,15 @@ static void on_entry(struct tstate *t, struct othread *o, const uint64_t *ev, bo
 	close_lost(t, o, d, ev[0]);
 	o->entry_ts[d] = ev[0];
 	o->func[d] = f;
-	o->ra[d] = ev[2];
+	o->ra[d] = ra;
 	o->child[d] = 0;
 	o->open = d + 1;
 	if (rt.format == FMT_FOLDED)
-		o->node[d] = node_for(d ? o->node[d - 1] : 0, name_of(f, ev[2], nb, sizeof(nb)));
+		o->node[d] = node_for(d ? o->node[d - 1] : 0, name_of(f, ra, nb, sizeof(nb)));
 	else if (rt.format == FMT_JSON)
-		json_event('B', name_of(f, ev[2], nb, sizeof(nb)), ev[0], t->tid, NULL, NULL, false);
+		json_event('B', name_of(f, ra, nb, sizeof(nb)), ev[0], t->tid, NULL, NULL, false);
 	else if (!leaf)
-		text_line(t->tid, d, NULL, "%s() {", name_of(f, ev[2], nb, sizeof(nb)));
+		text_line(t->tid, d, NULL, "%s() {", name_of(f, ra, nb, sizeof(nb)));
 }
 
 /* An exit or unwound frame, or (ev NULL) one closed at `now` for `reason`. */
@@ -487,7 +475,7 @@ static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint
 	double us = known ? ticks_us(ts - o->entry_ts[d]) : 0;
 	char nb[32], val[FORMAT_RET_SIZE(128) + 64] = "";
 	const char *name = known ? name_of(f, o->ra[d], nb, sizeof(nb)) : "?";
-	const char *why = !ev ? reason : EV_TYPE(ev[1]) == EV_UNWOUND ? "unwound" : NULL;
+	const char *why = !ev ? reason : ev_type(ev[1]) == EV_UNWOUND ? "unwound" : NULL;
 
 	if (ev)
 		close_lost(t, o, d + 1, ts);
@@ -523,22 +511,22 @@ static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint
 static void process(struct tstate *t, struct othread *o, const uint64_t *at)
 {
 	uint64_t ev[EV_MAX_WORDS];
-	unsigned type = EV_TYPE(at[1]);
+	unsigned type = ev_type(at[1]);
 
 	/* Peeking at the next event may free the chunk this one is in. */
-	memcpy(ev, at, EV_WORDS(at[1]) * 8);
+	memcpy(ev, at, ev_words(at[1]) * 8);
 	advance(o, at);
 	if (type == EV_ENTRY) {
 		const uint64_t *next = peek(t, o);
-		bool leaf = next && EV_TYPE(next[1]) != EV_ENTRY && EV_DEPTH(next[1]) == EV_DEPTH(ev[1]);
+		bool leaf = next && ev_type(next[1]) != EV_ENTRY && ev_depth(next[1]) == ev_depth(ev[1]);
 
 		on_entry(t, o, ev, leaf);
 		if (leaf) {
 			advance(o, next);
-			on_close(t, o, EV_DEPTH(next[1]), next, 0, true, NULL);
+			on_close(t, o, ev_depth(next[1]), next, 0, true, NULL);
 		}
 	} else {
-		on_close(t, o, EV_DEPTH(ev[1]), ev, 0, false, NULL);
+		on_close(t, o, ev_depth(ev[1]), ev, 0, false, NULL);
 	}
 }
 
@@ -604,39 +592,100 @@ static struct tstate *oldest(const uint64_t **ev)
 
 /* ---- raw recordings ---- */
 
+/*
+ * Raw recordings are written straight to their file (O_APPEND, one
+ * write per record, so records of different threads never interleave): a
+ * thread whose chunk fills writes it and reuses it, so a long recording
+ * costs a write per 64 KiB of events instead of ever more fresh memory.
+ */
+static int raw_fd = -1;
+static pid_t raw_pid;
 static size_t raw_modules_written;
+
+static void raw_writev(struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(raw_fd, iov, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		/* A short write (a full disk): finish it, the file stays parseable up to there. */
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+}
 
 static void raw_record(uint32_t type, const void *head, size_t head_len, const void *body, size_t body_len)
 {
 	static const uint8_t zeros[8];
 	size_t pad = (8 - (head_len + body_len) % 8) % 8;
 	struct raw_record r = { type, (uint32_t)(head_len + body_len + pad) };
+	struct iovec iov[4] = { { &r, sizeof(r) }, { (void *)head, head_len }, { (void *)body, body_len },
+				{ (void *)zeros, pad } };
 
-	out_write(&r, sizeof(r));
-	out_write(head, head_len);
-	out_write(body, body_len);
-	out_write(zeros, pad);
+	raw_writev(iov, 4);
 }
 
-static void raw_header(void)
+/* Opens this process's recording (a forked child's is FILE.pid); async-signal-safe. */
+static int raw_open(void)
 {
 	struct raw_header h = { .machine = rt_arch_host.machine, .elfclass = rt_arch_host.elfclass,
 				.depth = rt.depth, .pid = (int32_t)getpid() };
+	char path[4096];
+	size_t len;
 
-	memcpy(h.magic, RAW_MAGIC, sizeof(h.magic));
-	out_write(&h, sizeof(h));
-	headed = true;
+	if (raw_fd >= 0 && raw_pid == h.pid)
+		return 0;
+	if (raw_fd >= 0)
+		close(raw_fd);
+	raw_pid = h.pid;
 	raw_modules_written = 0;
+	len = strlen(rt.output);
+	if (len + 16 > sizeof(path))
+		return raw_fd = -1;
+	memcpy(path, rt.output, len + 1);
+	if (rt.output_pid != raw_pid) {
+		char digits[16];
+		int k = 0;
+
+		for (pid_t p = raw_pid; p && k < 15; p /= 10)
+			digits[k++] = (char)('0' + p % 10);
+		path[len++] = '.';
+		while (k)
+			path[len++] = digits[--k];
+		path[len] = 0;
+	}
+	raw_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (raw_fd < 0)
+		return -1;
+	memcpy(h.magic, RAW_MAGIC, sizeof(h.magic));
+	if (write(raw_fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+		close(raw_fd);
+		return raw_fd = -1;
+	}
+	return 0;
 }
 
-/* Everything the threads recorded since the last flush, as it is in memory. */
-static void raw_flush(bool final)
+/* A thread's events, written as they are; called by the thread itself when its chunk is full. */
+void rt_raw_events(pid_t tid, const uint64_t *w, size_t n)
 {
-	uint64_t clock[4] = { ts0, ns0, rt_timestamp(), mono_ns() };
-	uint64_t counts[4] = { 0, 0, 0, clock[2] };
+	uint64_t t = (uint64_t)tid;
 
-	if (!headed)
-		raw_header();
+	if (n && raw_open() == 0)
+		raw_record(RAW_EVENTS, &t, sizeof(t), w, n * 8);
+}
+
+static void raw_modules(void)
+{
 	for (; raw_modules_written < rt.nmods; raw_modules_written++) {
 		const struct rt_module *m = rt.mods[raw_modules_written];
 		uint64_t bias = m->bias;
@@ -651,24 +700,29 @@ static void raw_flush(bool final)
 		}
 		raw_record(RAW_MODULE, &bias, sizeof(bias), path, strlen(path) + 1);
 	}
+}
+
+/* Everything the threads recorded since they last wrote, and the clock. */
+static int raw_flush(bool final)
+{
+	uint64_t clock[4] = { ts0, ns0, rt_timestamp(), mono_ns() };
+	uint64_t counts[4] = { 0, 0, 0, clock[2] };
+
+	if (raw_open() < 0) {
+		fprintf(stderr, "objpatch: %s: %s\n", rt.output, strerror(errno));
+		return -1;
+	}
+	raw_modules();
 	raw_record(RAW_CLOCK, clock, sizeof(clock), NULL, 0);
 	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
-		struct othread *o = othread_of(t);
-		uint64_t tid = (uint64_t)t->tid;
-
-		/* Chunks hold whole events: write each one's new words as they are. */
-		while (o && peek(t, o)) {
-			uint32_t count = atomic_load_explicit(&o->c->count, memory_order_acquire);
-
-			raw_record(RAW_EVENTS, &tid, sizeof(tid), &o->c->w[o->pos], (count - o->pos) * 8);
-			o->pos = o->c->consumed = count;
-		}
+		rt_raw_drain(t);
 		counts[0] += t->missed_depth;
 		counts[1] += t->missed_busy;
 		counts[2] += t->lost;
 	}
 	if (final)
 		raw_record(RAW_COUNTS, counts, sizeof(counts), NULL, 0);
+	return 0;
 }
 
 int rt_flush(bool final)
@@ -677,13 +731,10 @@ int rt_flush(bool final)
 	struct tstate *t;
 	uint64_t now = rt.replay ? replay_end : rt_timestamp();
 
+	if (rt.format == FMT_RAW)
+		return raw_flush(final);
 	if (open_output() < 0)
 		return -1;
-	if (rt.format == FMT_RAW) {
-		raw_flush(final);
-		out_flush();
-		return 0;
-	}
 	calibrate_now();
 	/* Nothing traced, nothing written on standard error; a file always gets a whole trace. */
 	if (rt.output || oldest(&ev))

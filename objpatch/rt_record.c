@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ static size_t max_bytes = (size_t)1 << 30;
  * fault instead of 512.
  */
 #define FIRST_CHUNK (64u << 10)
+#define RAW_CHUNK (512u << 10)
 #define CHUNK (2u << 20)
 
 static void *map_zeroed(size_t n)
@@ -105,7 +107,8 @@ static struct tstate *thread_state(void)
 		return NULL;
 	t->frames = (struct frame *)(t + 1);
 	t->tid = (pid_t)syscall(SYS_gettid);
-	t->cur = new_chunk(FIRST_CHUNK);
+	/* A raw recording's thread keeps one chunk for good: a bigger one means fewer writes. */
+	t->cur = new_chunk(rt.format == FMT_RAW ? RAW_CHUNK : FIRST_CHUNK);
 	if (!t->cur) {
 		munmap(t, size);
 		return NULL;
@@ -119,12 +122,61 @@ static struct tstate *thread_state(void)
 	return t;
 }
 
+static void lock_raw(struct tstate *t)
+{
+	while (atomic_flag_test_and_set_explicit(&t->raw_lock, memory_order_acquire))
+		sched_yield();
+}
+
+static void unlock_raw(struct tstate *t)
+{
+	atomic_flag_clear_explicit(&t->raw_lock, memory_order_release);
+}
+
+/*
+ * Raw recordings: the owner writes its full chunk and starts it over; the
+ * writer (rt_raw_drain, at a flush) writes what is there so far.  Each
+ * takes the thread's lock so no words are written twice or reused early;
+ * the owner only meets it held during a flush, and a signal handler cannot
+ * come back here while the owner holds it (the recorder is busy then).
+ */
+static void spill(struct tstate *t)
+{
+	struct chunk *c = t->cur;
+
+	lock_raw(t);
+	rt_raw_events(t->tid, &c->w[c->consumed], atomic_load(&c->count) - c->consumed);
+	c->consumed = 0;
+	atomic_store_explicit(&c->count, 0, memory_order_release);
+	unlock_raw(t);
+}
+
+void rt_raw_drain(struct tstate *t)
+{
+	struct chunk *c;
+	uint32_t count;
+
+	lock_raw(t);
+	c = t->cur;
+	if (c) {
+		count = atomic_load_explicit(&c->count, memory_order_acquire);
+		rt_raw_events(t->tid, &c->w[c->consumed], count - c->consumed);
+		c->consumed = count;
+	}
+	unlock_raw(t);
+}
+
 /* Room for n words in the current chunk, or NULL when the buffers are full. */
 static uint64_t *reserve(struct tstate *t, size_t n)
 {
 	struct chunk *c = t->cur;
 	uint32_t used = atomic_load_explicit(&c->count, memory_order_relaxed);
 
+	if (used + n > c->cap && rt.format == FMT_RAW) {
+		/* Raw recording: write the chunk out and fill it again, from the start. */
+		spill(t);
+		return &c->w[0];
+	}
 	if (used + n > c->cap) {
 		struct chunk *fresh = new_chunk(CHUNK);
 
@@ -158,7 +210,7 @@ static void emit_unwound(struct tstate *t, uint32_t depth, uint64_t ts)
 	commit(t, EV_HEADER_WORDS);
 }
 
-static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, unsigned capture, uint64_t ts)
+static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, uint64_t ts)
 {
 	uint64_t *w = reserve(t, EV_ENTRY_WORDS);
 
@@ -167,8 +219,7 @@ static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, unsigned 
 		return false;
 	}
 	w[0] = ts;
-	w[1] = EV_HEADER(EV_ENTRY, depth, capture, EV_ENTRY_WORDS);
-	w[2] = ra;
+	w[1] = EV_ENTRY_WORD(ra, depth);
 	commit(t, EV_ENTRY_WORDS);
 	return true;
 }
@@ -215,7 +266,7 @@ void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
 	}
 	if (is_return_trampoline(*slot))
 		goto out;	/* hooked already: a second hook in one function */
-	if (!emit_entry(t, ra, t->depth, capture, ts))
+	if (!emit_entry(t, ra, t->depth, ts))
 		goto out;
 	f = &t->frames[t->depth];
 	f->ret = *slot;
@@ -417,7 +468,7 @@ void rt_record_fork_child(void)
 	uint64_t now = rt_timestamp();
 
 	for (uint32_t i = 0; i < t->depth; i++)
-		emit_entry(t, t->frames[i].ra, i, t->frames[i].flags, now);
+		emit_entry(t, t->frames[i].ra, i, now);
 }
 
 /* ---- objpatch report: threads rebuilt from a recording ---- */
