@@ -81,6 +81,15 @@ static int read_linked_table(struct elfobj *obj, size_t t, struct table_entry ki
 	if (tab->sh.sh_type == SHT_NOBITS || tab->size % entsize)
 		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
 				    entsize), -1;
+	/* The count is known: one allocation instead of a doubling chain. */
+	if (e->n + tab->size / entsize > e->cap) {
+		struct table_entry *v = realloc(e->v, (e->n + tab->size / entsize) * sizeof(*v));
+
+		if (!v)
+			return elfobj_error(obj, "out of memory"), -1;
+		e->v = v;
+		e->cap = e->n + tab->size / entsize;
+	}
 	for (size_t i = 0; i < tab->size / entsize; i++) {
 		uint64_t w = elfobj_read_word(obj, tab->bytes + i * entsize, entsize);
 		uint64_t addr = user ? tab->sh.sh_addr + i * entsize + (uint64_t)sign_extend(w, 4) : w;
