@@ -44,7 +44,7 @@ OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c objpat
 RT_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
 	objpatch/format.c objpatch/patch.c $(wildcard objpatch/rt_*.c) objpatch/arch/$(RT_ARCH).c
 RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(BUILD)/pic/objpatch/arch/$(RT_ARCH)-S.o
-RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects
+RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects
 RT_LIBS := -lelf -ldl -pthread
 
 # The runtime for AArch64 programs, which `objpatch run` starts under
@@ -72,7 +72,7 @@ $(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.
 
 $(BUILD)/pic/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(RUNTIME_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%-S.o: %.S
 	@mkdir -p $(dir $@)
@@ -80,10 +80,10 @@ $(BUILD)/obj/%-S.o: %.S
 
 $(BUILD)/pic/%-S.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_CFLAGS) -c $< -o $@
+	$(CC) $(RUNTIME_CFLAGS) -c $< -o $@
 
 $(BUILD)/libobjpatch.so: $(RT_OBJ)
-	$(CC) -shared $(ALL_CFLAGS) $(RT_CFLAGS) $(filter-out -static,$(LDFLAGS)) -Wl,-z,defs -Wl,-soname,libobjpatch.so -o $@ $^ $(RT_LIBS)
+	$(CC) -shared $(ALL_CFLAGS) $(RUNTIME_CFLAGS) $(filter-out -static,$(LDFLAGS)) -Wl,-z,defs -Wl,-soname,libobjpatch.so -o $@ $^ $(RT_LIBS)
 
 $(BUILD)/libobjpatch.a: $(RT_OBJ)
 	rm -f $@

@@ -43,6 +43,19 @@ struct filter_op {
 	bool on;
 };
 
+/*
+ * fnmatch(3) costs about as much as the rest of planning a site: "*" and
+ * patterns without a special character (the usual filters) need none of it.
+ */
+static bool name_matches(const char *glob, const char *name)
+{
+	if (glob[0] == '*' && !glob[1])
+		return true;
+	if (!strpbrk(glob, "*?[\\"))
+		return strcmp(glob, name) == 0;
+	return fnmatch(glob, name, 0) == 0;
+}
+
 static struct filter_op *filters;
 static size_t nfilters, cap_filters;
 
@@ -69,7 +82,7 @@ static bool wanted(const struct rt_func *f)
 	bool on = false;
 
 	for (size_t i = 0; i < nfilters; i++)
-		if (fnmatch(filters[i].glob, f->name, 0) == 0)
+		if (name_matches(filters[i].glob, f->name))
 			on = filters[i].on;
 	return on;
 }
@@ -774,7 +787,7 @@ int rt_set_filter(const char *glob, bool on)
 		for (size_t j = 0; j < m->nsites; j++) {
 			struct rt_site *s = &m->sites[j];
 
-			if (s->broken || s->enabled == on || fnmatch(glob, m->funcs[s->func].name, 0))
+			if (s->broken || s->enabled == on || !name_matches(glob, m->funcs[s->func].name))
 				continue;
 			if (add_change(&ch, m, s, on, NULL) < 0) {
 				free_change(&ch);
