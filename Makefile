@@ -44,6 +44,10 @@ OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c objpat
 RT_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
 	objpatch/format.c objpatch/patch.c $(wildcard objpatch/rt_*.c) objpatch/arch/$(RT_ARCH).c
 RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(BUILD)/pic/objpatch/arch/$(RT_ARCH)-S.o
+# The runtime is preloaded into programs that have no sanitizer runtime, so
+# SANITIZE=1 leaves it uninstrumented (its shared code is checked under
+# ASan/UBSan by t/70 and t/80).
+RT_ALL_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
 RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects
 RT_LIBS := -lelf -ldl -pthread
 
@@ -72,7 +76,7 @@ $(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.
 
 $(BUILD)/pic/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(RUNTIME_CFLAGS) -c $< -o $@
+	$(CC) $(RT_ALL_CFLAGS) $(RUNTIME_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%-S.o: %.S
 	@mkdir -p $(dir $@)
@@ -83,7 +87,8 @@ $(BUILD)/pic/%-S.o: %.S
 	$(CC) $(RUNTIME_CFLAGS) -c $< -o $@
 
 $(BUILD)/libobjpatch.so: $(RT_OBJ)
-	$(CC) -shared $(ALL_CFLAGS) $(RUNTIME_CFLAGS) $(filter-out -static,$(LDFLAGS)) -Wl,-z,defs -Wl,-soname,libobjpatch.so -o $@ $^ $(RT_LIBS)
+	$(CC) -shared $(RT_ALL_CFLAGS) $(RUNTIME_CFLAGS) $(filter-out -static -fsanitize=%,$(LDFLAGS)) -Wl,-z,defs \
+		-Wl,-soname,libobjpatch.so -o $@ $^ $(RT_LIBS)
 
 $(BUILD)/libobjpatch.a: $(RT_OBJ)
 	rm -f $@

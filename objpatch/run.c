@@ -255,28 +255,36 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
  * qemu-NAME -L ROOT -E LD_PRELOAD=LIB PROGRAM ARGS...: ROOT is
  * $QEMU_LD_PREFIX when set (qemu's own variable), else Debian's cross libc.
  */
+static void free_argv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* qemu-ARCH -L ROOT -E LD_PRELOAD=LIB PROGRAM ARGS...: every string owned, for free_argv(). */
 static char **qemu_argv(const struct foreign *f, const char *lib, char **args, int nargs)
 {
 	char **v = calloc((size_t)nargs + 7, sizeof(*v));
 	const char *root = getenv("QEMU_LD_PREFIX");
 	int n = 0;
+	bool ok;
 
-	if (!v || asprintf(&v[n++], "qemu-%s", f->name) < 0)
+	if (!v)
 		return NULL;
-	v[n++] = "-L";
-	if (root && *root)
-		v[n++] = (char *)root;
-	else if (asprintf(&v[n++], "/usr/%s", f->triple) < 0)
+	ok = asprintf(&v[n++], "qemu-%s", f->name) >= 0 && (v[n++] = strdup("-L")) &&
+	     (root && *root ? (v[n++] = strdup(root)) != NULL : asprintf(&v[n++], "/usr/%s", f->triple) >= 0) &&
+	     (v[n++] = strdup("-E")) && asprintf(&v[n++], "LD_PRELOAD=%s", lib) >= 0 &&
+	     /* qemu does not search PATH for the program. */
+	     (v[n++] = program_path(args[0]));
+	for (int i = 1; ok && i < nargs; i++)
+		ok = (v[n++] = strdup(args[i])) != NULL;
+	if (!ok) {
+		/* asprintf leaves its pointer undefined on failure: never free it. */
+		v[n - 1] = NULL;
+		free_argv(v);
 		return NULL;
-	v[n++] = "-E";
-	if (asprintf(&v[n++], "LD_PRELOAD=%s", lib) < 0)
-		return NULL;
-	/* qemu does not search PATH for the program. */
-	v[n] = program_path(args[0]);
-	if (!v[n++])
-		return NULL;
-	for (int i = 1; i < nargs; i++)
-		v[n++] = args[i];
+	}
 	return v;
 }
 
@@ -327,6 +335,8 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "objpatch run: %s: %s\n", args[0], strerror(errno));
 		_exit(127);
 	}
+	if (f)
+		free_argv(args);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			perror("objpatch run: waitpid");
