@@ -254,40 +254,58 @@ PATCHER_TEXT static char *line_end(char *p)
 	return *p ? p : NULL;
 }
 
+/* One line of /proc/self/maps, [line, end): if it covers addr, *x says whether executable. */
+PATCHER_TEXT static void map_line(const char *line, const char *end, uintptr_t addr, bool *x)
+{
+	unsigned long lo, hi;
+	const char *p = parse_hex(line, &lo);
+
+	if (*p != '-')
+		return;
+	p = parse_hex(p + 1, &hi);
+	if (*p == ' ' && end - p > 4 && addr >= lo && addr < hi)
+		*x = p[3] == 'x';
+}
+
 PATCHER_TEXT static bool page_executable(uintptr_t addr)
 {
 	char buf[4096], *line, *end;
+	size_t have = 0;
+	bool skip = false, x = false;
 	long n;
 	long fd = raw_syscall4(SYS_openat, AT_FDCWD, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
-	bool x = false;
 
 	if (fd < 0)
 		return false;
-	/* Reads of /proc/self/maps end at a line end. */
-	while ((n = raw_syscall4(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0)) > 0) {
-		buf[n] = 0;
+	/*
+	 * Only whole lines are parsed: the kernel's reads end at a line end,
+	 * qemu-user's do not (it serves a plain file), and the tail of a cut
+	 * line, "5df3000-5505e00000 rw-p", reads as a range over the text.
+	 * The part left over goes to the buffer's start for the next read.
+	 */
+	while ((n = raw_syscall4(SYS_read, fd, (long)(buf + have), (long)(sizeof(buf) - 1 - have), 0)) > 0) {
+		have += (size_t)n;
+		buf[have] = 0;
 		for (line = buf; (end = line_end(line)); line = end + 1) {
-			unsigned long lo, hi;
-			const char *p = parse_hex(line, &lo);
-
-			if (*p != '-')
-				continue;
-			p = parse_hex(p + 1, &hi);
-			if (*p == ' ' && end - p > 4 && addr >= lo && addr < hi)
-				x = p[3] == 'x';
+			if (!skip)
+				map_line(line, end, addr, &x);
+			skip = false;
+		}
+		have -= (size_t)(line - buf);
+		if (have == sizeof(buf) - 1) {
+			/* A line longer than the buffer (a long path): its fields are all here. */
+			if (!skip)
+				map_line(buf, buf + have, addr, &x);
+			skip = true;
+			have = 0;
+		}
+		for (size_t k = 0; k < have; k++) {
+			buf[k] = line[k];
+			__asm__("" : "+r"(line));	/* no call to memmove */
 		}
 	}
 	raw_syscall4(SYS_close, fd, 0, 0, 0);
 	return x;
-}
-
-PATCHER_TEXT static bool near_known_site(uintptr_t addr)
-{
-	const struct known *k = atomic_load(&g_known);
-	uintptr_t page = addr & ~(uintptr_t)(g_pagesize - 1);
-	size_t i = known_lower(k, page >= PATCH_MAX_LEN ? page - PATCH_MAX_LEN : 0);
-
-	return k && i < k->n && k->a[i] < page + (uintptr_t)g_pagesize;
 }
 
 /*
@@ -299,7 +317,7 @@ PATCHER_TEXT static int wait_for_window(uintptr_t addr)
 {
 	if (raw_syscall4(SYS_gettid, 0, 0, 0, 0) == atomic_load(&g_patcher_tid))
 		return 0;
-	for (int tries = 0; tries < 100; tries++) {
+	for (;;) {
 		unsigned seq = atomic_load(&g_win_seq);
 
 		if ((seq & 1) && addr >= atomic_load(&g_win_lo) && addr < atomic_load(&g_win_hi)) {
@@ -308,12 +326,23 @@ PATCHER_TEXT static int wait_for_window(uintptr_t addr)
 				raw_syscall4(SYS_futex, (long)&g_win_seq, FUTEX_WAIT_PRIVATE, (long)seq, 0);
 			return 1;
 		}
-		if (!near_known_site(addr))
-			return 0;
+		/*
+		 * Any code on a window's pages faults, not only the sites (a PLT
+		 * stub, another function), and the handler may run after that
+		 * window closed: executable again means retry.
+		 */
 		if (page_executable(addr))
 			return 1;
+		/*
+		 * Not executable is the program's own fault only if no window
+		 * was open at any time during the read of the maps: reading them
+		 * is slow (qemu-user: several windows go by), and a state read
+		 * after it, such as the patcher being idle between two batches,
+		 * says nothing about the page at the time it was read.
+		 */
+		if (!(seq & 1) && atomic_load(&g_win_seq) == seq)
+			return 0;
 	}
-	return 0;
 }
 
 PATCHER_TEXT static void on_segv(int sig, siginfo_t *si, void *ctx)

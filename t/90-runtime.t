@@ -16,7 +16,8 @@
 # --nop; aarch64 (gcc -pg, under qemu-user, with build/aarch64/libobjpatch.so:
 # skipped with the reason until that exists).  Then rt_toggle.c, linked with
 # libobjpatch.a: 10,000 objpatch_enable/disable("*") while 8 threads call
-# traced functions; its trace must be well-formed too.
+# traced functions, on x86_64 and on AArch64 under qemu-user; its trace must
+# be well-formed too.
 # A missing runtime (build/libobjpatch.so, `objpatch run`, libobjpatch.a) is
 # a failure, not a skip.  About 12 s on 2 cores.
 . "$(dirname "$0")/lib.sh"
@@ -281,5 +282,30 @@ toggle_test() {
 	done
 }
 toggle_test
+
+# The same 10,000 toggles on AArch64 under qemu-user: there every change goes
+# through an mprotect window, and the 8 threads fault into it and wait.
+toggle_aarch64() {
+	local p=aarch64-linux-gnu label="toggle aarch64" dir=$T_TMP/toggle-aarch64 status
+	local lib=$TOP/build/aarch64/libobjpatch.a
+	for tool in $p-gcc qemu-aarch64; do
+		command -v "$tool" >/dev/null || { skip "[$label] $tool is not installed"; return; }
+	done
+	[ -e "$lib" ] || { ok 1 "[$label] build/aarch64/libobjpatch.a was not built"; return; }
+	mkdir -p "$dir"
+	compile_ok "[$label]" $p-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -pthread -I"$TOP/objpatch" \
+		-c "$RT/rt_toggle.c" -o "$dir/rt_toggle.o" &&
+	compile_ok "[$label] recordmcount --mode=user --nop" "$RMC" --mode=user --nop "$dir/rt_toggle.o" &&
+	compile_ok "[$label] link with build/aarch64/libobjpatch.a" $p-gcc -pie -o "$dir/rt_toggle" \
+		"$dir/rt_toggle.o" "$lib" -pthread -lelf -ldl || return
+	OBJPATCH_OUTPUT=$dir/trace.text timeout 120 qemu-aarch64 -L /usr/$p "$dir/rt_toggle" \
+		> "$dir/out" 2> "$dir/err"
+	status=$?
+	program_ok "[$label] 10,000 enable/disable(\"*\") with 8 threads calling: exit 0, checks pass" \
+		"$status" "$dir/out"
+	grep -q '^# ' "$dir/out" && diag "[$label] $(grep '^# ' "$dir/out" | sed 's/^# //')"
+	check_trace "$label" text "$RT/rt_toggle_expect.txt" "$dir/trace.text"
+}
+toggle_aarch64
 
 done_testing
