@@ -19,7 +19,7 @@
 # traced functions, on x86_64 and on AArch64 under qemu-user; its trace must
 # be well-formed too.
 # A missing runtime (build/libobjpatch.so, `objpatch run`, libobjpatch.a) is
-# a failure, not a skip.  About 12 s on 2 cores.
+# a failure, not a skip.  About 30 s on 2 cores.
 . "$(dirname "$0")/lib.sh"
 
 RT=$TOP/testdata/runtime
