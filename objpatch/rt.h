@@ -61,6 +61,8 @@ struct rt_arch {
 	uintptr_t reach;
 	/* The entry trampolines, by kind and capture. */
 	void (*entry[SITE_KINDS][CAPTURES])(void);
+	/* A wide FP return (long double) is the first FP register's 16 bytes, not ret_regs.wide. */
+	bool wide_in_fpr0;
 };
 
 extern const struct rt_arch rt_arch_host RT_HIDDEN;

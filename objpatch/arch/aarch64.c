@@ -72,6 +72,8 @@ const struct rt_arch rt_arch_host = {
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
 	.reach = BL_REACH - 4096,
 	.entry = { [SITE_MCOUNT] = ENTRY_ROW(mcount), [SITE_FENTRY] = UNSUPPORTED_ROW },
+	/* long double is IEEE binary128, returned in q0. */
+	.wide_in_fpr0 = true,
 };
 
 /*
@@ -92,69 +94,4 @@ uint64_t rt_timestamp(void)
 
 	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
 	return t;
-}
-
-/* x0, x1, the low halves of v0 and v1, and all of v0 for binary128 long double. */
-size_t rt_capture_count(enum capture c)
-{
-	static const uint8_t words[CAPTURES] = {
-		[CAPTURE_GPR] = 1, [CAPTURE_NONE] = 0, [CAPTURE_FP] = 1, [CAPTURE_WIDE_FP] = 2,
-		[CAPTURE_STRING] = 1, [CAPTURE_ALL] = 4,
-	};
-
-	return c < CAPTURES ? words[c] : 0;
-}
-
-size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w)
-{
-	switch (c) {
-	case CAPTURE_GPR:
-	case CAPTURE_STRING:
-		w[0] = r->gpr[0];
-		break;
-	case CAPTURE_FP:
-		memcpy(&w[0], r->fpr[0], 8);
-		break;
-	case CAPTURE_WIDE_FP:
-		/* long double is IEEE binary128, returned in q0: no separate save needed. */
-		memcpy(&w[0], r->fpr[0], 16);
-		break;
-	case CAPTURE_ALL:
-		w[0] = r->gpr[0];
-		w[1] = r->gpr[1];
-		memcpy(&w[2], r->fpr[0], 8);
-		memcpy(&w[3], r->fpr[1], 8);
-		break;
-	default:
-		break;
-	}
-	return rt_capture_count(c);
-}
-
-void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret, struct raw_value *v)
-{
-	memset(v, 0, sizeof(*v));
-	switch (c) {
-	case CAPTURE_GPR:
-	case CAPTURE_STRING:
-		v->gpr[0] = w[0];
-		break;
-	case CAPTURE_FP:
-		memcpy(v->fpr, &w[0], 8);
-		v->have_fpr = true;
-		break;
-	case CAPTURE_WIDE_FP:
-		memcpy(v->fpr, &w[0], 16);
-		v->have_fpr = true;
-		break;
-	case CAPTURE_ALL:
-		v->gpr[0] = w[0];
-		v->gpr[1] = w[1];
-		/* A float struct member (HFA) comes back in v0; format.c reads structs from gpr[]. */
-		memcpy(v->fpr, &w[2], 8);
-		v->have_fpr = ret->cls == TC_FLOAT;
-		break;
-	default:
-		break;
-	}
 }
