@@ -67,6 +67,17 @@ struct rt_arch {
 
 extern const struct rt_arch rt_arch_host RT_HIDDEN;
 
+/* The entry trampolines of a site kind, one per capture, as the arch's .S names them. */
+#define RT_ENTRIES(kind)                                                         \
+	void rt_entry_##kind##_gpr(void) RT_HIDDEN;                              \
+	void rt_entry_##kind##_none(void) RT_HIDDEN;                             \
+	void rt_entry_##kind##_fp(void) RT_HIDDEN;                               \
+	void rt_entry_##kind##_wide(void) RT_HIDDEN;                             \
+	void rt_entry_##kind##_string(void) RT_HIDDEN;                           \
+	void rt_entry_##kind##_all(void) RT_HIDDEN;
+#define RT_ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
+			     rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
+
 /* Registers saved by the return trampoline, in its layout (x86_64.S, ...). */
 struct ret_regs {
 	uint64_t gpr[2];

@@ -16,20 +16,10 @@
 #include <string.h>
 #include "../rt.h"
 
-#define ENTRIES(kind)                                                           \
-	void rt_entry_##kind##_gpr(void) RT_HIDDEN;                             \
-	void rt_entry_##kind##_none(void) RT_HIDDEN;                            \
-	void rt_entry_##kind##_fp(void) RT_HIDDEN;                              \
-	void rt_entry_##kind##_wide(void) RT_HIDDEN;                            \
-	void rt_entry_##kind##_string(void) RT_HIDDEN;                          \
-	void rt_entry_##kind##_all(void) RT_HIDDEN;
-ENTRIES(mcount)
+RT_ENTRIES(mcount)
 
 /* See aarch64.S: an entry hook (__fentry__) cannot be traced here. */
 void rt_entry_unsupported(void) RT_HIDDEN;
-
-#define ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
-			  rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
 #define UNSUPPORTED_ROW { rt_entry_unsupported, rt_entry_unsupported, rt_entry_unsupported, \
 			  rt_entry_unsupported, rt_entry_unsupported, rt_entry_unsupported }
 
@@ -71,7 +61,7 @@ const struct rt_arch rt_arch_host = {
 	.encode_stub = a64_encode_stub,
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
 	.reach = BL_REACH - 4096,
-	.entry = { [SITE_MCOUNT] = ENTRY_ROW(mcount), [SITE_FENTRY] = UNSUPPORTED_ROW },
+	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = UNSUPPORTED_ROW },
 	/* long double is IEEE binary128, returned in q0. */
 	.wide_in_fpr0 = true,
 };

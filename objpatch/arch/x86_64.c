@@ -15,18 +15,8 @@
 #include <x86intrin.h>
 #include "../rt.h"
 
-#define ENTRIES(kind)                                                           \
-	void rt_entry_##kind##_gpr(void) RT_HIDDEN;                             \
-	void rt_entry_##kind##_none(void) RT_HIDDEN;                            \
-	void rt_entry_##kind##_fp(void) RT_HIDDEN;                              \
-	void rt_entry_##kind##_wide(void) RT_HIDDEN;                            \
-	void rt_entry_##kind##_string(void) RT_HIDDEN;                          \
-	void rt_entry_##kind##_all(void) RT_HIDDEN;
-ENTRIES(mcount)
-ENTRIES(fentry)
-
-#define ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
-			  rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
+RT_ENTRIES(mcount)
+RT_ENTRIES(fentry)
 
 #define STUB_TARGET_OFFSET 6	/* ff 25 00000000 <target> */
 
@@ -72,7 +62,7 @@ const struct rt_arch rt_arch_host = {
 	.encode_call = x86_encode_call,
 	.encode_stub = x86_encode_stub,
 	.reach = (uintptr_t)INT32_MAX - 4096,
-	.entry = { [SITE_MCOUNT] = ENTRY_ROW(mcount), [SITE_FENTRY] = ENTRY_ROW(fentry) },
+	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
 };
 
 /*
