@@ -63,14 +63,19 @@ static void store_unit(uint8_t *code, unsigned width, uint32_t v, bool big_endia
 
 bool insn_matches(const struct insn_pattern *p, const uint8_t *code, size_t avail, bool big_endian)
 {
-	if (insn_len(p) > avail)
-		return false;
+	size_t used = 0;
+
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct insn_unit *u = &p->u[i];
+		/* Bytes need no byte-order work: the common x86 patterns are all bytes. */
+		uint32_t v;
 
-		if ((load_unit(code, u->width, big_endian) & u->mask) != u->value)
+		if (used + u->width > avail)
 			return false;
-		code += u->width;
+		v = u->width == 1 ? code[used] : load_unit(code + used, u->width, big_endian);
+		if ((v & u->mask) != u->value)
+			return false;
+		used += u->width;
 	}
 	return true;
 }

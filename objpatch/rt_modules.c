@@ -624,8 +624,9 @@ static int reserve_changes(struct change *ch, size_t more)
 	return 0;
 }
 
+/* `current`, `next`: the site's bytes now and wanted, if the caller has them already. */
 static int add_change(struct change *ch, const struct rt_module *m, struct rt_site *s, bool on,
-		      const uint8_t *current)
+		      const uint8_t *current, const uint8_t *next)
 {
 	if (ch->n == ch->cap && reserve_changes(ch, ch->cap ? ch->cap : 256) < 0)
 		return -1;
@@ -633,7 +634,9 @@ static int add_change(struct change *ch, const struct rt_module *m, struct rt_si
 		memcpy(ch->bytes[ch->n][0], current, s->len);
 	else if (!site_bytes(m, s, s->enabled, ch->bytes[ch->n][0]))
 		return 0;
-	if (!site_bytes(m, s, on, ch->bytes[ch->n][1]))
+	if (next)
+		memcpy(ch->bytes[ch->n][1], next, s->len);
+	else if (!site_bytes(m, s, on, ch->bytes[ch->n][1]))
 		return 0;
 	ch->site[ch->n] = s;
 	ch->to[ch->n] = on;
@@ -727,7 +730,7 @@ static int first_patch(struct rt_module *m, struct change *ch)
 			s->enabled = on;
 			continue;
 		}
-		if (add_change(ch, m, s, on, (const uint8_t *)s->addr) < 0)
+		if (add_change(ch, m, s, on, (const uint8_t *)s->addr, want) < 0)
 			return -1;
 	}
 	return 0;
@@ -789,7 +792,7 @@ int rt_set_filter(const char *glob, bool on)
 
 			if (s->broken || s->enabled == on || !name_matches(glob, m->funcs[s->func].name))
 				continue;
-			if (add_change(&ch, m, s, on, NULL) < 0) {
+			if (add_change(&ch, m, s, on, NULL, NULL) < 0) {
 				free_change(&ch);
 				return rt_error("out of memory"), -1;
 			}

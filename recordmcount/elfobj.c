@@ -50,6 +50,21 @@ uint64_t elfobj_read_word(const struct elfobj *obj, const uint8_t *p, unsigned s
 {
 	uint64_t v = 0;
 
+	/* The usual case, a file of the host's byte order: one load, not a byte loop. */
+	if (obj->big_endian == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)) {
+		uint32_t w32;
+
+		switch (size) {
+		case 8:
+			memcpy(&v, p, 8);
+			return v;
+		case 4:
+			memcpy(&w32, p, 4);
+			return w32;
+		default:
+			break;
+		}
+	}
 	for (unsigned i = 0; i < size; i++)
 		v |= (uint64_t)p[obj->big_endian ? i : size - 1 - i] << (8 * (size - 1 - i));
 	return v;
