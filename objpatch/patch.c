@@ -1011,6 +1011,61 @@ static int write_span(const struct patch_site *s, size_t n, uint8_t *buf, char *
 	return 0;
 }
 
+/*
+ * The same span through an mprotect window (RW, plain stores, RX again: never
+ * RWX), cheaper than /proc/self/mem's remote access; fine with no other
+ * thread, with async signals blocked and only the patcher's own section
+ * running meanwhile.  1: not possible here (the span holds that section's
+ * pages, or text may not become RW): the caller uses write_span; 0 written;
+ * -1 refused or failed.
+ */
+static int store_span(const struct patch_site *s, size_t n, char *err, size_t errlen)
+{
+	uintptr_t lo = page_of((uintptr_t)s[0].addr), hi = page_of((uintptr_t)s[n - 1].addr + s[n - 1].len - 1) +
+							     (uintptr_t)g_pagesize;
+	uintptr_t plo = page_of((uintptr_t)__start_objpatch_patcher_text);
+	uintptr_t phi = page_of((uintptr_t)__stop_objpatch_patcher_text - 1) + (uintptr_t)g_pagesize;
+	struct text_store *st;
+	sigset_t all, old;
+	bool rw_failed;
+	long rc;
+
+	if (lo < phi && plo < hi)
+		return 1;
+	st = malloc(n * sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* The caller checked the sites lie in mapped text. */
+		if (memcmp(s[i].addr, s[i].expect, s[i].len)) {
+			char found[3 * PATCH_MAX_LEN + 1];
+
+			hex(found, sizeof(found), s[i].addr, s[i].len);
+			snprintf(err, errlen, "%#lx: found %s, not the expected instruction",
+				 (unsigned long)s[i].addr, found);
+			free(st);
+			return -1;
+		}
+		st[i].at = (uintptr_t)s[i].addr;
+		st[i].n = (uint8_t)s[i].len;
+		memcpy(st[i].b, s[i].repl, s[i].len);
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = window_write(lo, hi - lo, st, n, &rw_failed);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	free(st);
+	if (!rc)
+		return 0;
+	if (rw_failed)
+		return 1;	/* a policy refusing RW text (SELinux execmod): /proc/self/mem then */
+	/* Written but left RW, never RWX: the program faults rather than run half-written text. */
+	snprintf(err, errlen, "mprotect(%#lx, RX): %s", (unsigned long)lo, strerror((int)-rc));
+	return -1;
+}
+
 int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t errlen)
 {
 	uint8_t *buf;
@@ -1045,7 +1100,9 @@ int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t e
 		while (j < n && (uintptr_t)sites[j].addr - ((uintptr_t)sites[j - 1].addr + sites[j - 1].len) < SPAN_GAP &&
 		       (uintptr_t)sites[j].addr + sites[j].len - lo <= SPAN_MAX)
 			j++;
-		rc = write_span(sites + i, j - i, buf, err, errlen);
+		rc = store_span(sites + i, j - i, err, errlen);
+		if (rc > 0)
+			rc = write_span(sites + i, j - i, buf, err, errlen);
 		i = j;
 	}
 	free(buf);
