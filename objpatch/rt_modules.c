@@ -736,10 +736,55 @@ static int first_patch(struct rt_module *m, struct change *ch)
 	return 0;
 }
 
+/*
+ * Start-up with no filter and no other thread: every site to its NOP,
+ * batch by batch through one small array, with no plan kept per site (the
+ * per-site arrays' fresh pages cost more than the writes).  The expected
+ * bytes are the text itself: load_sites() just checked them, and nobody
+ * else runs.  Returns how many sites were written.
+ */
+#define DIRECT_BATCH 2048
+
+static size_t nop_all_direct(struct rt_module *m)
+{
+	struct patch_site ps[DIRECT_BATCH];
+	size_t done = 0, first = 0;
+
+	while (first < m->nsites) {
+		size_t k = 0, i = first;
+		char err[256];
+
+		for (; i < m->nsites && k < DIRECT_BATCH; i++) {
+			struct rt_site *s = &m->sites[i];
+			const uint8_t *nop = nop_bytes(s->len);
+
+			if (!nop)
+				s->broken = true;
+			else if (!same_bytes(nop, (const uint8_t *)s->addr, s->len))
+				ps[k++] = (struct patch_site){ (void *)s->addr, (const uint8_t *)s->addr, nop, s->len };
+		}
+		if (k && patch_text_quiescent(ps, k, err, sizeof(err)) < 0)
+			fprintf(stderr, "objpatch: %s: %s\n", m->path, err);
+		/* What each site holds now says what happened, whatever failed. */
+		for (size_t j = first; j < i; j++) {
+			struct rt_site *s = &m->sites[j];
+			const uint8_t *nop = nop_bytes(s->len);
+
+			if (nop && !same_bytes(nop, (const uint8_t *)s->addr, s->len))
+				s->broken = true;
+		}
+		done += k;
+		first = i;
+	}
+	return done;
+}
+
 int rt_scan_modules(size_t *patched)
 {
 	struct scan sc = { 0 };
 	struct change ch = { 0 };
+	bool quiescent = only_thread();
+	size_t direct = 0;
 	int rc = 0;
 
 	dl_iterate_phdr(collect, &sc);
@@ -760,15 +805,17 @@ int rt_scan_modules(size_t *patched)
 		}
 		rt.mods = mods;
 		rt.mods[rt.nmods++] = m;
+		if (quiescent && !nfilters)
+			direct += nop_all_direct(m);
 		/* A module whose sites could not all be planned keeps those it could. */
-		if (first_patch(m, &ch) < 0)
+		else if (first_patch(m, &ch) < 0)
 			rc = -1;
 	}
 	free(sc.v);
 	if (ch.n)
-		apply(&ch, only_thread());
+		apply(&ch, quiescent);
 	if (patched)
-		*patched = ch.n;
+		*patched = ch.n + direct;
 	free_change(&ch);
 	return rc;
 }
