@@ -313,6 +313,14 @@ post_cmd() {
 	*) return 1 ;;
 	esac
 }
+# text_check PREFIX TEXT COUNT-CALLS COUNT-RETS: calls, return values, first
+# lines and size of a formatted trace
+text_check() {
+	"$3" "$2" > "$1.calls"
+	"$4" "$2" > "$1.rets"
+	head -12 "$2" > "$1.head"
+	du -b "$2" | cut -f1 > "$1.textbytes"
+}
 # check PROG CFG: what the configuration recorded, checked once (repetition
 # 1) on its real output, then thrown away: calls and return values shown,
 # the first lines, the bytes written
@@ -324,25 +332,12 @@ check() {
 		awk '$NF ~ /^[A-Za-z_]/ && $(NF-1) ~ /^[0-9]+$/ { s += $(NF-1) } END { print s + 0 }' "$o.report" > "$o.calls"
 		"$uftrace" replay -d "$tmp/$c.data" --no-pager 2> /dev/null | head -12 > "$o.head" || true
 		;;
-	uftR)
-		uf_count_calls "$tmp/post.txt" > "$o.calls"
-		uf_count_rets "$tmp/post.txt" > "$o.rets"
-		head -12 "$tmp/post.txt" > "$o.head"
-		du -b "$tmp/post.txt" | cut -f1 > "$o.textbytes"
-		;;
+	uftR) text_check "$o" "$tmp/post.txt" uf_count_calls uf_count_rets ;;
 	oursR)
-		count_calls "$tmp/post.txt" > "$o.calls"
-		count_rets "$tmp/post.txt" > "$o.rets"
-		head -12 "$tmp/post.txt" > "$o.head"
+		text_check "$o" "$tmp/post.txt" count_calls count_rets
 		du -b "$tmp/oursR.raw" | cut -f1 > "$o.bytes"
-		du -b "$tmp/post.txt" | cut -f1 > "$o.textbytes"
 		;;
-	ours)
-		count_calls "$tmp/ours.txt" > "$o.calls"
-		count_rets "$tmp/ours.txt" > "$o.rets"
-		head -12 "$tmp/ours.txt" > "$o.head"
-		du -b "$tmp/ours.txt" | cut -f1 > "$o.textbytes"
-		;;
+	ours) text_check "$o" "$tmp/ours.txt" count_calls count_rets ;;
 	oursF)
 		head -12 "$tmp/oursF.txt" > "$o.head"
 		du -b "$tmp/oursF.txt" | cut -f1 > "$o.textbytes"
