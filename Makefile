@@ -62,7 +62,7 @@ CROSS_RUNTIMES += runtime-aarch64
 endif
 endif
 
-.PHONY: all check demo install clean bench runtime-aarch64 bench-runtime
+.PHONY: all check demo install clean bench runtime-aarch64 bench-runtime bench-layout
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the target are not installed: a sanitized host build
@@ -115,6 +115,10 @@ bench: all
 # The runtime against uftrace (issue 4); writes build/bench/runtime/runtime.md.
 bench-runtime: all
 	bench/runtime.sh
+
+# NOP'd sites over random code layouts (issue 4); writes bench/RESULTS-layout.md.
+bench-layout: all
+	bench/layout.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

@@ -357,7 +357,7 @@ sections_of() { readelf -h "$corpus/$1" | awk '/Number of section headers/ { pri
 {
 	echo "# Benchmark: kernel recordmcount vs ours"
 	echo
-	echo "The tracing runtime's figures (against uftrace) are in bench/RESULTS-runtime.md (\`make bench-runtime\`)."
+	echo "The tracing runtime's figures (against uftrace) are in bench/RESULTS-runtime.md (\`make bench-runtime\`); the cost of NOP'd sites over random code layouts in bench/RESULTS-layout.md (\`make bench-layout\`)."
 	echo
 	echo "Written by \`bench/run.sh\` (\`make bench\`); every number below was measured by that run."
 	echo

@@ -147,13 +147,6 @@ static bool in_exec(const struct found *f, uintptr_t a, size_t len)
 	return false;
 }
 
-static int cmp_func(const void *a, const void *b)
-{
-	uintptr_t x = ((const struct rt_func *)a)->addr, y = ((const struct rt_func *)b)->addr;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_rt_site(const void *a, const void *b)
 {
 	uintptr_t x = ((const struct rt_site *)a)->addr, y = ((const struct rt_site *)b)->addr;
@@ -161,36 +154,66 @@ static int cmp_rt_site(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool sorted_funcs(const struct rt_func *f, size_t n)
+/* Merges the sorted runs a[lo..mid) and a[mid..hi) into out[lo..hi), stably. */
+static void merge_funcs(const struct rt_func *a, struct rt_func *out, size_t lo, size_t mid, size_t hi)
 {
-	for (size_t i = 1; i < n; i++)
-		if (f[i].addr < f[i - 1].addr)
-			return false;
-	return true;
+	size_t i = lo, j = mid, k = lo;
+
+	while (i < mid || j < hi)
+		out[k++] = j >= hi || (i < mid && a[i].addr <= a[j].addr) ? a[i++] : a[j++];
 }
 
 /*
- * The first np functions are the prototype table's, the rest the symbol
- * table's.  Each run is usually in address order already (linkers keep
- * the table's order, function_index() sorts), so they are merged, and
- * sorted only when not; on equal addresses the prototype comes first.
+ * Sorts by address, stably: the first np functions are the prototype
+ * table's, the rest the symbol table's, so on equal addresses the prototype
+ * comes first.  Both are mostly in address order already (a linker keeps
+ * each object's table in order and places its sections one after another;
+ * function_index() sorts), so this is a natural merge sort: it merges the
+ * ascending runs that are there, a handful, instead of sorting 20,000
+ * functions from scratch through a comparison callback.
  */
-static int sort_functions(struct rt_module *m, size_t np)
+static int sort_functions(struct rt_module *m)
 {
-	struct rt_func *a = m->funcs, *out;
-	size_t n = m->nfuncs, i = 0, j = np, k = 0;
+	size_t n = m->nfuncs, nruns = 0, *runs;
+	struct rt_func *a = m->funcs, *b;
 
-	if (!sorted_funcs(a, np))
-		qsort(a, np, sizeof(*a), cmp_func);
-	if (!sorted_funcs(a + np, n - np))
-		qsort(a + np, n - np, sizeof(*a), cmp_func);
-	out = malloc(m->nfuncs_cap * sizeof(*out));
-	if (!out)
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || a[i].addr < a[i - 1].addr)
+			nruns++;
+	if (nruns <= 1)
+		return 0;
+	runs = malloc((nruns + 1) * sizeof(*runs));
+	b = malloc(m->nfuncs_cap * sizeof(*b));
+	if (!runs || !b) {
+		free(runs);
+		free(b);
 		return -1;
-	while (i < np || j < n)
-		out[k++] = j >= n || (i < np && a[i].addr <= a[j].addr) ? a[i++] : a[j++];
-	free(a);
-	m->funcs = out;
+	}
+	nruns = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || a[i].addr < a[i - 1].addr)
+			runs[nruns++] = i;
+	runs[nruns] = n;
+	/* Pairs of neighbouring runs, until one is left: stable, log2(runs) passes. */
+	while (nruns > 1) {
+		struct rt_func *t;
+		size_t k = 0;
+
+		for (size_t r = 0; r < nruns; r += 2) {
+			size_t hi = r + 2 <= nruns ? runs[r + 2] : n;
+
+			merge_funcs(a, b, runs[r], r + 1 < nruns ? runs[r + 1] : hi, hi);
+			runs[k++] = runs[r];
+		}
+		runs[k] = n;
+		nruns = k;
+		t = a;
+		a = b;
+		b = t;
+	}
+	free(runs);
+	free(b);
+	m->funcs = a;
 	return 0;
 }
 
@@ -229,7 +252,7 @@ static int load_functions(struct elfobj *obj, struct rt_module *m)
 	}
 	free(pe);
 	free(fs);
-	return sort_functions(m, np);
+	return sort_functions(m);
 }
 
 /*
