@@ -35,7 +35,7 @@ RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRC) $(RMC_SRC))
 
 LIB_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
 	objpatch/format.c objpatch/patch.c
-OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c objpatch/run.c objpatch/report.c \
+OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c objpatch/run.c objpatch/report.c objpatch/annotate.c \
 	objpatch/rt_modules.c objpatch/rt_output.c objpatch/rt_record.c objpatch/rt_capture.c \
 	objpatch/arch/$(RT_ARCH).c) \
 	$(BUILD)/obj/objpatch/arch/$(RT_ARCH)-S.o

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "annotate.h"
 #include "report.h"
 #include "run.h"
 #include "sig.h"
@@ -306,9 +307,11 @@ static void usage(FILE *f)
 		   "       objpatch run [OPTIONS] -- PROGRAM [ARGS...]\n"
 		   "       objpatch record [OPTIONS] -- PROGRAM [ARGS...]\n"
 		   "       objpatch report [OPTIONS] [RECORDING]\n"
+		   "       objpatch annotate --image FILE [--image FILE]... [--hex] [--strict] [TRACE]\n"
 		   "list: prints every function with a recorded call site, where it is and its prototype.\n"
 		   "run: traces PROGRAM as a function graph (objpatch run --help).\n"
-		   "record, report: the same in two steps, through a raw recording.\n");
+		   "record, report: the same in two steps, through a raw recording.\n"
+		   "annotate: types the return values of a kernel function_graph trace.\n");
 }
 
 int main(int argc, char **argv)
@@ -320,6 +323,8 @@ int main(int argc, char **argv)
 		return run_main(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "report") == 0)
 		return report_main(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "annotate") == 0)
+		return annotate_main(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "list") != 0) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 			usage(stdout);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <elf.h>
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -39,6 +40,65 @@ const struct format_target format_target_host = {
 	.ldbl_host = true,
 	.errno_max = HOST_ERRNO_MAX,
 };
+
+#ifndef EM_RISCV
+#define EM_RISCV 243
+#endif
+#ifndef EM_LOONGARCH
+#define EM_LOONGARCH 258
+#endif
+
+/*
+ * Other machines' conventions, for tools that read their traces: the Linux
+ * C ABI of each, with the same choices as HOST_STRUCT_REGS and
+ * HOST_ERRNO_MAX above.
+ */
+static const struct machine_conv {
+	uint16_t machine;
+	uint8_t is64;		/* 0, 1; 2: both classes */
+	uint8_t struct_regs;	/* in units of the pointer size; 0: in memory */
+	bool char_unsigned;
+	uint16_t errno_max;
+} machine_convs[] = {
+	{ EM_386, 0, 0, false, 133 },
+	{ EM_X86_64, 1, 2, false, 133 },
+	{ EM_ARM, 0, 1, true, 133 },
+	{ EM_AARCH64, 1, 2, true, 133 },
+	{ EM_MIPS, 0, 0, false, 34 },		/* o32 */
+	{ EM_MIPS, 1, 2, false, 34 },		/* n64 */
+	{ EM_PPC, 0, 0, true, 133 },
+	{ EM_PPC64, 1, 2, true, 133 },		/* ELFv1 returns structs in memory: below */
+	{ EM_S390, 2, 0, true, 133 },
+	{ EM_SH, 0, 2, false, 133 },
+	{ EM_SPARC, 0, 0, false, 34 },
+	{ EM_SPARCV9, 1, 2, false, 34 },
+	{ EM_RISCV, 2, 2, true, 133 },
+	{ EM_LOONGARCH, 1, 2, false, 133 },
+};
+
+bool format_target_for_machine(uint16_t machine, bool is64, bool big_endian, uint32_t e_flags,
+			       struct format_target *out)
+{
+	for (size_t i = 0; i < sizeof(machine_convs) / sizeof(machine_convs[0]); i++) {
+		const struct machine_conv *c = &machine_convs[i];
+		uint8_t ptr = is64 ? 8 : 4;
+
+		if (c->machine != machine || (c->is64 != 2 && c->is64 != is64))
+			continue;
+		*out = (struct format_target){
+			.reg_bytes = ptr,
+			.big_endian = big_endian,
+			.struct_regs = (uint8_t)(c->struct_regs * ptr),
+			.char_unsigned = c->char_unsigned,
+			.ldbl_host = false,
+			.errno_max = c->errno_max,
+		};
+		if (machine == EM_PPC64 && (e_flags & 3) != 2)
+			out->struct_regs = 0;
+		return true;
+	}
+	return false;
+}
 
 /* Linux's generic numbering (asm-generic/errno-base.h, errno.h); 41 and 58 are aliases' slots. */
 static const char *const errno_names[134] = {

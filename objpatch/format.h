@@ -56,6 +56,14 @@ struct format_target {
 extern const struct format_target format_target_host;
 
 /*
+ * The conventions of another machine, from its ELF header's e_machine,
+ * class, byte order and e_flags (which tell ppc64 ELFv1 from ELFv2); false
+ * for a machine not described.  Its long double is never read as the host's.
+ */
+bool format_target_for_machine(uint16_t machine, bool is64, bool big_endian, uint32_t e_flags,
+			       struct format_target *out);
+
+/*
  * Reads `n` bytes of target memory at `addr` without faulting; returns how
  * many it read (fewer than `n` when the rest is unreadable).
  */
