@@ -361,14 +361,24 @@ PATCHER_TEXT static void on_segv(int sig, siginfo_t *si, void *ctx)
 		chain(&g_old_segv, sig, si, ctx);
 }
 
+/*
+ * Our handlers run with every asynchronous signal blocked: the kernel blocks
+ * the handler's own signal inside it, so a program's SIGUSR1 handler nested
+ * in on_trap that calls a function under patch would meet the int3 with
+ * SIGTRAP blocked, and the kernel kills a thread for that (found by
+ * t/91-stress.t).  The same holds for SIGSEGV in the mprotect window.
+ */
 static int install(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old)
 {
+	static const int sync_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fn;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sync_signals) / sizeof(sync_signals[0]); i++)
+		sigdelset(&sa.sa_mask, sync_signals[i]);
 	return sigaction(sig, &sa, old);
 }
 
@@ -1251,6 +1261,17 @@ static void init_once(void)
 
 #endif	/* __aarch64__ */
 
+int patch_init(char *err, size_t errlen)
+{
+	pthread_once(&g_once, init_once);
+	if (g_init_err[0]) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", g_init_err);
+		return -1;
+	}
+	return 0;
+}
+
 int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t errlen)
 {
 	char dummy[1];
@@ -1261,11 +1282,8 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 		err = dummy;
 		errlen = sizeof(dummy);
 	}
-	pthread_once(&g_once, init_once);
-	if (g_init_err[0]) {
-		snprintf(err, errlen, "%s", g_init_err);
+	if (patch_init(err, errlen) < 0)
 		return -1;
-	}
 	if (n == 0)
 		return 0;
 	pthread_mutex_lock(&g_lock);
@@ -1295,6 +1313,13 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t errlen)
 {
 	return patch_text_batch(sites, n, err, errlen);
+}
+
+int patch_init(char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	return 0;
 }
 
 #endif

@@ -37,6 +37,15 @@ struct patch_site {
 	size_t len;
 };
 
+/*
+ * Sets up the patcher now: its signal handler and its fork handlers.  A
+ * caller that holds a lock of its own around patch calls, and takes it in
+ * a pthread_atfork handler too, calls this before registering that handler:
+ * fork handlers run in reverse order, so the caller's lock is then taken
+ * before the patcher's, the order of every patch call (else a fork during a
+ * patch deadlocks).  Returns 0, or -1 with the reason in err.
+ */
+int patch_init(char *err, size_t errlen);
 int patch_text(void *addr, const uint8_t *expect, const uint8_t *repl, size_t len,
 	       char *err, size_t errlen);
 int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t errlen);

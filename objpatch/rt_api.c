@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "objpatch.h"
+#include "patch.h"
 #include "rt.h"
 
 #define API __attribute__((visibility("default")))
@@ -93,12 +94,15 @@ __attribute__((constructor)) static void rt_init(void)
 	uint64_t t0, cpu0;
 	size_t patched = 0;
 	const char *f = getenv("OBJPATCH_FILTER");
-	char *copy, *save = NULL;
+	char *copy, *save = NULL, err[256];
 
 	read_settings();
 	rt_timestamp_init();
 	rt_output_init();
 	rt_record_init(rt.buffer_mb);
+	/* The patcher's fork handler first: ours then run first, in lock order. */
+	if (patch_init(err, sizeof(err)) < 0)
+		fprintf(stderr, "objpatch: %s\n", err);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	pthread_mutex_lock(&rt.lock);
 	/* OBJPATCH_FILTER="a*,!b*,c": in order, enable or (with '!') disable. */

@@ -94,6 +94,13 @@ void rt_record_init(size_t buffer_mb)
 	pthread_key_create(&exit_key, thread_exit);
 }
 
+/*
+ * LeakSanitizer scans heap, stacks and globals, not our mappings: in a
+ * program built with ASan the output state a thread's record points to
+ * would look leaked.  Its interface is there (weak) only in such programs.
+ */
+extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
+
 static struct tstate *thread_state(void)
 {
 	struct tstate *t = self;
@@ -114,6 +121,8 @@ static struct tstate *thread_state(void)
 		return NULL;
 	}
 	atomic_store(&t->head, t->cur);
+	if (__lsan_register_root_region)
+		__lsan_register_root_region(t, sizeof(*t));
 	t->next = atomic_load(&rt_threads);
 	while (!atomic_compare_exchange_weak(&rt_threads, &t->next, t))
 		;
@@ -454,12 +463,26 @@ void rt_record_fork_child(void)
 	/* It reads the parent's memory. */
 	if (fd >= 0)
 		close(fd);
+	/*
+	 * The parent's events go, and with them their share of the buffer
+	 * budget: a child forked when the parent's buffers were full would
+	 * otherwise trace nothing (found by t/91-stress.t).
+	 */
 	for (struct tstate *o = atomic_load(&rt_threads); o; o = o->next) {
-		for (struct chunk *c = atomic_load(&o->head); c; c = atomic_load(&c->next))
-			c->consumed = atomic_load(&c->count);
+		struct chunk *keep = o == t ? o->cur : NULL, *c = atomic_load(&o->head), *next;
+
+		for (; c && c != keep; c = next) {
+			next = atomic_load(&c->next);
+			rt_free_chunk(c);
+		}
+		if (keep)
+			keep->consumed = atomic_load(&keep->count);
+		atomic_store(&o->head, keep);
 		o->out_state = NULL;
-		if (o != t)
+		if (o != t) {
+			o->cur = NULL;
 			atomic_store(&o->dead, true);
+		}
 	}
 	if (!t)
 		return;
