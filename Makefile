@@ -120,6 +120,12 @@ bench-runtime: all
 bench-layout: all
 	bench/layout.sh
 
+# Kbuild on a real kernel (scripts/kbuild-test.sh: linux-source-6.1 for ARM,
+# built with our tool and with the kernel's): minutes, so not part of check.
+.PHONY: kbuild-test
+kbuild-test: $(BUILD)/recordmcount
+	scripts/kbuild-test.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man5

@@ -87,3 +87,15 @@ void insn_write(const struct insn_pattern *p, uint8_t *code, bool big_endian)
 		code += p->u[i].width;
 	}
 }
+
+uint32_t insn_load(const uint8_t *code, unsigned width, bool big_endian)
+{
+	return load_unit(code, width, big_endian);
+}
+
+int64_t insn_sext(uint64_t v, unsigned bits)
+{
+	unsigned shift = 64 - bits;
+
+	return bits >= 64 ? (int64_t)v : (int64_t)(v << shift) >> shift;
+}

@@ -55,6 +55,23 @@ struct call_form {
 	struct insn_pattern prefix_nop;
 };
 
+/*
+ * Reading a linked file's code (recordmcount --check): one form of call
+ * instruction (or the first of a call sequence) and where it goes.
+ * `target` computes the callee's address from the code at address `pc`;
+ * NULL for a form whose target the code alone does not give (MIPS PIC loads
+ * through $gp): the checker accepts it as a call it cannot verify.  `slot`:
+ * the computed address is a pointer the call goes through (x86 GOT calls).
+ * `jump`: an indirect jump, used only to follow a PLT entry to its slot.
+ */
+struct call_decoder {
+	struct insn_pattern insn;
+	bool (*target)(const uint8_t *code, size_t avail, bool big_endian, uint64_t pc, uint64_t *to);
+	uint8_t len;	/* bytes of the call (or sequence): a search resumes after them */
+	bool slot;
+	bool jump;
+};
+
 struct arch {
 	const char *name;
 	uint16_t machine;
@@ -117,6 +134,19 @@ struct arch {
 	 * ignores r_addend (BFD's SH backend; gas writes addends there too).
 	 */
 	bool addend_in_place;
+
+	/* Decoding linked code (recordmcount --check); NULL/0: not known. */
+	const struct call_decoder *decoders;
+	size_t ndecoders;
+	/*
+	 * Where compilers put the hook call: within the first `hook_window`
+	 * bytes of a function (0: anywhere in it), at addresses that are
+	 * multiples of `insn_align`.  Only used to find functions that
+	 * call the hook without a table entry, so a window too small misses a
+	 * call and never invents one.
+	 */
+	uint16_t hook_window;
+	uint8_t insn_align;
 };
 
 const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr);
@@ -138,5 +168,9 @@ size_t insn_len(const struct insn_pattern *p);
 bool insn_matches(const struct insn_pattern *p, const uint8_t *code, size_t avail, bool big_endian);
 /* Write the pattern's values (its NOP encoding) at `code`. */
 void insn_write(const struct insn_pattern *p, uint8_t *code, bool big_endian);
+/* One unit of code (1, 2 or 4 bytes) in the given byte order. */
+uint32_t insn_load(const uint8_t *code, unsigned width, bool big_endian);
+/* The low `bits` bits of `v`, sign-extended. */
+int64_t insn_sext(uint64_t v, unsigned bits);
 
 #endif

@@ -23,6 +23,48 @@ static const struct call_form arm_calls[] = {
 	  .prefix = PAT(H(0xb500)), .prefix_nop = PAT(THUMB_NOP) },
 };
 
+/* ARM bl/blx imm24: relative to the instruction + 8; blx's H bit adds a halfword. */
+static bool arm_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	uint32_t w;
+
+	if (avail < 4)
+		return false;
+	w = insn_load(code, 4, be);
+	*to = pc + 8 + (uint64_t)(insn_sext(w & 0xffffff, 24) * 4);
+	if ((w & 0xfe000000) == 0xfa000000)
+		*to += (w >> 23) & 2;
+	return true;
+}
+
+/*
+ * Thumb-2 bl/blx: S:I1:I2:imm10:imm11:0 with I = !(J ^ S), relative to the
+ * instruction + 4; blx (bit 12 clear) goes to ARM code from the aligned pc.
+ */
+static bool thumb_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	uint32_t hi, lo, s, i1, i2, imm;
+
+	if (avail < 4)
+		return false;
+	hi = insn_load(code, 2, be);
+	lo = insn_load(code + 2, 2, be);
+	s = (hi >> 10) & 1;
+	i1 = !(((lo >> 13) & 1) ^ s);
+	i2 = !(((lo >> 11) & 1) ^ s);
+	imm = s << 24 | i1 << 23 | i2 << 22 | (hi & 0x3ff) << 12 | (lo & 0x7ff) << 1;
+	*to = pc + 4 + (uint64_t)insn_sext(imm, 25);
+	if (!(lo & 0x1000))
+		*to = ((pc + 4) & ~(uint64_t)3) + (uint64_t)insn_sext(imm, 25);
+	return true;
+}
+
+static const struct call_decoder arm_decoders[] = {
+	{ .insn = PAT(WM(0xeb000000, 0xff000000)), .target = arm_bl, .len = 4 },
+	{ .insn = PAT(WM(0xfa000000, 0xfe000000)), .target = arm_bl, .len = 4 },
+	{ .insn = PAT(HM(0xf000, 0xf800), HM(0xc000, 0xc000)), .target = thumb_bl, .len = 4 },
+};
+
 const struct arch arch_arm = {
 	.name = "arm",
 	.machine = EM_ARM,
@@ -35,4 +77,9 @@ const struct arch arch_arm = {
 	.reloc_rel32 = R_ARM_REL32,
 	.reloc_none = R_ARM_NONE,
 	.func_symbol_mask = ~(uint64_t)1,
+	.decoders = arm_decoders,
+	.ndecoders = ARRAY_SIZE(arm_decoders),
+	/* After the prologue's push and frame setup; Thumb code is halfword-aligned. */
+	.hook_window = 64,
+	.insn_align = 2,
 };

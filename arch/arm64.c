@@ -8,6 +8,18 @@ static const struct call_form arm64_calls[] = {
 	{ .rtype = R_AARCH64_CALL26, .site_adjust = 0, .site = PAT(WM(0x94000000, 0xfc000000)), .nop = PAT(W(0xd503201f)) },
 };
 
+static bool arm64_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 4)
+		return false;
+	*to = pc + (uint64_t)(insn_sext(insn_load(code, 4, be) & 0x3ffffff, 26) * 4);
+	return true;
+}
+
+static const struct call_decoder arm64_decoders[] = {
+	{ .insn = PAT(WM(0x94000000, 0xfc000000)), .target = arm64_bl, .len = 4 },
+};
+
 const struct arch arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
@@ -20,4 +32,9 @@ const struct arch arch_aarch64 = {
 	.reloc_rel32 = R_AARCH64_PREL32,
 	.reloc_none = R_AARCH64_NONE,
 	.code_always_le = true,
+	.decoders = arm64_decoders,
+	.ndecoders = ARRAY_SIZE(arm64_decoders),
+	/* After `bti c`, the frame record's stp, `mov x29, sp` and `mov x0, x30`. */
+	.hook_window = 64,
+	.insn_align = 4,
 };

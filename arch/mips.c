@@ -39,6 +39,76 @@ static const struct call_form mips_calls[] = {
 	{ .rtype = R_MIPS_JALR, .site_adjust = 0, .site = PAT(JALR_RA) },
 };
 
+/* jal: the target's low 28 bits, in the 256 MiB region of the delay slot. */
+static bool mips_jal(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 4)
+		return false;
+	*to = ((pc + 4) & ~(uint64_t)0x0fffffff) | (uint64_t)(insn_load(code, 4, be) & 0x03ffffff) << 2;
+	return true;
+}
+
+#define RS(w)	(((w) >> 21) & 31)
+#define RT(w)	(((w) >> 16) & 31)
+#define IMM(w)	((uint64_t)insn_sext((w) & 0xffff, 16))
+
+/* -mlong-calls, 32-bit addresses (or -msym32): `lui rA, %hi; (d)addiu rB, rA, %lo`. */
+static bool mips_lui_addiu(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	uint32_t lui, add;
+
+	(void)pc;
+	if (avail < 8)
+		return false;
+	lui = insn_load(code, 4, be);
+	add = insn_load(code + 4, 4, be);
+	if (RS(add) != RT(lui))
+		return false;
+	*to = (uint64_t)insn_sext((IMM(lui) << 16) + IMM(add), 32);
+	if ((add >> 26) == 0x09)	/* addiu: an o32 address, 32 bits */
+		*to &= 0xffffffffu;
+	return true;
+}
+
+/*
+ * -mlong-calls, n64: `lui rA, %highest; lui rB, %hi; daddiu rA, rA,
+ * %higher; daddiu rB, rB, %lo; dsll32 rA, rA, 0; daddu rA, rA, rB`, as gcc
+ * schedules it.
+ */
+static bool mips_lui_n64(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	uint32_t w[6];
+
+	(void)pc;
+	if (avail < 24)
+		return false;
+	for (unsigned i = 0; i < 6; i++)
+		w[i] = insn_load(code + 4 * i, 4, be);
+	if (RS(w[2]) != RT(w[0]) || RT(w[2]) != RT(w[0]) || RS(w[3]) != RT(w[1]) || RT(w[3]) != RT(w[1]))
+		return false;
+	uint64_t a = (IMM(w[0]) << 16) + IMM(w[2]), b = (IMM(w[1]) << 16) + IMM(w[3]);
+
+	*to = (a << 32) + b;
+	return true;
+}
+
+#define ADDIU	WM(0x24000000, 0xfc000000)
+#define DADDIU	WM(0x64000000, 0xfc000000)
+
+/* PIC code loads the hook's address through $gp: accepted, not verified. */
+static const struct call_decoder mips_decoders[] = {
+	{ .insn = PAT(JAL), .target = mips_jal, .len = 4 },
+	{ .insn = PAT(LUI, ADDIU), .target = mips_lui_addiu, .len = 8 },
+	{ .insn = PAT(LUI, DADDIU), .target = mips_lui_addiu, .len = 8 },
+	{ .insn = PAT(LUI, LUI, DADDIU, DADDIU, WM(0x0000003c, 0xffe007ff), WM(0x0000002d, 0xfc0007ff)),
+	  .target = mips_lui_n64, .len = 24 },
+	{ .insn = PAT(LW_T9), .len = 4 },
+	{ .insn = PAT(LD_T9), .len = 4 },
+};
+
+/* After the prologue's stack adjustment and register saves (clang). */
+#define MIPS_HOOK_WINDOW 96
+
 /*
  * The longest sequence (n64 %highest..%lo) spans 12 bytes, and two
  * functions' calls are at least 16 bytes apart (call, delay slot, return,
@@ -58,6 +128,10 @@ const struct arch arch_mips32 = {
 	.reloc_abs32 = R_MIPS_32,
 	.reloc_rel32 = R_MIPS_PC32,
 	.reloc_none = R_MIPS_NONE,
+	.decoders = mips_decoders,
+	.ndecoders = ARRAY_SIZE(mips_decoders),
+	.hook_window = MIPS_HOOK_WINDOW,
+	.insn_align = 4,
 };
 
 /*
@@ -98,4 +172,8 @@ const struct arch arch_mips64 = {
 	.reloc_none = R_MIPS_NONE,
 	.rinfo_decode = mips64_rinfo_decode,
 	.rinfo_encode = mips64_rinfo_encode,
+	.decoders = mips_decoders,
+	.ndecoders = ARRAY_SIZE(mips_decoders),
+	.hook_window = MIPS_HOOK_WINDOW,
+	.insn_align = 4,
 };

@@ -13,6 +13,31 @@ static const char *const ppc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL
 #define BL	PAT(WM(0x48000001, 0xfc000003))
 #define PPC_NOP	PAT(W(0x60000000))
 
+/* bl: LI:00 relative to the instruction (AA clear: the pattern requires it). */
+static bool ppc_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 4)
+		return false;
+	*to = pc + (uint64_t)insn_sext(insn_load(code, 4, be) & 0x03fffffc, 26);
+	return true;
+}
+
+static const struct call_decoder ppc_decoders[] = {
+	{ .insn = BL, .target = ppc_bl, .len = 4 },
+};
+
+/*
+ * After `mflr r0; stw/std r0` and, on ppc64, the ELFv2 global entry's TOC
+ * setup or the frame's stores.
+ */
+#define PPC_HOOK_WINDOW 64
+
+#define PPC_DECODE \
+	.decoders = ppc_decoders, \
+	.ndecoders = ARRAY_SIZE(ppc_decoders), \
+	.hook_window = PPC_HOOK_WINDOW, \
+	.insn_align = 4
+
 static const struct call_form ppc32_calls[] = {
 	{ .rtype = R_PPC_REL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
 	{ .rtype = R_PPC_PLTREL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
@@ -30,6 +55,7 @@ const struct arch arch_ppc32 = {
 	.reloc_abs32 = R_PPC_ADDR32,
 	.reloc_rel32 = R_PPC_REL32,
 	.reloc_none = R_PPC_NONE,
+	PPC_DECODE,
 };
 
 static const struct call_form ppc64_calls[] = {
@@ -57,7 +83,8 @@ static bool ppc64_elfv2(const GElf_Ehdr *ehdr)
 	.reloc_abs = R_PPC64_ADDR64, \
 	.reloc_abs32 = R_PPC64_ADDR32, \
 	.reloc_rel32 = R_PPC64_REL32, \
-	.reloc_none = R_PPC64_NONE
+	.reloc_none = R_PPC64_NONE, \
+	PPC_DECODE
 
 const struct arch arch_ppc64 = {
 	.name = "ppc64",

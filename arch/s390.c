@@ -16,6 +16,19 @@ static const char *const s390_entry_hooks[] = { "__fentry__", NULL };
 #define BRASL	PAT(HM(0xc005, 0xff0f))
 #define BRCL_0	PAT(H(0xc004), H(0x0000), H(0x0000))
 
+/* brasl: a signed count of halfwords from the instruction. */
+static bool s390_brasl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 6)
+		return false;
+	*to = pc + (uint64_t)(insn_sext(insn_load(code + 2, 4, be), 32) * 2);
+	return true;
+}
+
+static const struct call_decoder s390_decoders[] = {
+	{ .insn = BRASL, .target = s390_brasl, .len = 6 },
+};
+
 static const struct call_form s390_calls[] = {
 	{ .rtype = R_390_PLT32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
 	{ .rtype = R_390_PC32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
@@ -33,4 +46,9 @@ const struct arch arch_s390x = {
 	.reloc_abs32 = R_390_32,
 	.reloc_rel32 = R_390_PC32,
 	.reloc_none = R_390_NONE,
+	.decoders = s390_decoders,
+	.ndecoders = ARRAY_SIZE(s390_decoders),
+	/* gcc: after `stg %r14,8(%r15)`; -mfentry: the first instruction. */
+	.hook_window = 64,
+	.insn_align = 2,
 };

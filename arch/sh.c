@@ -9,6 +9,20 @@
 
 static const char *const sh_hooks[] = { "mcount", "_mcount", "__fentry__", NULL };
 
+/* The site is the literal-pool word: it holds the hook's address. */
+static bool sh_pool_word(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	(void)pc;
+	if (avail < 4)
+		return false;
+	*to = insn_load(code, 4, be);
+	return true;
+}
+
+static const struct call_decoder sh_decoders[] = {
+	{ .insn = PAT(WM(0, 0)), .target = sh_pool_word, .len = 4 },
+};
+
 static const struct call_form sh_calls[] = {
 	{ .rtype = R_SH_DIR32 },	/* a data word: no instruction to check */
 };
@@ -25,4 +39,9 @@ const struct arch arch_sh = {
 	.reloc_rel32 = R_SH_REL32,
 	.reloc_none = R_SH_NONE,
 	.addend_in_place = true,
+	.decoders = sh_decoders,
+	.ndecoders = ARRAY_SIZE(sh_decoders),
+	/* The pool follows the function's code: search all of it, word by word. */
+	.hook_window = 0,
+	.insn_align = 4,
 };

@@ -7,6 +7,19 @@ static const char *const sparc_hooks[] = { "_mcount", "mcount", "__fentry__", NU
 #define CALL	PAT(WM(0x40000000, 0xc0000000))
 #define SPARC_NOP PAT(W(0x01000000))
 
+/* call: disp30 words from the instruction. */
+static bool sparc_call(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 4)
+		return false;
+	*to = pc + (uint64_t)(insn_sext(insn_load(code, 4, be) & 0x3fffffff, 30) * 4);
+	return true;
+}
+
+static const struct call_decoder sparc_decoders[] = {
+	{ .insn = CALL, .target = sparc_call, .len = 4 },
+};
+
 static const struct call_form sparc_calls[] = {
 	{ .rtype = R_SPARC_WDISP30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
 	{ .rtype = R_SPARC_WPLT30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
@@ -47,4 +60,9 @@ const struct arch arch_sparc64 = {
 	.nmore_abs = ARRAY_SIZE(sparc_more_abs),
 	.rinfo_decode = sparc64_rinfo_decode,
 	.rinfo_encode = sparc64_rinfo_encode,
+	.decoders = sparc_decoders,
+	.ndecoders = ARRAY_SIZE(sparc_decoders),
+	/* After `save`: the call is the first or second instruction. */
+	.hook_window = 64,
+	.insn_align = 4,
 };

@@ -22,6 +22,52 @@ static const struct call_form x86_64_calls[] = {
 	{ .rtype = R_X86_64_GOTPCREL, .site_adjust = -2, .site = PAT(B(0xff), B(0x15)), .nop = X86_64_NOP6 },
 };
 
+/*
+ * Linked code: `call rel32`, the `addr32 call rel32` GNU ld makes of a GOT
+ * call to a function defined in the file, `call *slot(%rip)`, and the PLT's
+ * `jmp *slot(%rip)` (also `bnd jmp`), all relative to the instruction's end.
+ */
+static bool rel32_at(const uint8_t *code, size_t avail, uint64_t pc, unsigned at, uint64_t *to)
+{
+	if (avail < at + 4)
+		return false;
+	*to = pc + at + 4 + (uint64_t)insn_sext(insn_load(code + at, 4, false), 32);
+	return true;
+}
+
+static bool x86_rel32_1(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	(void)be;
+	return rel32_at(code, avail, pc, 1, to);
+}
+
+static bool x86_rel32_2(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	(void)be;
+	return rel32_at(code, avail, pc, 2, to);
+}
+
+static bool x86_rel32_3(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	(void)be;
+	return rel32_at(code, avail, pc, 3, to);
+}
+
+static const struct call_decoder x86_64_decoders[] = {
+	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
+	{ .insn = PAT(B(0x67), B(0xe8)), .target = x86_rel32_2, .len = 6 },
+	{ .insn = PAT(B(0xff), B(0x15)), .target = x86_rel32_2, .len = 6, .slot = true },
+	{ .insn = PAT(B(0xff), B(0x25)), .target = x86_rel32_2, .len = 6, .slot = true, .jump = true },
+	{ .insn = PAT(B(0xf2), B(0xff), B(0x25)), .target = x86_rel32_3, .len = 7, .slot = true, .jump = true },
+};
+
+/*
+ * __fentry__ is the first instruction (after an endbr64 with IBT); mcount
+ * follows `push %rbp; mov %rsp,%rbp` with gcc, and clang's prologue with
+ * its register saves and stack adjustment.
+ */
+#define X86_HOOK_WINDOW 64
+
 const struct arch arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -34,6 +80,10 @@ const struct arch arch_x86_64 = {
 	.reloc_abs32 = R_X86_64_32,
 	.reloc_rel32 = R_X86_64_PC32,
 	.reloc_none = R_X86_64_NONE,
+	.decoders = x86_64_decoders,
+	.ndecoders = ARRAY_SIZE(x86_64_decoders),
+	.hook_window = X86_HOOK_WINDOW,
+	.insn_align = 1,
 };
 
 #define I386_NOP5 PAT(B(0x3e), B(0x8d), B(0x74), B(0x26), B(0x00))
@@ -49,6 +99,16 @@ static const struct call_form i386_calls[] = {
 	{ .rtype = R_386_GOT32, .site_adjust = -2, .site = CALL_GOT, .nop = I386_NOP6 },
 };
 
+/*
+ * `call *mcount@GOT(%reg)` is relative to a GOT pointer the code computed:
+ * accepted as a call that cannot be verified.
+ */
+static const struct call_decoder i386_decoders[] = {
+	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
+	{ .insn = PAT(B(0x67), B(0xe8)), .target = x86_rel32_2, .len = 6 },
+	{ .insn = CALL_GOT, .len = 6 },
+};
+
 const struct arch arch_i386 = {
 	.name = "i386",
 	.machine = EM_386,
@@ -61,4 +121,8 @@ const struct arch arch_i386 = {
 	.reloc_abs32 = R_386_32,
 	.reloc_rel32 = R_386_PC32,
 	.reloc_none = R_386_NONE,
+	.decoders = i386_decoders,
+	.ndecoders = ARRAY_SIZE(i386_decoders),
+	.hook_window = X86_HOOK_WINDOW,
+	.insn_align = 1,
 };

@@ -54,6 +54,8 @@ static int read_object_table(struct elfobj *obj, size_t t, size_t ri, struct tab
 			addend += sign_extend(elfobj_read_word(obj, tab->bytes + r->offset, entsize), entsize);
 		kind.sec = sym->shndx < obj->nsec ? sym->shndx : 0;
 		kind.off = sym->s.st_value + (uint64_t)addend;
+		if (!obj->is64)	/* a 32-bit linker's sum wraps */
+			kind.off = (uint32_t)kind.off;
 		if (push(obj, e, kind) < 0)
 			return -1;
 	}
@@ -71,39 +73,119 @@ static uint32_t section_at(const struct elfobj *obj, uint64_t addr)
 	return 0;
 }
 
-static int read_linked_table(struct elfobj *obj, size_t t, struct table_entry kind, struct entries *e)
+static int read_linked_span(struct elfobj *obj, const struct table_span *span, struct entries *e)
 {
-	const struct section *tab = &obj->sec[t];
-	bool user = kind.user;
-	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
+	const struct section *tab = &obj->sec[span->sec];
+	struct table_entry kind = { .user = span->user, .entry = span->entry };
+	unsigned entsize = span->user ? 4 : (obj->is64 ? 8 : 4);
+	uint64_t base = tab->sh.sh_addr + span->from, size = span->to - span->from;
 	uint32_t sec = 0;
 
-	if (tab->sh.sh_type == SHT_NOBITS || tab->size % entsize)
-		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
-				    entsize), -1;
+	if (tab->sh.sh_type == SHT_NOBITS || span->to > tab->size || size % entsize)
+		return elfobj_error(obj, "%s: size %llu is not a multiple of %u", tab->name,
+				    (unsigned long long)size, entsize), -1;
 	/* The count is known: one allocation instead of a doubling chain. */
-	if (e->n + tab->size / entsize > e->cap) {
-		struct table_entry *v = realloc(e->v, (e->n + tab->size / entsize) * sizeof(*v));
+	if (e->n + size / entsize > e->cap) {
+		struct table_entry *v = realloc(e->v, (e->n + size / entsize) * sizeof(*v));
 
 		if (!v)
 			return elfobj_error(obj, "out of memory"), -1;
 		e->v = v;
-		e->cap = e->n + tab->size / entsize;
+		e->cap = e->n + size / entsize;
 	}
-	for (size_t i = 0; i < tab->size / entsize; i++) {
-		uint64_t w = elfobj_read_word(obj, tab->bytes + i * entsize, entsize);
-		uint64_t addr = user ? tab->sh.sh_addr + i * entsize + (uint64_t)sign_extend(w, 4) : w;
+	for (uint64_t i = 0; i < size / entsize; i++) {
+		uint64_t w = elfobj_read_word(obj, tab->bytes + span->from + i * entsize, entsize);
+		uint64_t addr = span->user ? base + i * entsize + (uint64_t)sign_extend(w, 4) : w;
 		const GElf_Shdr *last = &obj->sec[sec].sh;
 
+		/* A self-relative 0 would point at the table itself, never at code. */
+		kind.zeroed = w == 0;
+		if (kind.zeroed)
+			addr = 0;
 		/* Entries come in address order: most fall in the previous one's section. */
-		if (!sec || addr < last->sh_addr || addr >= last->sh_addr + last->sh_size)
+		else if (!sec || addr < last->sh_addr || addr >= last->sh_addr + last->sh_size)
 			sec = section_at(obj, addr);
-		kind.sec = sec;
+		kind.sec = kind.zeroed ? 0 : sec;
 		kind.addr = addr;
-		kind.off = sec ? addr - obj->sec[sec].sh.sh_addr : 0;
+		kind.off = kind.sec ? addr - obj->sec[sec].sh.sh_addr : 0;
 		if (push(obj, e, kind) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+static const struct symbol *find_symbol(const struct elfobj *obj, const char *name)
+{
+	for (size_t i = 1; i < obj->nsym; i++)
+		if (obj->sym[i].shndx && strcmp(obj->sym[i].name, name) == 0)
+			return &obj->sym[i];
+	return NULL;
+}
+
+/*
+ * A kernel image has no __mcount_loc section: its linker script gathers the
+ * objects' tables between two symbols inside another section.
+ */
+static int symbol_span(struct elfobj *obj, struct table_span *span)
+{
+	const struct symbol *start = find_symbol(obj, KERNEL_TABLE_START);
+	const struct symbol *stop = find_symbol(obj, KERNEL_TABLE_STOP);
+	uint64_t from, to;
+
+	if (!start || !stop)
+		return 0;
+	from = start->s.st_value;
+	to = stop->s.st_value;
+	if (from == to)
+		return 0;	/* no object had a table: the linker may have placed nothing there */
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const GElf_Shdr *sh = &obj->sec[i].sh;
+
+		if (sh->sh_type == SHT_NOBITS || !(sh->sh_flags & SHF_ALLOC) || from < sh->sh_addr ||
+		    to > sh->sh_addr + obj->sec[i].size || from > to)
+			continue;
+		*span = (struct table_span){ .sec = (uint32_t)i, .from = from - sh->sh_addr,
+					     .to = to - sh->sh_addr };
+		return 1;
+	}
+	return elfobj_error(obj, "%s..%s (0x%llx..0x%llx) is not inside one section", KERNEL_TABLE_START,
+			    KERNEL_TABLE_STOP, (unsigned long long)from, (unsigned long long)to), -1;
+}
+
+int tables_spans(struct elfobj *obj, struct table_span **out, size_t *n)
+{
+	struct table_span *v = NULL, sym;
+	size_t k = 0, cap = 0;
+	bool kernel = false;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (obj->ehdr.e_type == ET_REL)
+		return 0;
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const struct section *s = &obj->sec[i];
+		struct table_span t = { .sec = (uint32_t)i, .to = s->size, .entry = strcmp(s->name, ENTRY_TABLE) == 0 };
+
+		t.user = t.entry || strcmp(s->name, USER_TABLE) == 0;
+		if (!t.user && strcmp(s->name, KERNEL_TABLE) != 0)
+			continue;
+		kernel |= !t.user;
+		if (!grow_array(&v, k, &cap, sizeof(*v)))
+			return free(v), elfobj_error(obj, "out of memory"), -1;
+		v[k++] = t;
+	}
+	rc = kernel || obj->symbols_deferred ? 0 : symbol_span(obj, &sym);
+	if (rc < 0 || (rc > 0 && !grow_array(&v, k, &cap, sizeof(*v)))) {
+		if (rc > 0)
+			elfobj_error(obj, "out of memory");
+		free(v);
+		return -1;
+	}
+	if (rc > 0)
+		v[k++] = sym;
+	*out = v;
+	*n = k;
 	return 0;
 }
 
@@ -120,11 +202,35 @@ static uint32_t *relocation_sections(struct elfobj *obj)
 	return relocs_of;
 }
 
+static int read_linked_tables(struct elfobj *obj, struct table_entry **out, size_t *n)
+{
+	struct entries e = { 0 };
+	struct table_span *spans;
+	size_t nspans;
+
+	if (tables_spans(obj, &spans, &nspans) < 0)
+		return -1;
+	for (size_t i = 0; i < nspans; i++) {
+		if (read_linked_span(obj, &spans[i], &e) < 0) {
+			free(e.v);
+			free(spans);
+			return -1;
+		}
+	}
+	free(spans);
+	*out = e.v;
+	*n = e.n;
+	return 0;
+}
+
 int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n)
 {
 	struct entries e = { 0 };
-	uint32_t *relocs_of = relocation_sections(obj);
+	uint32_t *relocs_of;
 
+	if (obj->ehdr.e_type != ET_REL)
+		return read_linked_tables(obj, out, n);
+	relocs_of = relocation_sections(obj);
 	if (!relocs_of)
 		return -1;
 	for (size_t i = 1; i < obj->nsec; i++) {
@@ -135,10 +241,7 @@ int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n)
 		kind.user = kind.entry || strcmp(name, USER_TABLE) == 0;
 		if (!kind.user && strcmp(name, KERNEL_TABLE) != 0)
 			continue;
-		if (obj->ehdr.e_type == ET_REL)
-			rc = read_object_table(obj, i, relocs_of[i], kind, &e);
-		else
-			rc = read_linked_table(obj, i, kind, &e);
+		rc = read_object_table(obj, i, relocs_of[i], kind, &e);
 		if (rc < 0) {
 			free(e.v);
 			free(relocs_of);
@@ -226,6 +329,8 @@ static int read_object_protos(struct elfobj *obj, size_t t, size_t ri, struct pr
 		if (rs->sh.sh_type == SHT_REL || obj->arch->addend_in_place)
 			addend += sign_extend(elfobj_read_word(obj, tab->bytes + r->offset, width), width);
 		value = sym->s.st_value + (uint64_t)addend;
+		if (!obj->is64)
+			value = (uint32_t)value;
 		if (field == 0) {
 			recs[rec].where = (struct table_entry){ .sec = sym->shndx < obj->nsec ? sym->shndx : 0,
 								.off = value };

@@ -30,7 +30,29 @@ struct table_entry {
 	uint64_t addr;		/* linked files: the address; objects: 0 */
 	bool user;		/* from a user-mode (self-relative) table */
 	bool entry;		/* from ENTRY_TABLE: the hook is called before the prologue */
+	/*
+	 * Linked files: the entry is 0, which a tool (the kernel's sorttable,
+	 * recordmcount --check --fix) wrote over a stale entry; it names no
+	 * place (sec, off and addr are 0).
+	 */
+	bool zeroed;
 };
+
+/*
+ * Where a linked file keeps a table: bytes [from, to) of section `sec`.
+ * A section of the table's name, or, for kernel tables, the range between
+ * the symbols __start_mcount_loc and __stop_mcount_loc, where the kernel's
+ * linker script puts every object's __mcount_loc (inside .init.data).
+ */
+struct table_span {
+	uint32_t sec;
+	uint64_t from, to;
+	bool user;
+	bool entry;
+};
+
+#define KERNEL_TABLE_START	"__start_mcount_loc"
+#define KERNEL_TABLE_STOP	"__stop_mcount_loc"
 
 struct proto_entry {
 	struct table_entry where;	/* the function's entry */
@@ -40,6 +62,11 @@ struct proto_entry {
 };
 
 int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n);
+/*
+ * The spans of a linked file's tables, in section order (the symbol range
+ * only when the file's symbols are loaded); an object has none.
+ */
+int tables_spans(struct elfobj *obj, struct table_span **out, size_t *n);
 int protos_read(struct elfobj *obj, struct proto_entry **out, size_t *n);
 
 #endif

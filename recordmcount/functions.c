@@ -75,6 +75,32 @@ static bool descriptor_entry(const struct elfobj *obj, const struct section *rs,
 	return true;
 }
 
+/*
+ * Linked files have no relocations for the descriptors: their first word
+ * holds the code's address.  gcc's .size of such a symbol is the code's.
+ */
+static bool linked_descriptor_entry(const struct elfobj *obj, uint32_t dsec, uint64_t value,
+				    uint32_t *sec, uint64_t *off)
+{
+	const struct section *d = &obj->sec[dsec];
+	unsigned ptr = obj->is64 ? 8 : 4;
+	uint64_t addr;
+
+	if (d->sh.sh_type == SHT_NOBITS || value > d->size || d->size - value < ptr)
+		return false;
+	addr = elfobj_read_word(obj, d->bytes + value, ptr);
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const GElf_Shdr *sh = &obj->sec[i].sh;
+
+		if ((sh->sh_flags & SHF_EXECINSTR) && addr >= sh->sh_addr && addr - sh->sh_addr < sh->sh_size) {
+			*sec = (uint32_t)i;
+			*off = addr - sh->sh_addr;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Defined function symbols, one per address, sorted by (section, offset). */
 struct func_sym *function_index(struct elfobj *obj, size_t *n)
 {
@@ -103,6 +129,10 @@ struct func_sym *function_index(struct elfobj *obj, size_t *n)
 			continue;
 		if (opd && sec != s->shndx)
 			size = 0;
+		if (obj->arch->func_descriptors && obj->ehdr.e_type != ET_REL &&
+		    strcmp(obj->sec[sec].name, obj->arch->func_descriptors) == 0 &&
+		    !linked_descriptor_entry(obj, sec, value, &sec, &value))
+			continue;
 		f[k++] = (struct func_sym){ sec, value, size, s->name, symbol_rank(&s->s) };
 	}
 	qsort(f, k, sizeof(*f), cmp_func);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "check.h"
 #include "record.h"
 #include "../dwarf/table.h"
 
@@ -22,6 +23,9 @@
 struct options {
 	bool warn;
 	bool list;
+	bool check;
+	bool json;
+	bool fix;
 	bool protos;
 	bool nop;
 	enum table_mode mode;
@@ -33,6 +37,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: recordmcount [-w] [--mode=kernel|user] [-o OUTPUT] FILE.o...\n"
 		"       recordmcount --list FILE...\n"
+		"       recordmcount --check [--json] [--fix] FILE...\n"
 		"Records the calls to mcount/__fentry__ of each object in a table, in place.\n"
 		"  -w, --warn           report calls outside the traced sections\n"
 		"      --mode=kernel    one __mcount_loc per object, as Kbuild expects (default)\n"
@@ -41,6 +46,10 @@ static void usage(FILE *f)
 		"      --no-protos      do not add the prototype table (__mcount_proto) from DWARF\n"
 		"      --nop            replace the recorded calls by NOPs too (no hook needed to link)\n"
 		"      --list           print the recorded sites of objects or linked files\n"
+		"      --check          check that the table holds exactly the calls to the hook\n"
+		"                       (exit 0 clean, 1 findings, 2 could not check)\n"
+		"      --json           --check: one JSON document\n"
+		"      --fix            --check: sort a linked file's table and zero its stale entries\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n");
 }
@@ -110,16 +119,21 @@ static int list_file(struct elfobj *obj)
 	return 0;
 }
 
-static int process(const char *path, const struct options *opt)
+static int process(const char *path, const struct options *opt, struct check_run *run)
 {
 	struct elfobj obj;
 	struct stat st;
 	char *target;
 	int fd, rc;
 
-	if (!opt->list && !opt->output && is_kbuild_skip(path))
+	if (!opt->list && !opt->check && !opt->output && is_kbuild_skip(path))
 		return 0;
 	target = resolve_target(path);
+	if (opt->check) {
+		rc = check_file(run, path, target);
+		free(target);
+		return rc;
+	}
 	fd = open(target, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		fprintf(stderr, "recordmcount: %s: %s\n", path, strerror(errno));
@@ -146,6 +160,9 @@ int main(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "fix", no_argument, NULL, 'F' },
 		{ "no-protos", no_argument, NULL, 'P' },
 		{ "nop", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
@@ -176,6 +193,15 @@ int main(int argc, char **argv)
 		case 'l':
 			opt.list = true;
 			break;
+		case 'C':
+			opt.check = true;
+			break;
+		case 'J':
+			opt.json = true;
+			break;
+		case 'F':
+			opt.fix = true;
+			break;
 		case 'P':
 			opt.protos = false;
 			break;
@@ -197,6 +223,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if ((opt.json || opt.fix) && !opt.check) {
+		fprintf(stderr, "recordmcount: --json and --fix go with --check\n");
+		return 2;
+	}
+	if (opt.check && (opt.list || opt.output || opt.nop)) {
+		fprintf(stderr, "recordmcount: --check does not combine with --list, -o or --nop\n");
+		return 2;
+	}
 	if (opt.output && argc - optind != 1) {
 		fprintf(stderr, "recordmcount: -o takes exactly one input file\n");
 		return 2;
@@ -205,8 +239,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "recordmcount: libelf is out of date\n");
 		return 2;
 	}
+	if (opt.check) {
+		struct check_run run = { .json = opt.json, .fix = opt.fix };
+
+		check_start(&run);
+		for (int i = optind; i < argc; i++)
+			process(argv[i], &opt, &run);
+		return check_finish(&run);
+	}
 	for (int i = optind; i < argc; i++)
-		if (process(argv[i], &opt) < 0)
+		if (process(argv[i], &opt, NULL) < 0)
 			failed = 1;
 	return failed;
 }

@@ -27,6 +27,7 @@ packages=(
 	qemu-user
 	linux-source-6.1
 	dwarves hyperfine uftrace
+	flex bison bc
 )
 
 sudo=""
