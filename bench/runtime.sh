@@ -687,7 +687,7 @@ ok2() { verdict "$(calc "$(col "nop.$1.ours" "$2") <= 1.02 * $(col "nop.$1.base"
 	done
 	echo
 	if [ -z "$only_uftrace" ]; then
-		echo "**Goal of the issue, within 2% of the build without -pg** (runtime preloaded, every site NOP'd), on work.c, whole run: $(ovh work ours 2) on CPU time, $(ok2 work 2); $(ovh work ours 1) on wall time, $(ok2 work 1). Without the fixed costs: $(movh work ours 2) on CPU time."
+		echo "In this one layout of each program, on work.c, whole run: $(ovh work ours 2) on CPU time ($(ok2 work 2) within 2%); $(ovh work ours 1) on wall time ($(ok2 work 1)). Without the fixed costs: $(movh work ours 2) on CPU time. One layout against another moves work.c by more than the NOPs cost (compare the \`--nop\` build with no runtime at all), so the issue's goal (within 2%) is judged over many random layouts by \`bench/layout.sh\` (\`make bench-layout\`, bench/RESULTS-layout.md)."
 		echo
 		echo "Worst case, calls.c (empty functions: a NOP is a sizeable part of a call): $(ovh calls ours 2) on CPU time, $(ovh calls ours 1) on wall time (within 2%: $(ok2 calls 2) on CPU); without the fixed costs $(movh calls ours 2) on CPU time."
 		echo
