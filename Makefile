@@ -126,6 +126,33 @@ bench-layout: all
 kbuild-test: $(BUILD)/recordmcount
 	scripts/kbuild-test.sh
 
+# libFuzzer harnesses (fuzz/): `make fuzz` builds them with clang under
+# ASan/UBSan and runs each for FUZZ_TIME seconds on a copy of its corpus
+# (fuzz/run.sh); `make fuzz-build` only builds them (t/42).
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_HARNESSES := rmc_pass dwarf_table table_reader annotate
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -O1 -g $(FUZZ_SAN)
+FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(ARCH_SRC) fuzz/fuzz.c $(wildcard dwarf/*.c) \
+	$(filter-out recordmcount/main.c,$(wildcard recordmcount/*.c)) objpatch/tables.c objpatch/sig.c \
+	objpatch/format.c objpatch/annotate.c)
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/%)
+fuzz: fuzz-build
+	fuzz/run.sh $(BUILD)/fuzz $(FUZZ_TIME) $(FUZZ_HARNESSES)
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(BUILD)/fuzz/libfuzz.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzz/libfuzz.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) -ldw -lelf
+$(BUILD)/fuzz/annotate: $(BUILD)/fuzz/annotate.image
+$(BUILD)/fuzz/annotate.image: fuzz/annotate-image.sh testdata/annotate/kernel.c $(BUILD)/recordmcount
+	fuzz/annotate-image.sh $(BUILD)/recordmcount $@
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man5

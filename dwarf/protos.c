@@ -43,9 +43,27 @@ static void buf_put(struct buf *b, const char *s, size_t n)
 	b->s[b->len] = 0;
 }
 
+/* Names come from the file: a control character would split the table's fields. */
+static bool is_control(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
+/* Text, each control character as '?'; the separators go through buf_put. */
 static void buf_puts(struct buf *b, const char *s)
 {
-	buf_put(b, s, strlen(s));
+	while (*s) {
+		size_t n = 0;
+
+		while (s[n] && !is_control(s[n]))
+			n++;
+		buf_put(b, s, n);
+		s += n;
+		if (*s) {
+			buf_put(b, "?", 1);
+			s++;
+		}
+	}
 }
 
 static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -223,6 +241,13 @@ static bool enum_is_unsigned(Dwarf_Die *t)
 	return false;
 }
 
+/* An enumerator's name: ',' and '=' delimit the list (man/mcount-tables.5). */
+static void put_enumerator_name(struct buf *b, const char *name)
+{
+	for (; *name; name++)
+		buf_put(b, is_control(*name) || *name == ',' || *name == '=' ? "?" : name, 1);
+}
+
 static void put_enumerators(struct buf *b, Dwarf_Die *t)
 {
 	Dwarf_Die child;
@@ -240,7 +265,7 @@ static void put_enumerators(struct buf *b, Dwarf_Die *t)
 		if (!first)
 			buf_puts(b, ",");
 		first = false;
-		buf_puts(b, name);
+		put_enumerator_name(b, name);
 		if (is_unsigned || dwarf_whatform(&a) == DW_FORM_udata) {
 			Dwarf_Word u = 0;
 
@@ -545,9 +570,9 @@ static char *describe_type(Dwarf_Die *type, bool have_type, unsigned addr_size)
 	if (strcmp(cls, "enum") == 0) {
 		const char *name = dwarf_diename(&r);
 
-		buf_puts(&b, PROTO_US);
+		buf_put(&b, PROTO_US, 1);
 		buf_puts(&b, name ? name : "");
-		buf_puts(&b, PROTO_US);
+		buf_put(&b, PROTO_US, 1);
 		put_enumerators(&b, &r);
 	}
 	return buf_take(&b);
@@ -810,6 +835,9 @@ static int describe_param(struct type_cache *tc, Dwarf_Die *param, unsigned asz,
 	p->type = describe_type_cached(tc, &t, da.has_type && dwarf_formref_die(&da.type, &t), asz);
 	pn = da.has_name ? dwarf_formstring(&da.name) : NULL;
 	p->name = strdup(pn ? pn : "");
+	for (char *c = p->name; c && *c; c++)
+		if (is_control(*c))
+			*c = '?';
 	return p->type && p->name ? 0 : -1;
 }
 

@@ -1164,6 +1164,8 @@ static int fix_tables(struct report *r, struct linked *l, struct linked_state *s
 		size_t n = (sp->to - sp->from) / span_entsize(obj, sp);
 		uint64_t at = s->sh.sh_offset + sp->from, len = sp->to - sp->from;
 
+		if (!len)	/* an empty table has no bytes (s->bytes may be NULL) */
+			continue;
 		if (k + n > st->nte || at > obj->image_size || obj->image_size - at < len ||
 		    memcmp(image + at, s->bytes + sp->from, len) != 0) {
 			elfobj_error(obj, "--fix: the table is not where its section header says");

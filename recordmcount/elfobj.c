@@ -21,6 +21,10 @@ bool elfobj_error(struct elfobj *obj, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(obj->err, sizeof(obj->err), fmt, ap);
 	va_end(ap);
+	/* Names come from the file: a control character must not break the one-line message. */
+	for (char *p = obj->err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return false;
 }
 
@@ -85,6 +89,7 @@ static int read_whole_file(struct elfobj *obj, int fd, bool map)
 		return elfobj_error(obj, "cannot stat: %s", strerror(errno)), -1;
 	if (!S_ISREG(st.st_mode))
 		return elfobj_error(obj, "not a regular file"), -1;
+	obj->src = st;
 	if ((uint64_t)st.st_size < EI_NIDENT)
 		return elfobj_error(obj, "not an ELF file (%lld bytes)", (long long)st.st_size), -1;
 	obj->image_size = (size_t)st.st_size;
@@ -112,6 +117,10 @@ static int read_whole_file(struct elfobj *obj, int fd, bool map)
 			return elfobj_error(obj, "file shrank while being read"), -1;
 		done += (size_t)n;
 	}
+	/* Rewritten in place meanwhile: what was read may be a mix of both. */
+	if (fstat(fd, &st) < 0 || st.st_size != obj->src.st_size ||
+	    st.st_mtim.tv_sec != obj->src.st_mtim.tv_sec || st.st_mtim.tv_nsec != obj->src.st_mtim.tv_nsec)
+		return elfobj_error(obj, "changed by another process while being read"), -1;
 	return 0;
 }
 
@@ -396,27 +405,37 @@ int elfobj_parse_relocs(struct elfobj *obj, size_t secidx)
 		if (rela) {
 			GElf_Rela ra;
 
-			if (!gelf_getrela(data, (int)i, &ra))
-				return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), -1;
+			if (!gelf_getrela(data, (int)i, &ra)) {
+				elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1));
+				goto fail;
+			}
 			r->offset = ra.r_offset;
 			r->addend = ra.r_addend;
 			info = ra.r_info;
 		} else {
 			GElf_Rel rl;
 
-			if (!gelf_getrel(data, (int)i, &rl))
-				return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), -1;
+			if (!gelf_getrel(data, (int)i, &rl)) {
+				elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1));
+				goto fail;
+			}
 			r->offset = rl.r_offset;
 			info = rl.r_info;
 		}
 		decode_rinfo(obj, info, &r->sym, &r->type);
-		if (r->sym >= obj->nsym)
-			return elfobj_error(obj, "%s: relocation %zu names symbol %u, out of range",
-					    s->name, i, r->sym), -1;
+		if (r->sym >= obj->nsym) {
+			elfobj_error(obj, "%s: relocation %zu names symbol %u, out of range", s->name, i, r->sym);
+			goto fail;
+		}
 	}
 	s->nrelocs = n;
 	s->relocs_parsed = true;
 	return 0;
+fail:
+	/* A caller that goes on may ask again: nothing kept from this attempt. */
+	free(s->relocs);
+	s->relocs = NULL;
+	return -1;
 }
 
 uint8_t *elfobj_edit_bytes(struct elfobj *obj, size_t secidx)
@@ -727,9 +746,11 @@ static int emit_section(struct elfobj *obj, Elf *out, size_t i, struct out_buffe
 		rc = fill_relocs(obj, s, d);
 	else
 		goto done;
+	/* Kept before the check: a fill that fails half-way has allocated it too. */
+	if (d->d_buf != s->bytes)
+		ob->p[ob->n++] = d->d_buf;
 	if (rc < 0)
 		return -1;
-	ob->p[ob->n++] = d->d_buf;
 done:
 	if (s->sh.sh_type == SHT_NOBITS)
 		d->d_buf = NULL;
@@ -740,6 +761,29 @@ done:
 }
 
 #define WRITE_MMAP_SECTIONS 1000
+
+/*
+ * libelf pads the file before each section to its sh_addralign: a forged
+ * alignment would turn a small object into gigabytes of padding.  What we
+ * add is bounded by what is there (an entry and a relocation per call, a
+ * record per function from the DWARF), so a far larger output means a
+ * forged layout, not a big table.
+ */
+static int reserve_output(struct elfobj *obj, Elf *out, int fd)
+{
+	int64_t size = elf_update(out, ELF_C_NULL);
+	int err;
+
+	if (size < 0)
+		return elfobj_error(obj, "cannot write: %s", elf_errmsg(-1)), -1;
+	if ((uint64_t)size > 4 * (uint64_t)obj->image_size + (1u << 20))
+		return elfobj_error(obj, "the output would take %lld bytes for %zu of input: "
+				    "section alignments too large", (long long)size, obj->image_size), -1;
+	/* A mapped file that cannot grow kills the process with SIGBUS: reserve first. */
+	if (obj->nsec > WRITE_MMAP_SECTIONS && (err = posix_fallocate(fd, 0, (off_t)size)))
+		return elfobj_error(obj, "cannot write: %s", strerror(err)), -1;
+	return 0;
+}
 
 static int emit_elf(struct elfobj *obj, int fd)
 {
@@ -780,18 +824,15 @@ static int emit_elf(struct elfobj *obj, int fd)
 		elfobj_error(obj, "cannot write: %s", elf_errmsg(-1));
 		goto out;
 	}
-	/* A mapped file that cannot grow kills the process with SIGBUS: reserve first. */
-	if (obj->nsec > WRITE_MMAP_SECTIONS) {
-		int64_t size = elf_update(out, ELF_C_NULL);
-		int err = size < 0 ? 0 : posix_fallocate(fd, 0, (off_t)size);
-
-		if (size < 0 || err) {
-			elfobj_error(obj, "cannot write: %s", size < 0 ? elf_errmsg(-1) : strerror(err));
-			goto out;
-		}
-	}
+	if (reserve_output(obj, out, fd) < 0)
+		goto out;
+	/* libelf says only "cannot write data to file": the errno says why. */
+	errno = 0;
 	if (elf_update(out, ELF_C_WRITE) < 0) {
-		elfobj_error(obj, "cannot write: %s", elf_errmsg(-1));
+		int err = errno;
+
+		elfobj_error(obj, "cannot write: %s%s%s", elf_errmsg(-1), err ? ": " : "",
+			     err ? strerror(err) : "");
 		goto out;
 	}
 	rc = 0;
@@ -819,6 +860,24 @@ static int copy_image(struct elfobj *obj, int fd)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * Whether PATH is the file we read (not an -o output) and another process
+ * replaced or rewrote it since: then its version is kept, not ours made from
+ * the old contents.  Only the instants between this check and the rename
+ * remain for a replacement to be lost in.
+ */
+static bool replaced_since_read(const struct elfobj *obj, const char *path)
+{
+	struct stat now, arg;
+
+	if (!obj->src.st_ino || stat(path, &now) < 0 || stat(obj->path, &arg) < 0 ||
+	    now.st_dev != arg.st_dev || now.st_ino != arg.st_ino)
+		return false;
+	return now.st_dev != obj->src.st_dev || now.st_ino != obj->src.st_ino ||
+	       now.st_size != obj->src.st_size || now.st_mtim.tv_sec != obj->src.st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != obj->src.st_mtim.tv_nsec;
 }
 
 /*
@@ -853,6 +912,10 @@ static int replace_atomically(struct elfobj *obj, const char *path, mode_t mode,
 		goto fail;
 	}
 	fd = -1;
+	if (replaced_since_read(obj, path)) {
+		elfobj_error(obj, "changed by another process while being processed: left as it is now");
+		goto fail;
+	}
 	if (rename(tmp, path) < 0) {
 		elfobj_error(obj, "cannot replace the file: %s", strerror(errno));
 		goto fail;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <gelf.h>
 #include "../arch/arch.h"
 
@@ -52,6 +53,7 @@ struct elfobj {
 	uint8_t *image;
 	size_t image_size;
 	bool mapped;		/* image is a mapping of the file, not a copy */
+	struct stat src;	/* the file as read: a replacement is seen before the rename */
 	bool symbols_deferred;	/* sym[] not read yet */
 	Elf *elf;
 	GElf_Ehdr ehdr;

@@ -58,7 +58,9 @@ int choose_bases(struct elfobj *obj, const struct site *locs, size_t n, bool cod
 		}
 		if (!sec->secsym)
 			sec->secsym = idx[k++];
-		base[i] = (struct entry_base){ sec->secsym, (int64_t)s->off };
+		/* The linker adds a section symbol's value, 0 but in odd objects. */
+		base[i] = (struct entry_base){ sec->secsym,
+					       (int64_t)(s->off - obj->sym[sec->secsym].s.st_value) };
 	}
 	rc = 0;
 out:

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(
-	make gcc g++ clang lld perl python3 xz-utils e2fsprogs util-linux
+	make gcc g++ clang libclang-rt-dev lld perl python3 xz-utils e2fsprogs util-linux
 	libelf-dev libdw-dev zlib1g-dev liblzma-dev libbz2-dev libc6-dev
 	binutils valgrind
 	gcc-i686-linux-gnu libc6-dev-i386-cross

@@ -1,0 +1,395 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Fault injection on the in-place rewrite: after every fault the object is
+# byte-identical to what it was or to the complete result, never half-written,
+# and the status and the one-line message say what happened.
+#  * Failing calls (testdata/faults/failwrite.c, LD_PRELOAD into a dynamically
+#    linked build): every call of the writer's two paths (pwrite, and a mapped
+#    output for objects of more than 1000 sections) and of -o's copy, failing
+#    with ENOSPC and with EIO, first, midway (short writes) and last.
+#  * A real full file system: a small tmpfs with less free space than the
+#    result at ten levels, so the write stops at ten different places.
+#  * SIGKILL at random instants: 1000 runs on an object written by pwrite,
+#    1000 on one written through a mapping (testdata/faults/race.pl).
+#  * Read-only: a read-only mount, an immutable file, unwritable and sticky
+#    directories and unreadable files as an unprivileged user.
+#  * The file replaced or rewritten while being processed, stopped before
+#    each step, and replaced at 200 random instants on each write path; two
+#    processes on the same file at once, 100 times.
+# Takes about 60 s (the kill runs are most of it).
+. "$(dirname "$0")/lib.sh"
+
+SRC=$TOP/testdata/safety
+FAULTS=$TOP/testdata/faults
+CC=gcc	# LD_PRELOAD needs the tool to run natively: host objects
+MOUNTED=()
+IMMUTABLE=()
+cleanup() {
+	local m
+	for m in "${IMMUTABLE[@]}"; do chattr -i "$m" 2>/dev/null; done
+	for ((m = ${#MOUNTED[@]} - 1; m >= 0; m--)); do umount "${MOUNTED[m]}" 2>/dev/null; done
+	[ "${KEEP:-0}" = 1 ] || rm -rf "$T_TMP"
+}
+trap cleanup EXIT
+
+# A private copy: another build of build/recordmcount must not change it mid-test.
+TOOL=$T_TMP/recordmcount
+cp "$RMC" "$TOOL" || { echo "Bail out! no $RMC"; exit 1; }
+# The shim needs a dynamically linked tool (the default build is static).
+DYN=$T_TMP/dyn/recordmcount
+if ! make -s -C "$TOP" BUILD="$T_TMP/dyn" STATIC=0 SANITIZE=0 "$DYN" >"$T_TMP/dyn.log" 2>&1; then
+	echo "Bail out! cannot build a dynamically linked recordmcount: $(tail -3 "$T_TMP/dyn.log")"
+	exit 1
+fi
+SHIM=$T_TMP/failwrite.so
+gcc -std=gnu11 -Wall -Wextra -Werror -O2 -shared -fPIC -o "$SHIM" "$FAULTS/failwrite.c" -ldl ||
+	{ echo "Bail out! cannot build the fault injector"; exit 1; }
+
+# ---- the objects ----
+O=$T_TMP/obj
+mkdir -p "$O"
+$CC -O2 -pg -fno-pic -c "$SRC/calls.c" -o "$O/small.o" || { echo "Bail out! cannot compile"; exit 1; }
+$CC -O0 -pg -fno-pic -c "$SRC/calls.c" -o "$O/repl.o"	# a different object, to replace it with
+# 3000 functions in one .text (written by pwrite), and 1100 in sections of
+# their own (2200 sections: written through a mapping).
+perl -e 'print "int f$_(int x) { return x * $_ + 1; }\n" for 0 .. 2999' > "$O/mid.c"
+perl -e 'print "int f$_(int x) { return x * $_ + 1; }\n" for 0 .. 1099' > "$O/many.c"
+$CC -O1 -pg -fno-pic -c "$O/mid.c" -o "$O/mid.o" &&
+	$CC -O1 -pg -fno-pic -ffunction-sections -c "$O/many.c" -o "$O/many.o" ||
+	{ echo "Bail out! cannot compile the generated sources"; exit 1; }
+for f in small repl mid many; do
+	cp "$O/$f.o" "$O/$f.done"
+	"$TOOL" "$O/$f.done" || { echo "Bail out! recordmcount fails on $f.o"; exit 1; }
+	cmp -s "$O/$f.o" "$O/$f.done" && { echo "Bail out! recordmcount does not change $f.o"; exit 1; }
+done
+# The number of calls to the hook, counted by binutils, not by the tool.
+hook_calls() { readelf -rW "$1" | grep -cE ' (_?mcount|__fentry__|__gnu_mcount_nc)([+-]|$| )'; }
+is "$("$TOOL" --list "$O/mid.done" | wc -l)" "$(hook_calls "$O/mid.o")" "mid.o: the result lists every call (3000)"
+n=$(readelf -hW "$O/many.o" | awk '/Number of section headers/ {print $NF}')
+[ "$n" -gt 1000 ]
+ok $? "many.o has more than 1000 sections ($n): written through a mapping"
+
+# The injector itself changes nothing when no fault is asked for.
+mkdir -p "$T_TMP/plain"
+for f in small many; do
+	cp "$O/$f.o" "$T_TMP/plain/x.o"
+	LD_PRELOAD=$SHIM "$DYN" "$T_TMP/plain/x.o" && cmp -s "$O/$f.done" "$T_TMP/plain/x.o"
+	ok $? "$f.o under the injector, no fault: the same result as the static build"
+done
+
+W=$T_TMP/w
+FAULT_LOG=$T_TMP/fault.log
+INJECTED=0
+text_of() { case $1 in ENOSPC) echo "No space left on device" ;; EIO) echo "Input/output error" ;; esac; }
+snapshot() { (cd "$W" && find . -type f -printf '%p %s %m\n' | sort && cat ./* | md5sum); }
+
+# inject LABEL ERRNO VAR=VALUE... -- ARG...: the dynamic build with the fault
+# injector, the variables set, on ARG... in $W: it must fail cleanly (status
+# 1, one line `recordmcount: $W/x.o: ... <the errno's text>`), every file in
+# $W as before (the input and an existing -o output untouched, no temporary
+# file), and the fault must really have been injected.
+inject() {
+	local label=$1 errno=$2 vars=() rc err before why=
+	shift 2
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	before=$(snapshot)
+	: > "$FAULT_LOG"
+	err=$(env LD_PRELOAD="$SHIM" FAULT_LOG="$FAULT_LOG" FAULT_ERRNO="$errno" "${vars[@]}" \
+		"$DYN" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ ! -s "$FAULT_LOG" ]; then
+		why="no fault was injected"
+	elif [ "$rc" != 1 ]; then
+		why="status $rc"
+	elif [[ $err == *$'\n'* || $err != "recordmcount: $W/x.o: "*"$(text_of "$errno")" ]]; then
+		why="message: $err"
+	elif [ "$(snapshot)" != "$before" ]; then
+		why="files changed: $(cd "$W" && ls)"
+	fi
+	INJECTED=$((INJECTED + $(wc -l < "$FAULT_LOG")))
+	cat "$FAULT_LOG" >> "$T_TMP/all-faults.log"
+	ok "${#why}" "$label, $errno: clean failure, nothing changed${why:+ ($why)}"
+	[ -z "$why" ] || diag "stderr: $err"
+	[ "${VERBOSE:-0}" = 0 ] || diag "$label $errno: $err"
+}
+
+fresh() {	# fresh OBJECT [OUT-CONTENTS]: $W holds a copy as x.o (and out.o)
+	rm -rf "$W"
+	mkdir -p "$W"
+	cp "$1" "$W/x.o"
+	[ $# -lt 2 ] || cp "$2" "$W/out.o"
+}
+
+small_out=$(stat -c %s "$O/small.done")
+for errno in ENOSPC EIO; do
+	# pwrite path (few sections)
+	for spec in mkstemp ftruncate pwrite:0 pwrite:4 fchmod close rename read; do
+		call=${spec%%:*}
+		skip=0
+		[ "$call" = "$spec" ] || skip=${spec#*:}
+		fresh "$O/small.o"
+		inject "pwrite path: $call (after $skip)" "$errno" FAULT_CALL="$call" FAULT_SKIP="$skip" -- "$W/x.o"
+	done
+	for bytes in 1 64 $((small_out / 2)) $((small_out - 1)); do
+		fresh "$O/small.o"
+		inject "pwrite path: short write after $bytes of $small_out bytes" "$errno" \
+			FAULT_CALL=pwrite FAULT_BYTES="$bytes" -- "$W/x.o"
+	done
+	# mapped output (more than 1000 sections)
+	for call in mkstemp posix_fallocate ftruncate fchmod close rename read; do
+		fresh "$O/many.o"
+		inject "mapped path: $call" "$errno" FAULT_CALL="$call" -- "$W/x.o"
+	done
+	# -o OUT over an existing file, from an unprocessed input and from a
+	# processed one (then the input is copied by write())
+	fresh "$O/small.o" "$O/repl.o"
+	inject "-o: pwrite" "$errno" FAULT_CALL=pwrite -- -o "$W/out.o" "$W/x.o"
+	for spec in write:0 write:1 write:$((small_out / 2)) mkstemp fchmod close rename; do
+		call=${spec%%:*}
+		vars=(FAULT_CALL="$call")
+		[ "$call" = "$spec" ] || vars+=(FAULT_BYTES="${spec#*:}")
+		fresh "$O/small.done" "$O/repl.o"
+		inject "-o copy: $call${vars[1]:+ after ${spec#*:} bytes}" "$errno" "${vars[@]}" -- -o "$W/out.o" "$W/x.o"
+	done
+done
+
+# Several files, the second one failing: the others are processed.
+rm -rf "$W" && mkdir -p "$W"
+for f in a x c; do cp "$O/small.o" "$W/$f.o"; done
+: > "$FAULT_LOG"
+err=$(LD_PRELOAD=$SHIM FAULT_CALL=mkstemp FAULT_SKIP=1 FAULT_TIMES=1 FAULT_ERRNO=ENOSPC FAULT_LOG=$FAULT_LOG \
+	"$DYN" "$W/a.o" "$W/x.o" "$W/c.o" 2>&1)
+rc=$?
+INJECTED=$((INJECTED + $(wc -l < "$FAULT_LOG")))
+cat "$FAULT_LOG" >> "$T_TMP/all-faults.log"
+[ "$rc" = 1 ] && [ "$err" = "recordmcount: $W/x.o: cannot create temporary file in its directory: No space left on device" ] &&
+	cmp -s "$O/small.o" "$W/x.o" && cmp -s "$O/small.done" "$W/a.o" && cmp -s "$O/small.done" "$W/c.o" &&
+	[ "$(ls "$W" | wc -l)" = 3 ]
+ok $? "three files, the second failing: status 1, its message, it intact, the others processed"
+
+# msync: libelf writes a mapped output, then msync()s it and discards the
+# result (elf32_updatefile.c).  The data is in the page cache: the file is the
+# complete result, the failed write-back is not reported (as with the pwrite
+# path, which does not fsync: like the compiler and the linker).
+for errno in ENOSPC EIO; do
+	fresh "$O/many.o"
+	: > "$FAULT_LOG"
+	err=$(LD_PRELOAD=$SHIM FAULT_CALL=msync FAULT_ERRNO=$errno FAULT_LOG=$FAULT_LOG "$DYN" "$W/x.o" 2>&1)
+	rc=$?
+	INJECTED=$((INJECTED + $(wc -l < "$FAULT_LOG")))
+	cat "$FAULT_LOG" >> "$T_TMP/all-faults.log"
+	if [ "$rc" = 0 ]; then
+		cmp -s "$O/many.done" "$W/x.o"
+	else
+		[[ $err == "recordmcount: $W/x.o: "*"$(text_of "$errno")" ]] && cmp -s "$O/many.o" "$W/x.o"
+	fi
+	ok $? "mapped path: msync $errno: complete result or clean failure (status $rc; libelf ignores msync's error)"
+	is "$(ls "$W")" x.o "mapped path: msync $errno: no temporary file"
+done
+diag "faults injected through LD_PRELOAD: $INJECTED ($(awk '{print $1}' "$T_TMP/all-faults.log" | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}'))"
+
+# ---- a real full file system ----
+# A tmpfs with less free space than the result needs, in ten steps: the
+# write stops at a different place each time.
+rm -rf "$W" && mkdir -p "$W"
+mid_out=$(stat -c %s "$O/mid.done")
+if mount -t tmpfs -o size=$((3 * mid_out / 1024 + 64))k rmc-faults "$W" 2>/dev/null; then
+	MOUNTED+=("$W")
+	nfail=0 nok=0 bad=0
+	for k in 0 1 2 3 4 5 6 7 8 9 10 11; do
+		rm -f "$W"/*
+		cp "$O/mid.o" "$W/x.o"
+		free=$((k * mid_out / 10))
+		avail=$(($(stat -f -c '%a * %S' "$W")))
+		[ "$avail" -le "$free" ] || fallocate -l $((avail - free)) "$W/filler" || { bad=$((bad + 1)); continue; }
+		err=$("$TOOL" "$W/x.o" 2>&1)
+		rc=$?
+		if [ "$rc" = 1 ] && [ "$err" = "recordmcount: $W/x.o: cannot write: cannot write data to file: No space left on device" ] &&
+		   cmp -s "$O/mid.o" "$W/x.o"; then
+			nfail=$((nfail + 1))
+		elif [ "$rc" = 0 ] && cmp -s "$O/mid.done" "$W/x.o"; then
+			nok=$((nok + 1))
+		else
+			bad=$((bad + 1))
+			diag "free $free bytes: status $rc: $err"
+		fi
+		[ -z "$(find "$W" -name '*.rmc??????')" ] || { bad=$((bad + 1)); diag "free $free bytes: temporary file left"; }
+	done
+	ok "$bad" "full tmpfs, 12 levels of free space: $nfail clean ENOSPC failures, $nok complete results"
+	[ "$nfail" -ge 8 ] && [ "$nok" -ge 1 ]
+	ok $? "full tmpfs: the write failed midway at 8 or more levels and succeeded with room ($nfail, $nok)"
+	umount "$W" && unset 'MOUNTED[-1]'
+else
+	skip "cannot mount a tmpfs"
+fi
+
+# ---- SIGKILL at random instants ----
+K=$T_TMP/kill
+mkdir -p "$K"
+for f in mid many; do
+	start=$SECONDS
+	perl "$FAULTS/race.pl" kill "$TOOL" "$O/$f.o" "$O/$f.done" "$K" 1000 "${SEED:-43}" > "$T_TMP/kill-$f" 2>&1
+	rc=$?
+	secs=$((SECONDS - start))
+	get() { awk -v k="$1" '$1 == k {print $2}' "$T_TMP/kill-$f"; }
+	[ "$rc" = 0 ] && [ "$(get bad)" = 0 ] && [ "$(($(get intact) + $(get processed)))" = 1000 ]
+	ok $? "$f.o: 1000 runs killed at random instants: always the original or the complete result"
+	[ "$(get killed)" -ge 300 ] && [ "$(get intact)" -ge 100 ] && [ "$(get processed)" -ge 100 ]
+	ok $? "$f.o: the kills spread over the run ($(get killed) killed, $(get intact) left intact, $(get processed) complete)"
+	[ "$(get rerun_ok)" = "$(get leftover)" ]
+	ok $? "$f.o: a temporary file left by a kill does not disturb the next run ($(get leftover) left, $(get leftover_ignored) of them ignored and kept)"
+	grep '^bad run' "$T_TMP/kill-$f" | head -5 | while read -r l; do diag "$l"; done
+	diag "$f.o kills: $(tr '\n' ' ' < "$T_TMP/kill-$f") (${secs} s)"
+done
+
+# ---- read-only ----
+rm -rf "$W" && mkdir -p "$W"
+# expect_fail DESC TEXT ORIGINAL CMD...: status 1, one line naming $W/x.o and
+# ending in TEXT, $W/x.o still ORIGINAL, no temporary file.
+expect_fail() {
+	local desc=$1 text=$2 orig=$3 err rc
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" = 1 ] && [[ $err != *$'\n'* && $err == "recordmcount: $W/x.o: "*"$text" ]] &&
+		cmp -s "$orig" "$W/x.o" && [ -z "$(find "$W" -name '*.rmc??????')" ]
+	ok $? "$desc: status 1, '$text', the file intact, no temporary file"
+	[ "$rc" = 1 ] || diag "status $rc: $err"
+	[[ $err == *"$text" ]] || diag "stderr: $err"
+}
+mkdir -p "$W/ro"
+cp "$O/small.o" "$W/x.o"
+if mount --bind "$W" "$W/ro" 2>/dev/null && MOUNTED+=("$W/ro") &&
+   mount -o remount,bind,ro "$W/ro" 2>/dev/null; then
+	err=$("$TOOL" "$W/ro/x.o" 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && [ "$err" = "recordmcount: $W/ro/x.o: cannot create temporary file in its directory: Read-only file system" ] &&
+		cmp -s "$O/small.o" "$W/x.o" && [ "$(ls "$W")" = "$(printf 'ro\nx.o')" ]
+	ok $? "read-only mount: status 1, 'Read-only file system', the file intact"
+	[ "$rc" = 1 ] || diag "status $rc: $err"
+	umount "$W/ro" && unset 'MOUNTED[-1]'
+else
+	skip "cannot make a read-only bind mount"
+fi
+rmdir "$W/ro" 2>/dev/null
+if chattr +i "$W/x.o" 2>/dev/null; then
+	IMMUTABLE+=("$W/x.o")
+	expect_fail "immutable file (chattr +i)" "cannot replace the file: Operation not permitted" "$O/small.o" "$TOOL" "$W/x.o"
+	chattr -i "$W/x.o"
+else
+	skip "chattr +i not supported here"
+fi
+# As an unprivileged user (root ignores permission bits).
+AS=()
+if [ "$(id -u)" = 0 ] && setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
+	AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+	chmod 0755 "$T_TMP" "$O"
+	chmod 0755 "$TOOL"
+elif [ "$(id -u)" != 0 ]; then
+	AS=(env)
+fi
+if [ ${#AS[@]} -gt 0 ]; then
+	[ "${AS[0]}" = env ] || chown nobody "$W"
+	cp "$O/small.o" "$W/x.o" && chmod 0444 "$W/x.o"
+	[ "${AS[0]}" = env ] || chown nobody "$W/x.o"
+	"${AS[@]}" "$TOOL" "$W/x.o" && cmp -s "$O/small.done" "$W/x.o" && [ "$(stat -c %a "$W/x.o")" = 444 ]
+	ok $? "read-only file (0444) in a writable directory: processed, still 0444 (as the kernel's tool)"
+	cp "$O/small.o" "$W/x.o" && chmod 0 "$W/x.o"
+	expect_fail "unreadable file" "Permission denied" "$O/small.o" "${AS[@]}" "$TOOL" "$W/x.o"
+	cp "$O/small.o" "$W/x.o" && chmod 0666 "$W/x.o" && chmod 0555 "$W"
+	expect_fail "read-only directory (0555)" \
+		"cannot create temporary file in its directory: Permission denied" "$O/small.o" "${AS[@]}" "$TOOL" "$W/x.o"
+	if [ "${AS[0]}" != env ]; then
+		# A sticky directory (/tmp) and someone else's file, writable by all.
+		chown root "$W" "$W/x.o" && chmod 1777 "$W"
+		expect_fail "someone else's file in a sticky directory" \
+			"cannot replace the file: Operation not permitted" "$O/small.o" "${AS[@]}" "$TOOL" "$W/x.o"
+	fi
+	chmod 0755 "$W"
+else
+	skip "cannot drop privileges (setpriv) for the permission cases"
+fi
+
+# ---- the file replaced while being processed ----
+# Stopped before a step (FAULT_STALL), the file is replaced by rename or
+# rewritten in place.  Up to the last check, just before the rename, the tool
+# notices, keeps the new file and says so; between that check and the rename
+# (a few microseconds) our result replaces it.  Either way the file is whole.
+replace_at() {	# replace_at CALL HOW EXPECT: HOW = mv or cat; EXPECT = theirs or ours
+	local call=$1 how=$2 expect=$3 rc err pid why=
+	rm -rf "$W" && mkdir -p "$W"
+	cp "$O/small.o" "$W/x.o"
+	cp "$O/repl.o" "$T_TMP/repl.o"
+	rm -f "$T_TMP/stall".*
+	LD_PRELOAD=$SHIM FAULT_CALL=$call FAULT_STALL=$T_TMP/stall "$DYN" "$W/x.o" 2>"$T_TMP/err" &
+	pid=$!
+	for _ in $(seq 2000); do [ -e "$T_TMP/stall.ready" ] && break; sleep 0.01; done
+	if [ "$how" = mv ]; then mv "$T_TMP/repl.o" "$W/x.o"; else cat "$T_TMP/repl.o" > "$W/x.o"; fi
+	touch "$T_TMP/stall.go"
+	wait "$pid"
+	rc=$?
+	err=$(cat "$T_TMP/err")
+	if [ ! -e "$T_TMP/stall.ready" ]; then
+		why="the tool never reached $call"
+	elif [ "$expect" = theirs ]; then
+		[ "$rc" = 1 ] && [[ $err == "recordmcount: $W/x.o: changed by another process while being read" ||
+			$err == "recordmcount: $W/x.o: changed by another process while being processed: left as it is now" ]] ||
+			why="status $rc: $err"
+		cmp -s "$O/repl.o" "$W/x.o" || why+=" the replacement is not intact"
+	else
+		[ "$rc" = 0 ] && cmp -s "$O/small.done" "$W/x.o" || why="status $rc, not our complete result: $err"
+	fi
+	[ "$(ls "$W")" = x.o ] || why+=" files left: $(ls "$W")"
+	ok "${#why}" "replaced ($how) before $call: $( [ "$expect" = theirs ] && echo 'noticed, the new file kept' || echo 'our complete result')${why:+ ($why)}"
+}
+for how in mv cat; do
+	for call in read ftruncate pwrite fchmod close; do
+		replace_at "$call" "$how" theirs
+	done
+	replace_at rename "$how" ours
+done
+
+# At random instants, by rename, 200 times on each write path: the file ends
+# whole, as one of three files (the replacement, our result, or our result of
+# the replacement when it came before we read), and a status 1 comes with the
+# replacement kept and the message (testdata/faults/race.pl).
+for f in mid many; do
+	perl "$FAULTS/race.pl" replace "$TOOL" "$O/$f.o" "$O/$f.done" "$K" 200 "${SEED:-43}" \
+		"$O/repl.o" "$O/repl.done" > "$T_TMP/replace-$f" 2>&1
+	rc=$?
+	get() { awk -v k="$1" '$1 == k {print $2}' "$T_TMP/replace-$f"; }
+	[ "$rc" = 0 ] && [ "$(get bad)" = 0 ]
+	ok $? "$f.o: replaced at 200 random instants: always a whole file, the status matching"
+	[ "$(get status1_theirs)" -ge 10 ] && [ "$(get status0_theirs)" -ge 10 ]
+	ok $? "$f.o: the replacements spread over the run (noticed $(get status1_theirs), after us $(get status0_theirs), before we read $(get status0_theirs_processed), lost in the last instants $(get status0_ours))"
+	grep '^bad run' "$T_TMP/replace-$f" | head -5 | while read -r l; do diag "$l"; done
+	[ "$rc" = 0 ] || diag "$(tail -3 "$T_TMP/replace-$f")"
+done
+
+# ---- two processes on the same file at once ----
+rm -rf "$W" && mkdir -p "$W"
+bad=0 both=0 one=0
+calls=$(hook_calls "$O/mid.o")
+for i in $(seq 100); do
+	cp "$O/mid.o" "$W/x.o"
+	"$TOOL" "$W/x.o" 2>"$T_TMP/err1" &
+	p1=$!
+	"$TOOL" "$W/x.o" 2>"$T_TMP/err2" &
+	p2=$!
+	wait "$p1"; r1=$?
+	wait "$p2"; r2=$?
+	case $r1$r2 in
+	00) both=$((both + 1)) ;;
+	01 | 10) one=$((one + 1))
+		grep -q "^recordmcount: $W/x.o: changed by another process while being processed" "$T_TMP/err1" "$T_TMP/err2" ||
+			{ bad=$((bad + 1)); diag "round $i: $(cat "$T_TMP/err1" "$T_TMP/err2")"; } ;;
+	*) bad=$((bad + 1)); diag "round $i: status $r1 and $r2: $(cat "$T_TMP/err1" "$T_TMP/err2")" ;;
+	esac
+	cmp -s "$O/mid.done" "$W/x.o" || { bad=$((bad + 1)); diag "round $i: not the result of one run"; }
+	[ "$(ls "$W")" = x.o ] || { bad=$((bad + 1)); diag "round $i: files left: $(ls "$W")"; }
+done
+ok "$bad" "two processes at once, 100 rounds: the file is the result of one run ($both both succeeded, $one one noticed the other)"
+is "$("$TOOL" --list "$W/x.o" | wc -l)" "$calls" "after the races: --list reads every call ($calls, counted by readelf)"
+
+done_testing

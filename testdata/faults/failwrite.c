@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * LD_PRELOAD fault injector for t/43-faults.t: makes one of the calls the
+ * atomic writer of recordmcount (and the libelf it uses) depends on fail
+ * with a chosen errno, the way a full or failing disk would.
+ *
+ *   FAULT_CALL   mkstemp ftruncate pwrite write posix_fallocate msync fchmod
+ *                close rename read (the call to fail)
+ *   FAULT_ERRNO  ENOSPC, EIO, EDQUOT, EROFS, EPERM or a number (default EIO)
+ *   FAULT_SKIP   let this many calls of that kind succeed first (default 0)
+ *   FAULT_TIMES  fail this many calls, then let them succeed again (default:
+ *                all, as a full disk stays full)
+ *   FAULT_BYTES  pwrite/write: let this many bytes in total be written first
+ *                (the call that crosses the limit writes the part that fits:
+ *                a short write, as a disk that fills up gives), then fail
+ *   FAULT_LOG    append one line per injected fault to this file, so the
+ *                test knows the fault really happened
+ *   FAULT_STALL  instead of failing, stop before the first such call: create
+ *                $FAULT_STALL.ready, wait until $FAULT_STALL.go exists
+ *
+ * Only the temporary file counts (its descriptor comes from mkstemp), except
+ * for read (the input), msync (addresses) and rename (a path).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int temp_fd = -1;
+static unsigned long calls;
+static unsigned long long bytes_done;
+
+static const char *want(void)
+{
+	const char *c = getenv("FAULT_CALL");
+
+	return c ? c : "";
+}
+
+static unsigned long long env_num(const char *name, unsigned long long dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : dflt;
+}
+
+static int fault_errno(void)
+{
+	static const struct { const char *name; int value; } names[] = {
+		{ "ENOSPC", ENOSPC }, { "EIO", EIO }, { "EDQUOT", EDQUOT },
+		{ "EROFS", EROFS }, { "EPERM", EPERM },
+	};
+	const char *v = getenv("FAULT_ERRNO");
+
+	if (!v || !*v)
+		return EIO;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(v, names[i].name) == 0)
+			return names[i].value;
+	return atoi(v);
+}
+
+static void log_fault(const char *call, int err)
+{
+	const char *path = getenv("FAULT_LOG");
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "a")))
+		return;
+	fprintf(f, "%s %d\n", call, err);
+	fclose(f);
+}
+
+/* Waits for the test's go-ahead; for racing a replacement against the tool. */
+static void stall(void)
+{
+	const char *base = getenv("FAULT_STALL");
+	char ready[4096], go[4096];
+	struct timespec ms = { 0, 1000000 };
+	int fd;
+
+	snprintf(ready, sizeof(ready), "%s.ready", base);
+	snprintf(go, sizeof(go), "%s.go", base);
+	fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 20000 && access(go, F_OK) != 0; i++)
+		nanosleep(&ms, NULL);
+}
+
+/*
+ * Whether this call of CALL (on descriptor FD, -2 when it has none) is the
+ * one to act on.  A stall happens once and lets the call through.
+ */
+static int hit(const char *call, int fd)
+{
+	static int stalled;
+
+	if (strcmp(want(), call) != 0 || (fd != -2 && fd != temp_fd))
+		return 0;
+	if (getenv("FAULT_STALL")) {
+		if (!stalled++)
+			stall();
+		return 0;
+	}
+	if (calls++ < env_num("FAULT_SKIP", 0))
+		return 0;
+	return calls - env_num("FAULT_SKIP", 0) <= env_num("FAULT_TIMES", ~0ULL);
+}
+
+static int inject(const char *call)
+{
+	int err = fault_errno();
+
+	log_fault(call, err);
+	errno = err;
+	return -1;
+}
+
+#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
+int mkstemp(char *tmpl)
+{
+	int fd;
+
+	if (hit("mkstemp", -2))
+		return inject("mkstemp");
+	fd = REAL(mkstemp)(tmpl);
+	if (fd >= 0)
+		temp_fd = fd;
+	return fd;
+}
+
+int ftruncate(int fd, off_t len)
+{
+	return hit("ftruncate", fd) ? inject("ftruncate") : REAL(ftruncate)(fd, len);
+}
+
+/* A write of up to N bytes under the FAULT_BYTES budget; -1 when it is spent. */
+static ssize_t budgeted(const char *call, int fd, size_t n, size_t *allowed)
+{
+	unsigned long long limit;
+
+	*allowed = n;
+	if (strcmp(want(), call) != 0 || fd != temp_fd || !getenv("FAULT_BYTES"))
+		return 0;
+	limit = env_num("FAULT_BYTES", 0);
+	if (bytes_done >= limit && n > 0)
+		return inject(call);
+	if (bytes_done + n > limit)
+		*allowed = (size_t)(limit - bytes_done);
+	return 0;
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	size_t allowed;
+	ssize_t r;
+
+	if (!getenv("FAULT_BYTES") && hit("pwrite", fd))
+		return inject("pwrite");
+	if (budgeted("pwrite", fd, n, &allowed) < 0)
+		return -1;
+	r = REAL(pwrite)(fd, buf, allowed, off);
+	if (r > 0 && fd == temp_fd)
+		bytes_done += (unsigned long long)r;
+	return r;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	size_t allowed;
+	ssize_t r;
+
+	if (!getenv("FAULT_BYTES") && hit("write", fd))
+		return inject("write");
+	if (budgeted("write", fd, n, &allowed) < 0)
+		return -1;
+	r = REAL(write)(fd, buf, allowed);
+	if (r > 0 && fd == temp_fd)
+		bytes_done += (unsigned long long)r;
+	return r;
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	return hit("read", -2) ? inject("read") : REAL(read)(fd, buf, n);
+}
+
+int posix_fallocate(int fd, off_t off, off_t len)
+{
+	if (hit("posix_fallocate", fd)) {
+		int err = fault_errno();
+
+		log_fault("posix_fallocate", err);
+		return err;	/* it returns the error, errno is untouched */
+	}
+	return REAL(posix_fallocate)(fd, off, len);
+}
+
+int msync(void *addr, size_t len, int flags)
+{
+	return hit("msync", -2) ? inject("msync") : REAL(msync)(addr, len, flags);
+}
+
+int fchmod(int fd, mode_t mode)
+{
+	return hit("fchmod", fd) ? inject("fchmod") : REAL(fchmod)(fd, mode);
+}
+
+int close(int fd)
+{
+	int r;
+
+	if (hit("close", fd)) {
+		/* As NFS does: the descriptor is gone, the error reported. */
+		REAL(close)(fd);
+		temp_fd = -1;
+		return inject("close");
+	}
+	r = REAL(close)(fd);
+	if (fd == temp_fd)
+		temp_fd = -1;
+	return r;
+}
+
+int rename(const char *from, const char *to)
+{
+	return hit("rename", -2) ? inject("rename") : REAL(rename)(from, to);
+}
