@@ -53,22 +53,6 @@ struct report {
 
 /* ---- places and findings ---- */
 
-/* The last function starting at or before (sec, off), whatever its size. */
-static const struct func_sym *function_before(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (f[mid].sec < sec || (f[mid].sec == sec && f[mid].off <= off))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && f[lo - 1].sec == sec ? &f[lo - 1] : NULL;
-}
-
 struct funcs {
 	struct func_sym *v;
 	size_t n;

@@ -145,11 +145,10 @@ struct func_sym *function_index(struct elfobj *obj, size_t *n)
 	return f;
 }
 
-const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off)
+const struct func_sym *function_before(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off)
 {
 	size_t lo = 0, hi = n;
 
-	/* The last function starting at or before (sec, off). */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -158,10 +157,13 @@ const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t 
 		else
 			hi = mid;
 	}
-	if (!lo || f[lo - 1].sec != sec)
-		return NULL;
-	const struct func_sym *c = &f[lo - 1];
+	return lo && f[lo - 1].sec == sec ? &f[lo - 1] : NULL;
+}
 
-	return !c->size || off < c->off + c->size ? c : NULL;
+const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off)
+{
+	const struct func_sym *c = function_before(f, n, sec, off);
+
+	return c && (!c->size || off < c->off + c->size) ? c : NULL;
 }
 

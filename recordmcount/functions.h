@@ -19,6 +19,8 @@ struct func_sym {
 
 /* Defined function symbols, one per place, sorted by (section, offset); malloc'd. */
 struct func_sym *function_index(struct elfobj *obj, size_t *n);
+/* The last function starting at or before (sec, off) in its section, whatever its size. */
+const struct func_sym *function_before(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
 /* The function holding (sec, off), or NULL. */
 const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
 
