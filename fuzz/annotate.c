@@ -20,7 +20,6 @@
 #include "fuzz.h"
 #include "../objpatch/annotate.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char image[PATH_MAX];

@@ -20,16 +20,7 @@
 
 enum { OPT_RECORDED = 1 };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_init();
-	return 0;
-}
 
 /* A site at the start of every function in executable code. */
 static int all_functions(struct elfobj *obj, struct recording *rec)

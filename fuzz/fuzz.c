@@ -166,3 +166,15 @@ void fuzz_check_error(const struct elfobj *obj)
 	if (strchr(obj->err, '\n'))
 		fuzz_fail("message of more than one line: %s", obj->err);
 }
+
+/*
+ * The harnesses that need nothing more than fuzz_init(); one that does
+ * defines its own, which the linker takes over this weak one.
+ */
+__attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_init();
+	return 0;
+}

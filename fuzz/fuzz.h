@@ -16,6 +16,8 @@
 /* Byte of e_ident that no reader looks at (EI_PAD's last): harness options. */
 #define FUZZ_OPTION_BYTE 15
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
 /* From LLVMFuzzerInitialize: libelf, the input descriptor, the scratch directory. */
 void fuzz_init(void);
 

@@ -22,7 +22,6 @@
 
 enum { OPT_USER = 1, OPT_NO_PROTOS = 2, OPT_NOP = 4, OPT_WARN = 8 };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *devnull;

@@ -19,16 +19,7 @@
 #include "../objpatch/tables.h"
 #include "../objpatch/sig.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_init();
-	return 0;
-}
 
 static volatile size_t sink;
 

@@ -6,17 +6,7 @@
  * return addresses: a runtime that hooks returns must not leave its own
  * address where the unwinder looks, or the program terminates.
  */
-#ifdef __clang__
-#define TRACED __attribute__((noinline, used))
-#else
-#define TRACED __attribute__((noinline, noipa, used))
-#endif
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
-/*
- * In traced functions without side effects: clang has no noipa, and drops
- * a call to a pure function when it can predict the result.
- */
-#define OPAQUE() __asm__ volatile("")
+#include "traced.h"
 
 static int guards_alive, guards_destroyed;
 

@@ -27,13 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "objpatch.h"
-
-#ifdef __clang__
-#define TRACED __attribute__((noinline, used))
-#else
-#define TRACED __attribute__((noinline, noipa, used))
-#endif
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
+#include "traced.h"
 
 #define NWORKERS 8
 #define FORK_EVERY 4000		/* rounds of a worker between forks (worker 0 only) */

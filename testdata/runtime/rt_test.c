@@ -26,19 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-
-#ifdef __clang__
-#define TRACED __attribute__((noinline, used))
-#else
-#define TRACED __attribute__((noinline, noipa, used))
-#endif
-/* Opaque to the optimizer: a call's result must not become a sibling call or a loop. */
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
-/*
- * In traced functions without side effects: clang has no noipa, and drops
- * a call to a pure function when it can predict the result.
- */
-#define OPAQUE() __asm__ volatile("")
+#include "traced.h"
 
 static int failed;
 

@@ -19,18 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "objpatch.h"
-
-#ifdef __clang__
-#define TRACED __attribute__((noinline, used))
-#else
-#define TRACED __attribute__((noinline, noipa, used))
-#endif
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
-/*
- * In traced functions without side effects: clang has no noipa, and drops
- * a call to a pure function when it can predict the result.
- */
-#define OPAQUE() __asm__ volatile("")
+#include "traced.h"
 
 #define NTHREADS 8
 #define PAUSE_US 100
