@@ -101,15 +101,11 @@ void rt_record_init(size_t buffer_mb)
  */
 extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
 
-static struct tstate *thread_state(void)
+static struct tstate *make_thread_state(void)
 {
-	struct tstate *t = self;
-	size_t size;
+	size_t size = sizeof(struct tstate) + rt.depth * sizeof(struct frame);
+	struct tstate *t = map_zeroed(size);
 
-	if (__builtin_expect(t != NULL, 1))
-		return t;
-	size = sizeof(*t) + rt.depth * sizeof(struct frame);
-	t = map_zeroed(size);
 	if (!t)
 		return NULL;
 	t->frames = (struct frame *)(t + 1);
@@ -128,6 +124,29 @@ static struct tstate *thread_state(void)
 		;
 	self = t;
 	pthread_setspecific(exit_key, t);
+	return t;
+}
+
+/*
+ * A signal handler that runs traced code while its thread's state is being
+ * made gets none (it is not traced): it would make a second one and leave
+ * it behind.
+ */
+static __thread bool making_self __attribute__((tls_model("initial-exec")));
+
+static struct tstate *thread_state(void)
+{
+	struct tstate *t = self;
+
+	if (__builtin_expect(t != NULL, 1))
+		return t;
+	if (making_self)
+		return NULL;
+	making_self = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	t = make_thread_state();
+	atomic_signal_fence(memory_order_seq_cst);
+	making_self = false;
 	return t;
 }
 
@@ -398,6 +417,7 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 {
 	struct tstate *t = self;
 	uint64_t ts = rt_timestamp();
+	uintptr_t ret;
 	uint32_t f;
 
 	if (!t || !t->depth || (uintptr_t)t->frames[t->depth - 1].slot >= sp)
@@ -413,10 +433,17 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 		emit_unwound(t, t->depth, ts);
 	}
 	emit_exit(t, &t->frames[f], f, ts, regs);
+	/*
+	 * Read before the frame is given up: from `busy--` on, a signal
+	 * handler's traced calls push their frames at index f, and a return
+	 * address read after that is the handler's (found by t/91-stress.t:
+	 * the thread returned into __restore_rt with the wrong stack).
+	 */
+	ret = t->frames[f].ret;
 	t->depth = f;
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy--;
-	return t->frames[f].ret;
+	return ret;
 }
 
 /* ---- C++ exceptions and other stack walkers (rt_unwind.c) ---- */
