@@ -724,13 +724,25 @@ static int cmp_die_at(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-static const struct die_at *index_find(const struct die_index *ix, uint32_t sec, uint64_t off)
+/* The subprogram at the query's address, else the first one inside its symbol. */
+static const struct die_at *index_find(const struct die_index *ix, const struct func_query *q)
 {
-	struct die_at key = { .sec = sec, .off = off };
+	size_t lo = 0, hi = ix->n;
 
-	if (!ix->n)
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct die_at *d = &ix->v[mid];
+
+		if (d->sec < q->sec || (d->sec == q->sec && d->off < q->off))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ix->n || ix->v[lo].sec != q->sec)
 		return NULL;
-	return bsearch(&key, ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
+	if (ix->v[lo].off == q->off || ix->v[lo].off - q->off < q->size)
+		return &ix->v[lo];
+	return NULL;
 }
 
 /* ---- one function ---- */
@@ -974,7 +986,7 @@ int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq,
 		goto done;
 	}
 	for (size_t i = 0; i < nq; i++) {
-		const struct die_at *at = index_find(&ix, q[i].sec, q[i].off);
+		const struct die_at *at = index_find(&ix, &q[i]);
 
 		if (!at)
 			continue;

@@ -41,6 +41,13 @@ struct func_query {
 	uint32_t sec;
 	uint64_t off;
 	const char *symbol;
+	/*
+	 * The symbol's size, 0 if unknown.  A subprogram whose DW_AT_low_pc
+	 * lies inside [off, off + size) is this function when none starts at
+	 * off: gcc's -fpatchable-function-entry on AArch64 puts low_pc after
+	 * the NOPs that follow the symbol.
+	 */
+	uint64_t size;
 };
 
 struct proto_set {

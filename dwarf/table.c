@@ -101,7 +101,9 @@ static struct func_sym *traced_functions(struct elfobj *obj, const struct record
 		return NULL;
 	}
 	for (size_t i = 0; i < rec->nsites; i++) {
-		const struct func_sym *f = function_at(all, nf, rec->sites[i].sec, rec->sites[i].off);
+		const struct site *s = &rec->sites[i];
+		const struct func_sym *f = s->patchable ? function_from(all, nf, s->sec, s->off) :
+				     function_at(all, nf, s->sec, s->off);
 
 		if (f && (!k || out[k - 1].sec != f->sec || out[k - 1].off != f->off))
 			out[k++] = *f;
@@ -281,7 +283,7 @@ int emit_protos(struct elfobj *obj, const struct recording *rec)
 		goto out;
 	}
 	for (size_t i = 0; i < p.n; i++)
-		q[i] = (struct func_query){ p.funcs[i].sec, p.funcs[i].off, p.funcs[i].name };
+		q[i] = (struct func_query){ p.funcs[i].sec, p.funcs[i].off, p.funcs[i].name, p.funcs[i].size };
 	if (protos_from_dwarf(obj, q, p.n, &p.protos) < 0)
 		goto out;
 	if (!p.protos.has_dwarf) {

@@ -221,6 +221,23 @@ static int cmp_func_out(const void *a, const void *b)
 	return cmp_where(&((const struct func_out *)a)->where, &((const struct func_out *)b)->where);
 }
 
+/*
+ * Where to look a site's function up: the site itself, but for a patchable
+ * entry whose NOPs start before its function, that function's start.
+ */
+static struct table_entry patchable_function(const struct func_sym *syms, size_t n,
+					     struct table_entry site)
+{
+	const struct func_sym *f = site.patchable ? function_from(syms, n, site.sec, site.off) : NULL;
+
+	if (f) {
+		if (site.addr)	/* linked files */
+			site.addr += f->off - site.off;
+		site.off = f->off;
+	}
+	return site;
+}
+
 /* Every function with a recorded site, its record, and its sites. */
 static struct func_out *recorded_functions(struct elfobj *obj, struct table_entry *sites, size_t ns,
 					   struct proto_entry *protos, size_t np, size_t *nf)
@@ -241,8 +258,9 @@ static struct func_out *recorded_functions(struct elfobj *obj, struct table_entr
 	if (np)
 		qsort(protos, np, sizeof(*protos), cmp_proto);
 	for (size_t i = 0; i < ns; i++) {
-		const struct proto_entry *p = proto_for(protos, np, &sites[i]);
-		const struct func_sym *sym = p ? NULL : function_at(syms, nsyms, sites[i].sec, sites[i].off);
+		struct table_entry probe = patchable_function(syms, nsyms, sites[i]);
+		const struct proto_entry *p = proto_for(protos, np, &probe);
+		const struct func_sym *sym = p ? NULL : function_at(syms, nsyms, probe.sec, probe.off);
 		struct table_entry where = sites[i];
 
 		if (p) {

@@ -23,6 +23,15 @@ static int64_t sign_extend(uint64_t v, unsigned bytes)
 	return bytes >= 8 ? (int64_t)v : (int64_t)(v << shift) >> shift;
 }
 
+/* Is `name` a site table, and which kind: false for any other section. */
+static bool table_kind(const char *name, struct table_entry *kind)
+{
+	*kind = (struct table_entry){ .entry = strcmp(name, ENTRY_TABLE) == 0,
+				      .patchable = strcmp(name, PATCHABLE_TABLE) == 0 };
+	kind->user = kind->entry || strcmp(name, USER_TABLE) == 0;
+	return kind->user || kind->patchable || strcmp(name, KERNEL_TABLE) == 0;
+}
+
 /* `kind`: the flags every entry of this table gets. */
 static int read_object_table(struct elfobj *obj, size_t t, size_t ri, struct table_entry kind,
 			     struct entries *e)
@@ -76,7 +85,7 @@ static uint32_t section_at(const struct elfobj *obj, uint64_t addr)
 static int read_linked_span(struct elfobj *obj, const struct table_span *span, struct entries *e)
 {
 	const struct section *tab = &obj->sec[span->sec];
-	struct table_entry kind = { .user = span->user, .entry = span->entry };
+	struct table_entry kind = { .user = span->user, .entry = span->entry, .patchable = span->patchable };
 	unsigned entsize = span->user ? 4 : (obj->is64 ? 8 : 4);
 	uint64_t base = tab->sh.sh_addr + span->from, size = span->to - span->from;
 	uint32_t sec = 0;
@@ -165,15 +174,15 @@ int tables_spans(struct elfobj *obj, struct table_span **out, size_t *n)
 		return 0;
 	for (size_t i = 1; i < obj->nsec; i++) {
 		const struct section *s = &obj->sec[i];
-		struct table_span t = { .sec = (uint32_t)i, .to = s->size, .entry = strcmp(s->name, ENTRY_TABLE) == 0 };
+		struct table_entry kind;
 
-		t.user = t.entry || strcmp(s->name, USER_TABLE) == 0;
-		if (!t.user && strcmp(s->name, KERNEL_TABLE) != 0)
+		if (!table_kind(s->name, &kind))
 			continue;
-		kernel |= !t.user;
+		kernel |= !kind.user && !kind.patchable;
 		if (!grow_array(&v, k, &cap, sizeof(*v)))
 			return free(v), elfobj_error(obj, "out of memory"), -1;
-		v[k++] = t;
+		v[k++] = (struct table_span){ .sec = (uint32_t)i, .to = s->size, .user = kind.user,
+					      .entry = kind.entry, .patchable = kind.patchable };
 	}
 	rc = kernel || obj->symbols_deferred ? 0 : symbol_span(obj, &sym);
 	if (rc < 0 || (rc > 0 && !grow_array(&v, k, &cap, sizeof(*v)))) {
@@ -234,12 +243,10 @@ int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n)
 	if (!relocs_of)
 		return -1;
 	for (size_t i = 1; i < obj->nsec; i++) {
-		const char *name = obj->sec[i].name;
-		struct table_entry kind = { .entry = strcmp(name, ENTRY_TABLE) == 0 };
+		struct table_entry kind;
 		int rc;
 
-		kind.user = kind.entry || strcmp(name, USER_TABLE) == 0;
-		if (!kind.user && strcmp(name, KERNEL_TABLE) != 0)
+		if (!table_kind(obj->sec[i].name, &kind))
 			continue;
 		rc = read_object_table(obj, i, relocs_of[i], kind, &e);
 		if (rc < 0) {

@@ -13,6 +13,12 @@
 #define USER_TABLE	"__mcount_rel"	/* 32-bit self-relative call addresses */
 /* The same for calls to an entry hook (__fentry__), made before the prologue. */
 #define ENTRY_TABLE	"__fentry_rel"
+/*
+ * The compiler's own, from -fpatchable-function-entry=N[,M]: pointer-sized
+ * absolute addresses of N NOP bytes (or instructions), M of them before the
+ * function's entry.
+ */
+#define PATCHABLE_TABLE	"__patchable_function_entries"
 #define PROTO_TABLE	"__mcount_proto"	/* a record per function */
 #define PROTO_STRINGS	"__mcount_str"	/* names and signatures, mergeable */
 
@@ -30,6 +36,7 @@ struct table_entry {
 	uint64_t addr;		/* linked files: the address; objects: 0 */
 	bool user;		/* from a user-mode (self-relative) table */
 	bool entry;		/* from ENTRY_TABLE: the hook is called before the prologue */
+	bool patchable;		/* from PATCHABLE_TABLE: a pad of NOPs, not a call */
 	/*
 	 * Linked files: the entry is 0, which a tool (the kernel's sorttable,
 	 * recordmcount --check --fix) wrote over a stale entry; it names no
@@ -49,6 +56,7 @@ struct table_span {
 	uint64_t from, to;
 	bool user;
 	bool entry;
+	bool patchable;
 };
 
 #define KERNEL_TABLE_START	"__start_mcount_loc"

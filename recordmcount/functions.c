@@ -167,3 +167,19 @@ const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t 
 	return c && (!c->size || off < c->off + c->size) ? c : NULL;
 }
 
+
+const struct func_sym *function_from(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off)
+{
+	const struct func_sym *c = function_before(f, n, sec, off);
+	const struct func_sym *next = c ? c + 1 : f;
+
+	if (c && c->off == off)
+		return c;
+	/* Inside another function's body: not the pad before a function. */
+	if (c && (!c->size || off < c->off + c->size))
+		return NULL;
+	if (!c)	/* before the section's first function: find it */
+		for (next = f; next < f + n && (next->sec < sec || (next->sec == sec && next->off <= off)); next++)
+			;
+	return next < f + n && next->sec == sec ? next : NULL;
+}

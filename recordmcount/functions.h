@@ -21,6 +21,12 @@ struct func_sym {
 struct func_sym *function_index(struct elfobj *obj, size_t *n);
 /* The last function starting at or before (sec, off) in its section, whatever its size. */
 const struct func_sym *function_before(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
+/*
+ * The function a patchable entry at (sec, off) belongs to: the one starting
+ * there, or the first one after it when the entry's NOPs begin before the
+ * function (-fpatchable-function-entry=N,M with M > 0); NULL if none.
+ */
+const struct func_sym *function_from(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
 /* The function holding (sec, off), or NULL. */
 const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
 

@@ -24,7 +24,7 @@ bool elfobj_has_tables(const struct elfobj *obj)
 		const char *n = obj->sec[i].name;
 
 		if (strcmp(n, KERNEL_TABLE) == 0 || strcmp(n, USER_TABLE) == 0 ||
-		    strcmp(n, ENTRY_TABLE) == 0)
+		    strcmp(n, ENTRY_TABLE) == 0 || strcmp(n, PATCHABLE_TABLE) == 0)
 			return true;
 	}
 	return false;
@@ -96,7 +96,7 @@ static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, ui
 {
 	if (!grow_array(&rec->sites, rec->nsites, &rec->cap, sizeof(*rec->sites)))
 		return elfobj_error(obj, "out of memory"), -1;
-	rec->sites[rec->nsites++] = (struct site){ sec, off, entry };
+	rec->sites[rec->nsites++] = (struct site){ .sec = sec, .off = off, .entry = entry };
 	return 0;
 }
 
@@ -306,4 +306,29 @@ void recording_free(struct recording *rec)
 {
 	free(rec->sites);
 	memset(rec, 0, sizeof(*rec));
+}
+
+int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos)
+{
+	struct table_entry *e;
+	size_t n;
+
+	memset(rec, 0, sizeof(*rec));
+	*has_protos = false;
+	for (size_t i = 1; i < obj->nsec; i++)
+		*has_protos |= strcmp(obj->sec[i].name, PROTO_TABLE) == 0;
+	if (tables_read(obj, &e, &n) < 0)
+		return -1;
+	rec->sites = calloc(n ? n : 1, sizeof(*rec->sites));
+	if (!rec->sites)
+		return free(e), elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 0; i < n; i++)
+		if (e[i].sec)
+			rec->sites[rec->nsites++] = (struct site){ .sec = e[i].sec, .off = e[i].off,
+								   .entry = e[i].entry,
+								   .patchable = e[i].patchable };
+	rec->cap = n;
+	free(e);
+	qsort(rec->sites, rec->nsites, sizeof(*rec->sites), cmp_site);
+	return 0;
 }

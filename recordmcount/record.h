@@ -16,6 +16,7 @@ struct site {
 	uint32_t sec;
 	uint64_t off;
 	bool entry;	/* calls an entry hook (arch.h): user mode puts it in __fentry_rel */
+	bool patchable;	/* the compiler's patchable entry: its function starts at or after it */
 };
 
 struct recording {
@@ -35,6 +36,12 @@ bool elfobj_has_tables(const struct elfobj *obj);
  */
 int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FILE *warn);
 int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode mode);
+/*
+ * The sites the compiler recorded itself (-mrecord-mcount, or
+ * -fpatchable-function-entry), and whether the object has a prototype
+ * table already.
+ */
+int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos);
 void recording_free(struct recording *rec);
 
 #endif
