@@ -88,16 +88,32 @@ static uint32_t strtab_add(struct strtab *t, const char *s)
 
 /* ---- which functions ---- */
 
-/* The functions that hold a recorded site, each once, in (section, offset) order. */
-static struct func_sym *traced_functions(struct elfobj *obj, const struct recording *rec, size_t *n)
+/* Bytes from f to the next function of its section, or to the section's end. */
+static uint64_t extent(const struct elfobj *obj, const struct func_sym *all, size_t nf, const struct func_sym *f)
+{
+	if (f + 1 < all + nf && f[1].sec == f->sec)
+		return f[1].off - f->off;
+	return obj->sec[f->sec].size > f->off ? obj->sec[f->sec].size - f->off : 0;
+}
+
+/*
+ * The functions that hold a recorded site, each once, in (section, offset)
+ * order, and for each how far its code may reach (its size, else up to the
+ * next function: ppc64 ELFv1 descriptors say nothing of the code's size).
+ */
+static struct func_sym *traced_functions(struct elfobj *obj, const struct recording *rec, size_t *n,
+					 uint64_t **reach)
 {
 	size_t nf = 0, k = 0;
 	struct func_sym *all = function_index(obj, &nf);
 	struct func_sym *out = calloc(rec->nsites ? rec->nsites : 1, sizeof(*out));
 
-	if (!all || !out) {
+	*reach = calloc(rec->nsites ? rec->nsites : 1, sizeof(**reach));
+	if (!all || !out || !*reach) {
 		free(all);
 		free(out);
+		free(*reach);
+		*reach = NULL;
 		return NULL;
 	}
 	for (size_t i = 0; i < rec->nsites; i++) {
@@ -105,8 +121,10 @@ static struct func_sym *traced_functions(struct elfobj *obj, const struct record
 		const struct func_sym *f = s->patchable ? function_from(all, nf, s->sec, s->off) :
 				     function_at(all, nf, s->sec, s->off);
 
-		if (f && (!k || out[k - 1].sec != f->sec || out[k - 1].off != f->off))
+		if (f && (!k || out[k - 1].sec != f->sec || out[k - 1].off != f->off)) {
+			(*reach)[k] = f->size ? f->size : extent(obj, all, nf, f);
 			out[k++] = *f;
+		}
 	}
 	free(all);
 	*n = k;
@@ -266,11 +284,12 @@ int emit_protos(struct elfobj *obj, const struct recording *rec)
 {
 	struct plan p = { 0 };
 	struct func_query *q = NULL;
+	uint64_t *reach = NULL;
 	int rc = -1;
 
 	if (!rec->nsites)
 		return 0;
-	p.funcs = traced_functions(obj, rec, &p.n);
+	p.funcs = traced_functions(obj, rec, &p.n, &reach);
 	if (!p.funcs)
 		return elfobj_error(obj, "out of memory"), -1;
 	if (!p.n) {
@@ -283,7 +302,7 @@ int emit_protos(struct elfobj *obj, const struct recording *rec)
 		goto out;
 	}
 	for (size_t i = 0; i < p.n; i++)
-		q[i] = (struct func_query){ p.funcs[i].sec, p.funcs[i].off, p.funcs[i].name, p.funcs[i].size };
+		q[i] = (struct func_query){ p.funcs[i].sec, p.funcs[i].off, p.funcs[i].name, reach[i] };
 	if (protos_from_dwarf(obj, q, p.n, &p.protos) < 0)
 		goto out;
 	if (!p.protos.has_dwarf) {
@@ -295,6 +314,7 @@ int emit_protos(struct elfobj *obj, const struct recording *rec)
 	rc = 0;
 out:
 	free(q);
+	free(reach);
 	plan_free(&p);
 	return rc;
 }

@@ -40,15 +40,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* main.c's record_file() with -o OUT. */
 static int record(struct elfobj *obj, unsigned opt, const char *out, struct recording *rec)
 {
+	struct record_options o = { opt & OPT_USER ? MODE_USER : MODE_KERNEL, opt & OPT_NOP,
+				    !(opt & OPT_NO_PROTOS), opt & OPT_WARN ? devnull : NULL };
+
 	if (obj->ehdr.e_type != ET_REL)
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
-	if (elfobj_has_tables(obj))
-		return elfobj_copy(obj, out, 0644);
-	if (record_sites(obj, rec, opt & OPT_NOP, opt & OPT_WARN ? devnull : NULL) < 0)
-		return -1;
-	if (emit_tables(obj, rec, opt & OPT_USER ? MODE_USER : MODE_KERNEL) < 0)
-		return -1;
-	if (!(opt & OPT_NO_PROTOS) && emit_protos(obj, rec) < 0)
+	if (record_object(obj, rec, &o) < 0)
 		return -1;
 	return obj->modified ? elfobj_write(obj, out, 0644) : elfobj_copy(obj, out, 0644);
 }

@@ -246,7 +246,8 @@ int tables_read(struct elfobj *obj, struct table_entry **out, size_t *n)
 		struct table_entry kind;
 		int rc;
 
-		if (!table_kind(obj->sec[i].name, &kind))
+		/* A table recordmcount --mode=user took over (recorded_to_user). */
+		if (!table_kind(obj->sec[i].name, &kind) || (obj->sec[i].sh.sh_flags & SHF_EXCLUDE))
 			continue;
 		rc = read_object_table(obj, i, relocs_of[i], kind, &e);
 		if (rc < 0) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "../dwarf/producer.h"
 #include "check.h"
 #include "functions.h"
 #include "record.h"
@@ -44,6 +45,8 @@ struct report {
 	size_t nf, cap;
 	size_t count[CHECK_NKINDS];
 	size_t entries, zeroed, calls, nops, unverified, sites;
+	bool pad_table;		/* the file has __patchable_function_entries */
+	size_t patchable;	/* its entries at good pads */
 	bool sorted;
 	/* --fix */
 	bool fix_tried, written;
@@ -175,6 +178,346 @@ static const char *hook_name(const struct elfobj *obj, bool entry)
 	return list[0];
 }
 
+/* ---- patchable entries (-fpatchable-function-entry=N,M) ---- */
+
+/*
+ * The NOPs compilers pad functions with, one instruction each, and what a
+ * runtime or the kernel writes over them (AArch64's `mov x9, x30` before
+ * its `bl`).  x86 is decoded apart: N and M count bytes there, and the pad
+ * may hold multi-byte NOPs.
+ */
+struct pad_insn {
+	uint16_t machine;
+	bool patched;
+	struct insn_pattern p;
+};
+
+static const struct pad_insn pad_insns[] = {
+	{ EM_AARCH64, false, PAT(W(0xd503201f)) },
+	{ EM_AARCH64, true, PAT(W(0xaa1e03e9)) },
+	{ EM_ARM, false, PAT(H(0xbf00)) },		/* Thumb nop */
+	{ EM_ARM, false, PAT(H(0x46c0)) },		/* Thumb mov r8, r8 */
+	{ EM_ARM, false, PAT(W(0xe1a00000)) },		/* mov r0, r0 */
+	{ EM_ARM, false, PAT(W(0xe320f000)) },		/* nop */
+	{ EM_MIPS, false, PAT(W(0x00000000)) },
+	{ EM_PPC, false, PAT(W(0x60000000)) },
+	{ EM_PPC64, false, PAT(W(0x60000000)) },
+	{ EM_S390, false, PAT(H(0x0700)) },		/* nopr %r0 */
+	{ EM_S390, false, PAT(W(0x47000000)) },		/* nop */
+	{ EM_SH, false, PAT(H(0x0009)) },
+	{ EM_SPARCV9, false, PAT(W(0x01000000)) },
+	{ EM_SPARC, false, PAT(W(0x01000000)) },
+	{ EM_RISCV, false, PAT(W(0x00000013)) },
+	{ EM_RISCV, false, PAT(H(0x0001)) },		/* c.nop */
+};
+
+/* x86 NOPs, 0x90 and the 0f 1f forms with their 66 prefixes: the length, or 0. */
+static size_t x86_nop_len(const uint8_t *c, size_t avail)
+{
+	static const uint8_t disp_len[4] = { 0, 1, 4, 0 };
+	size_t p = 0, modrm_len;
+
+	while (p < avail && c[p] == 0x66 && p < 8)
+		p++;
+	if (p < avail && c[p] == 0x2e)	/* cs prefix of the long forms */
+		p++;
+	if (p < avail && c[p] == 0x90)
+		return p + 1;
+	if (avail < p + 3 || c[p] != 0x0f || c[p + 1] != 0x1f || ((c[p + 2] >> 3) & 7) != 0 || (c[p + 2] >> 6) == 3)
+		return 0;
+	modrm_len = 1 + disp_len[c[p + 2] >> 6] + ((c[p + 2] & 7) == 4);
+	if ((c[p + 2] >> 6) == 0 && (c[p + 2] & 7) == 5)
+		modrm_len += 4;
+	return avail >= p + 2 + modrm_len ? p + 2 + modrm_len : 0;
+}
+
+enum pad_kind { PAD_NONE, PAD_NOP, PAD_PATCHED };
+
+/* A decoder that takes any word (SH's, which only reads a literal pool) tells no call from a NOP's loss. */
+static bool pattern_selects(const struct insn_pattern *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->u[i].mask)
+			return true;
+	return false;
+}
+
+/*
+ * One instruction of a pad at (sec, off): a NOP, or a call (any of the
+ * arch's call forms, where a runtime patched the pad) or a patched form.
+ * *len: its bytes; *units: what -fpatchable-function-entry counts it as.
+ */
+static enum pad_kind pad_insn_at(const struct elfobj *obj, uint32_t sec, uint64_t off, size_t *len, unsigned *units)
+{
+	const struct section *s = &obj->sec[sec];
+	const uint8_t *c = s->bytes + off;
+	size_t avail = off < s->size ? s->size - off : 0;
+	bool x86 = obj->arch->machine == EM_X86_64 || obj->arch->machine == EM_386;
+
+	if (!avail)
+		return PAD_NONE;
+	*units = 1;
+	if (x86 && (*len = x86_nop_len(c, avail)) != 0) {
+		*units = (unsigned)*len;
+		return PAD_NOP;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(pad_insns); i++)
+		if (pad_insns[i].machine == obj->arch->machine &&
+		    insn_matches(&pad_insns[i].p, c, avail, obj->code_big_endian)) {
+			*len = insn_len(&pad_insns[i].p);
+			return pad_insns[i].patched ? PAD_PATCHED : PAD_NOP;
+		}
+	for (size_t i = 0; i < obj->arch->ndecoders; i++) {
+		const struct call_decoder *d = &obj->arch->decoders[i];
+
+		if (!d->jump && d->len && pattern_selects(&d->insn) && insn_matches(&d->insn, c, avail, obj->code_big_endian)) {
+			*len = d->len;
+			*units = x86 ? d->len : 1;
+			return PAD_PATCHED;
+		}
+	}
+	for (size_t i = 0; i < obj->arch->ncalls; i++) {
+		const struct call_form *f = &obj->arch->calls[i];
+
+		if (f->site.n && f->nop.n && insn_matches(&f->site, c, avail, obj->code_big_endian)) {
+			*len = insn_len(&f->nop);
+			*units = x86 ? (unsigned)*len : 1;
+			return PAD_PATCHED;
+		}
+	}
+	return PAD_NONE;
+}
+
+/* Landing pads a pad follows when branch protection is on: endbr64, endbr32, bti c/j/jc. */
+static size_t landing_pad_len(const struct elfobj *obj, uint32_t sec, uint64_t off)
+{
+	static const struct insn_pattern x86[] = { PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfa)),
+						   PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfb)) };
+	static const struct insn_pattern a64[] = { PAT(WM(0xd503241f, 0xffffff3f)) };
+	const struct section *s = &obj->sec[sec];
+	bool is_x86 = obj->arch->machine == EM_X86_64 || obj->arch->machine == EM_386;
+	const struct insn_pattern *p = is_x86 ? x86 : a64;
+	size_t n = is_x86 ? ARRAY_SIZE(x86) : obj->arch->machine == EM_AARCH64 ? ARRAY_SIZE(a64) : 0;
+
+	for (size_t i = 0; i < n && off < s->size; i++)
+		if (insn_matches(&p[i], s->bytes + off, s->size - off, obj->code_big_endian))
+			return insn_len(&p[i]);
+	return 0;
+}
+
+/* The pad's shape: M units (m_bytes) before the function, N in all. */
+struct pad_shape {
+	unsigned n, m;
+	uint64_t m_bytes;
+	size_t count;
+};
+
+struct patchable {
+	bool any;		/* the file has a patchable table */
+	bool producer;		/* N and M from DW_AT_producer */
+	unsigned pn, pm;
+	bool *covered;		/* per function of the index */
+	struct pad_shape shapes[8];
+	size_t nshapes;
+	size_t good;
+};
+
+#define PAD_MAX_UNITS 64
+
+/*
+ * Walk pad instructions from `off` up to `end` (or, with end == 0, while
+ * there are NOPs, at most `max` units): units counted, bytes walked;
+ * `nops_only` stops at patched forms.
+ */
+static unsigned pad_walk(const struct elfobj *obj, uint32_t sec, uint64_t off, uint64_t end, unsigned max,
+			 bool nops_only, uint64_t *walked)
+{
+	unsigned units = 0, u;
+	uint64_t p = off;
+	size_t len;
+	enum pad_kind k;
+
+	while ((end ? p < end : units < max) && (k = pad_insn_at(obj, sec, p, &len, &u)) != PAD_NONE) {
+		if (nops_only && k != PAD_NOP)
+			break;
+		units += u;
+		p += len;
+	}
+	*walked = p - off;
+	return units;
+}
+
+/*
+ * -fpatchable-function-entry=N[,M] as gcc recorded it in DW_AT_producer
+ * (clang records no options).  Units that disagree, no DWARF or DWARF that
+ * does not read leave it unknown: the entries alone tell then.
+ */
+static void producer_shape(struct elfobj *obj, struct patchable *pt)
+{
+	char val[32], *end;
+	unsigned long n, m = 0;
+
+	if (producer_option(obj, "-fpatchable-function-entry=", val, sizeof(val)) <= 0)
+		return;
+	n = strtoul(val, &end, 10);
+	if (*end == ',')
+		m = strtoul(end + 1, &end, 10);
+	pt->producer = !*end && n > 0 && n <= 100000 && m <= n;
+	pt->pn = (unsigned)n;
+	pt->pm = (unsigned)m;
+}
+
+static void note_shape(struct patchable *pt, unsigned n, unsigned m, uint64_t m_bytes)
+{
+	size_t i;
+
+	pt->good++;
+	for (i = 0; i < pt->nshapes; i++)
+		if (pt->shapes[i].n == n && pt->shapes[i].m == m && pt->shapes[i].m_bytes == m_bytes)
+			break;
+	if (i == pt->nshapes) {
+		if (i == ARRAY_SIZE(pt->shapes))
+			return;
+		pt->shapes[pt->nshapes++] = (struct pad_shape){ n, m, m_bytes, 0 };
+	}
+	pt->shapes[i].count++;
+}
+
+static int patchable_init(struct patchable *pt, struct elfobj *obj, const struct table_entry *te, size_t nte,
+			  const struct funcs *fs)
+{
+	memset(pt, 0, sizeof(*pt));
+	for (size_t i = 0; i < nte; i++)
+		pt->any |= te[i].patchable;
+	if (!pt->any)
+		return 0;
+	pt->covered = calloc(fs->n ? fs->n : 1, sizeof(*pt->covered));
+	if (!pt->covered)
+		return -1;
+	producer_shape(obj, pt);
+	return 0;
+}
+
+/* A patchable entry whose place is not a pad: inside a body, or nowhere. */
+static int pad_misplaced(struct report *r, const struct funcs *fs, const struct table_entry *e)
+{
+	const struct func_sym *in = function_at(fs->v, fs->n, e->sec, e->off);
+
+	if (in)
+		return add_finding(r, CHECK_NOT_CALL, fs, e->sec, e->off, e->addr,
+				   "patchable entry inside %s's body, 0x%llx bytes after its start: "
+				   "neither its pad nor the NOPs before it", in->name,
+				   (unsigned long long)(e->off - in->off)) ? 1 : -1;
+	return add_finding(r, CHECK_STALE, fs, e->sec, e->off, e->addr,
+			   "patchable entry before no function in %s", section_name(r->obj, e->sec)) ? 1 : -1;
+}
+
+/* Returns 1 when the entry names no pad, 0 when it is good, -1 on error. */
+static int patchable_entry(struct report *r, struct patchable *pt, const struct funcs *fs, const struct table_entry *e)
+{
+	struct elfobj *obj = r->obj;
+	const struct func_sym *fn;
+	uint64_t before, walked, after_walked;
+	unsigned m, after;
+
+	if (!e->sec || !is_code(obj, e->sec))
+		return add_finding(r, CHECK_STALE, fs, e->sec, e->off, e->addr, "patchable entry %s%s",
+				   e->sec ? "points into " : "points into no section",
+				   e->sec ? section_name(obj, e->sec) : "") ? 1 : -1;
+	fn = function_from(fs->v, fs->n, e->sec, e->off);
+	if (!fn) {
+		fn = function_at(fs->v, fs->n, e->sec, e->off);
+		/* A symbol of no size (crtbegin's frame_dummy) seems to hold the pad after it: the next function's. */
+		if (fn && !fn->size && fn + 1 < fs->v + fs->n && fn[1].sec == e->sec && fn[1].off > e->off)
+			fn++;
+		/* endbr64 / bti c first, then the pad. */
+		else if (!fn || landing_pad_len(obj, e->sec, fn->off) != e->off - fn->off)
+			return pad_misplaced(r, fs, e);
+	}
+	before = fn->off > e->off ? fn->off - e->off : 0;
+	m = pad_walk(obj, e->sec, e->off, e->off + before, 0, false, &walked);
+	if (walked != before)
+		return add_finding(r, CHECK_NOT_CALL, fs, e->sec, e->off, e->addr,
+				   "the pad before %s is not all NOPs: %u NOP units, then something else",
+				   fn->name, m) ? 1 : -1;
+	after = pt->producer && pt->pn <= m ? 0 : pad_walk(obj, e->sec, e->off + before, 0,
+							  pt->producer ? pt->pn - m : PAD_MAX_UNITS, false, &after_walked);
+	if (!before && !after)
+		return add_finding(r, CHECK_NOT_CALL, fs, e->sec, e->off, e->addr,
+				   "%s starts with neither a NOP nor a patched call", fn->name) ? 1 : -1;
+	/* gcc's MIPS backend emits all N NOPs before the function's label, whatever M. */
+	if (pt->producer && (m != pt->pm || m + after < pt->pn) &&
+	    !(obj->arch->machine == EM_MIPS && m == pt->pn)) {
+		if (!add_finding(r, CHECK_NOT_CALL, fs, e->sec, e->off, e->addr,
+				 "%s's pad is %u+%u NOP units, DW_AT_producer says -fpatchable-function-entry=%u,%u",
+				 fn->name, m, after, pt->pn, pt->pm))
+			return -1;
+		return 1;
+	}
+	if (pt->covered[fn - fs->v])
+		return add_finding(r, CHECK_DUPLICATE, fs, e->sec, e->off, e->addr,
+				   "a second patchable entry for %s", fn->name) ? 1 : -1;
+	pt->covered[fn - fs->v] = true;
+	note_shape(pt, m + after, m, before);
+	r->patchable++;
+	return 0;
+}
+
+/* The shape most entries have (the producer's, when it is known). */
+static const struct pad_shape *usual_shape(const struct patchable *pt)
+{
+	const struct pad_shape *best = NULL;
+
+	for (size_t i = 0; i < pt->nshapes; i++) {
+		const struct pad_shape *s = &pt->shapes[i];
+
+		if (pt->producer && (s->n != pt->pn || s->m != pt->pm))
+			continue;
+		if (!best || s->count > best->count)
+			best = s;
+	}
+	return best;
+}
+
+/*
+ * Functions in traced sections that start with the usual pad but have no
+ * entry.  A function without NOPs is legitimately untraced (notrace,
+ * patchable_function_entry(0)); a pad all before the function (N == M)
+ * cannot be told from alignment, so that shape is not searched.
+ */
+static int patchable_missing(struct report *r, const struct patchable *pt, const struct funcs *fs)
+{
+	const struct elfobj *obj = r->obj;
+	const struct pad_shape *s = usual_shape(pt);
+
+	if (!pt->any || !s || s->n <= s->m)
+		return 0;
+	/* ppc64 linkers turn TOC-pointer loads at functions' starts into NOPs. */
+	if (r->linked && obj->arch->machine == EM_PPC64)
+		return 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct func_sym *f = &fs->v[i];
+		uint64_t start, walked;
+
+		if (pt->covered[i] || !is_code(obj, f->sec) || !section_is_traceable(obj->sec[f->sec].name) ||
+		    f->off < s->m_bytes || f->off >= obj->sec[f->sec].size)
+			continue;
+		start = f->off - s->m_bytes;
+		if (s->m_bytes && (function_at(fs->v, fs->n, f->sec, start) ||
+				   pad_walk(obj, f->sec, start, f->off, 0, true, &walked) != s->m || walked != s->m_bytes))
+			continue;
+		if (pad_walk(obj, f->sec, f->off + landing_pad_len(obj, f->sec, f->off), 0, s->n - s->m, true,
+			     &walked) < s->n - s->m)
+			continue;
+		if (!add_finding(r, CHECK_MISSING, fs, f->sec, start,
+				 r->linked ? obj->sec[f->sec].sh.sh_addr + start : 0,
+				 "%s starts with the pad of -fpatchable-function-entry=%u,%u but has no entry", f->name,
+				 s->n, s->m))
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- entries in table order, and sorted ---- */
 
 static const struct table_entry *sort_base;
@@ -249,6 +592,7 @@ struct object_state {
 	struct funcs fs;
 	struct proto_entry *pe;
 	size_t np;
+	struct patchable pt;
 };
 
 static int object_entry(struct report *r, struct object_state *st, size_t i, const struct func_sym **fn)
@@ -319,6 +663,12 @@ static int object_entries(struct report *r, struct object_state *st)
 				goto out;
 			continue;
 		}
+		if (e->patchable) {
+			/* A pad, not a hook call: record_sites has nothing to say. */
+			if (patchable_entry(r, &st->pt, &st->fs, e) < 0)
+				goto out;
+			continue;
+		}
 		if (object_entry(r, st, order[k], &fn) < 0)
 			goto out;
 		if (fn && fn != last_fn && object_protos(r, st, fn) < 0)
@@ -357,10 +707,13 @@ static int check_object(struct report *r)
 		goto oom;
 	if (st.np)
 		qsort(st.pe, st.np, sizeof(*st.pe), cmp_proto_place);
+	if (patchable_init(&st.pt, obj, st.te, st.nte, &st.fs) < 0)
+		goto oom;
+	r->pad_table = st.pt.any;
 	r->entries = st.nte;
 	r->sites = st.rec.nsites;
 	r->sorted = true;
-	if (object_entries(r, &st) < 0)
+	if (object_entries(r, &st) < 0 || patchable_missing(r, &st.pt, &st.fs) < 0)
 		goto out;
 	for (size_t i = 0; i < st.rec.nsites; i++) {
 		const struct site *s = &st.rec.sites[i];
@@ -379,6 +732,7 @@ out:
 	free(st.te);
 	free(st.nop);
 	free(st.covered);
+	free(st.pt.covered);
 	free(st.fs.v);
 	free(st.pe);
 	recording_free(&st.rec);
@@ -904,6 +1258,7 @@ struct linked_state {
 	bool *drop;		/* per entry: --fix zeroes it */
 	struct table_span *spans;
 	size_t nspans;
+	struct patchable pt;
 };
 
 static unsigned span_entsize(const struct elfobj *obj, const struct table_span *s)
@@ -957,12 +1312,14 @@ static int linked_entries(struct report *r, const struct linked *l, struct linke
 			continue;
 		}
 		addrs[naddrs++] = e->addr;
-		v = linked_entry(r, l, e);
+		v = e->patchable ? patchable_entry(r, &st->pt, &l->fs, e) : linked_entry(r, l, e);
 		if (v < 0)
 			goto out;
 		st->drop[order[k]] = v > 0;
 	}
 	rc = missing_calls(r, l, addrs, naddrs);
+	if (rc == 0)
+		rc = patchable_missing(r, &st->pt, &l->fs);
 out:
 	free(order);
 	free(addrs);
@@ -978,6 +1335,7 @@ static void linked_free(struct linked *l, struct linked_state *st)
 	free(st->te);
 	free(st->drop);
 	free(st->spans);
+	free(st->pt.covered);
 }
 
 static int fix_tables(struct report *r, struct linked *l, struct linked_state *st, const char *target);
@@ -1004,6 +1362,11 @@ static int check_linked(struct report *r, const char *fix_target)
 	}
 	if (collect_hooks(&l) < 0 || collect_dynrels(&l) < 0)
 		goto out;
+	if (patchable_init(&st.pt, obj, st.te, st.nte, &l.fs) < 0) {
+		elfobj_error(obj, "out of memory");
+		goto out;
+	}
+	r->pad_table = st.pt.any;
 	r->entries = st.nte;
 	r->sorted = tables_sorted(obj, &st);
 	if (linked_entries(r, &l, &st) < 0)
@@ -1232,6 +1595,9 @@ static void print_text(const char *path, const struct report *r)
 	       r->linked ? "linked" : "object", r->entries, r->entries == 1 ? "y" : "ies", r->calls,
 	       r->calls == 1 ? "" : "s", r->nops, r->nops == 1 ? "" : "s", r->unverified, r->zeroed, r->sites,
 	       r->sites == 1 ? "" : "s", r->linked ? (r->sorted ? "; sorted" : "; not sorted") : "");
+	if (r->pad_table)
+		printf("%s: %zu patchable entr%s at a function's NOP pad\n", path, r->patchable,
+		       r->patchable == 1 ? "y" : "ies");
 	if (r->fix_tried && !r->fix_error[0])
 		printf("%s: --fix: %s, %zu entr%s zeroed; %zu finding%s remain\n", path,
 		       r->written ? "table rewritten" : "nothing to change", r->fix_zeroed,
@@ -1276,6 +1642,7 @@ static void print_json(const char *path, const struct report *r, const char *err
 	       r->zeroed, r->sites);
 	if (r->linked)
 		printf(",\"sorted\":%s", r->sorted ? "true" : "false");
+	printf(",\"patchable\":%zu", r->patchable);
 	printf(",\"counts\":{");
 	for (int k = 0; k < CHECK_NKINDS; k++)
 		printf("%s\"%s\":%zu", k ? "," : "", kind_names[k], r->count[k]);

@@ -76,34 +76,15 @@ static char *resolve_target(const char *path)
 
 static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
 {
-	struct recording rec;
+	struct recording rec = { 0 };
 	const char *out = opt->output ? opt->output : target;
 	int rc = -1;
 
 	if (obj->ehdr.e_type != ET_REL)
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
-	if (elfobj_has_tables(obj)) {
-		/*
-		 * Processed already, or the compiler recorded the sites itself
-		 * (-mrecord-mcount, -fpatchable-function-entry): the tables stay
-		 * as they are, and only a missing prototype table is added.
-		 */
-		bool has_protos;
-
-		if (!opt->protos)
-			return opt->output ? elfobj_copy(obj, out, mode) : 0;
-		if (recorded_sites(obj, &rec, &has_protos) < 0)
-			goto out;
-		if (!has_protos && emit_protos(obj, &rec) < 0)
-			goto out;
-	} else {
-		if (record_sites(obj, &rec, opt->nop, opt->warn ? stderr : NULL) < 0)
-			goto out;	/* the sites found before the error are freed too */
-		if (emit_tables(obj, &rec, opt->mode) < 0)
-			goto out;
-		if (opt->protos && emit_protos(obj, &rec) < 0)
-			goto out;
-	}
+	if (record_object(obj, &rec, &(struct record_options){ opt->mode, opt->nop, opt->protos,
+							      opt->warn ? stderr : NULL }) < 0)
+		goto out;	/* the sites found before the error are freed too */
 	if (obj->modified)
 		rc = elfobj_write(obj, out, mode);
 	else

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
 #include <string.h>
+#include "../dwarf/table.h"
+#include "functions.h"
 #include "record.h"
 
 static const char *const traceable_sections[] = {
@@ -331,4 +333,96 @@ int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos)
 	free(e);
 	qsort(rec->sites, rec->nsites, sizeof(*rec->sites), cmp_site);
 	return 0;
+}
+
+static bool section_named(const struct elfobj *obj, const char *name, bool *excluded)
+{
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (strcmp(obj->sec[i].name, name) == 0) {
+			if (excluded)
+				*excluded = obj->sec[i].sh.sh_flags & SHF_EXCLUDE;
+			return true;
+		}
+	return false;
+}
+
+/* x86's endbr64 / endbr32, which -fcf-protection puts before a __fentry__ call. */
+static bool is_endbr(const uint8_t *p, size_t room)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa }, endbr32[4] = { 0xf3, 0x0f, 0x1e, 0xfb };
+
+	return room >= 4 && (!memcmp(p, endbr64, 4) || !memcmp(p, endbr32, 4));
+}
+
+/*
+ * A table gives the place, not the hook: a site at its function's entry
+ * (after an endbr) calls an entry hook (-mfentry), one after the prologue
+ * calls mcount.  -mnop-mcount leaves no relocation to tell otherwise.
+ */
+static void classify_entries(struct elfobj *obj, struct recording *rec, const struct func_sym *fs, size_t nf)
+{
+	if (!obj->arch->entry_hooks || !obj->arch->entry_hooks[0])
+		return;
+	for (size_t i = 0; i < rec->nsites; i++) {
+		struct site *s = &rec->sites[i];
+		const struct func_sym *f = function_at(fs, nf, s->sec, s->off);
+		const struct section *text = &obj->sec[s->sec];
+
+		s->entry = f && (s->off == f->off ||
+				 (s->off == f->off + 4 && text->sh.sh_type != SHT_NOBITS &&
+				  f->off + 4 <= text->size && is_endbr(text->bytes + f->off, 4)));
+	}
+}
+
+int recorded_to_user(struct elfobj *obj, struct recording *rec)
+{
+	bool excluded = false;
+	struct func_sym *fs;
+	size_t nf = 0, k = 0;
+
+	if (!section_named(obj, KERNEL_TABLE, &excluded) || excluded || section_named(obj, USER_TABLE, NULL) ||
+	    section_named(obj, ENTRY_TABLE, NULL))
+		return 0;
+	fs = function_index(obj, &nf);
+	if (!fs)
+		return elfobj_error(obj, "out of memory"), -1;
+	/* The patchable entries stay in the compiler's own table. */
+	for (size_t i = 0; i < rec->nsites; i++)
+		if (!rec->sites[i].patchable)
+			rec->sites[k++] = rec->sites[i];
+	rec->nsites = k;
+	classify_entries(obj, rec, fs, nf);
+	free(fs);
+	if (emit_tables(obj, rec, MODE_USER) < 0)
+		return -1;
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (strcmp(obj->sec[i].name, KERNEL_TABLE) == 0)
+			obj->sec[i].sh.sh_flags |= SHF_EXCLUDE;
+	obj->modified = true;
+	return 1;
+}
+
+int record_object(struct elfobj *obj, struct recording *rec, const struct record_options *o)
+{
+	bool has_protos;
+
+	if (!elfobj_has_tables(obj)) {
+		if (record_sites(obj, rec, o->nop, o->warn) < 0 || emit_tables(obj, rec, o->mode) < 0)
+			return -1;
+		return o->protos ? emit_protos(obj, rec) : 0;
+	}
+	/*
+	 * The compiler recorded the sites itself (-mrecord-mcount,
+	 * -fpatchable-function-entry), or a kernel-mode run did: no site is
+	 * recorded twice, a missing prototype table is added, and user mode
+	 * moves a kernel-style table's sites to its own tables.  Objects with
+	 * user-mode tables are ours, done: left alone.
+	 */
+	if (section_named(obj, USER_TABLE, NULL) || section_named(obj, ENTRY_TABLE, NULL))
+		return 0;
+	if (recorded_sites(obj, rec, &has_protos) < 0)
+		return -1;
+	if (o->mode == MODE_USER && recorded_to_user(obj, rec) < 0)
+		return -1;
+	return o->protos && !has_protos ? emit_protos(obj, rec) : 0;
 }

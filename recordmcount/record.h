@@ -42,6 +42,29 @@ int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode
  * table already.
  */
 int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos);
+/*
+ * User mode on an object whose sites gcc recorded in a kernel-style
+ * __mcount_loc (-mrecord-mcount): its absolute entries break links whose
+ * COMDAT copies are discarded (g++, t/31), so the table is excluded from
+ * links (SHF_EXCLUDE: the linkers drop it with its relocations) and its
+ * sites (`rec`, from recorded_sites) go into user-mode tables.  1 when it
+ * did so, 0 when there was nothing to convert, -1 on error.
+ */
+int recorded_to_user(struct elfobj *obj, struct recording *rec);
+
+struct record_options {
+	enum table_mode mode;
+	bool nop;	/* --nop */
+	bool protos;	/* add the prototype table */
+	FILE *warn;	/* -w lines, or NULL */
+};
+
+/*
+ * recordmcount's work on a loaded object, in memory: the sites in `rec`
+ * (the compiler's own when it recorded them), obj->modified when the
+ * object must be written.
+ */
+int record_object(struct elfobj *obj, struct recording *rec, const struct record_options *o);
 void recording_free(struct recording *rec);
 
 #endif

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dwarf.h>
+#include <string.h>
+#include "debugimage.h"
+#include "producer.h"
+
+/* `opt` as a word of the producer string: what follows it, or NULL. */
+static const char *option_value(const char *producer, const char *opt)
+{
+	size_t len = strlen(opt);
+
+	for (const char *p = producer; p && (p = strstr(p, opt)); p += len)
+		if (p == producer || p[-1] == ' ')
+			return p + len;
+	return NULL;
+}
+
+static int option_in(Dwarf *dw, const char *opt, char *val, size_t size)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	int found = 0;
+
+	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
+		Dwarf_Attribute a;
+		const char *v = option_value(dwarf_formstring(dwarf_attr(&cudie, DW_AT_producer, &a)), opt);
+		size_t n;
+
+		if (!v)
+			continue;
+		n = strcspn(v, " ");
+		if (n >= size)
+			return 0;
+		if (found && (strncmp(val, v, n) != 0 || val[n]))
+			return 0;	/* units built with different values */
+		memcpy(val, v, n);
+		val[n] = 0;
+		found = 1;
+	}
+	return found;
+}
+
+int producer_option(struct elfobj *obj, const char *opt, char *val, size_t size)
+{
+	struct debug_image img;
+	Dwarf *dw;
+	int rc;
+
+	/* An object's string offsets are relocations: read it through its relocated image. */
+	if (obj->ehdr.e_type == ET_REL) {
+		rc = debug_image_open(obj, &img);
+		if (rc <= 0)
+			return rc;
+		rc = option_in(img.dwarf, opt, val, size);
+		debug_image_close(&img);
+		return rc;
+	}
+	dw = dwarf_begin_elf(obj->elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return 0;
+	rc = option_in(dw, opt, val, size);
+	dwarf_end(dw);
+	return rc;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Objects whose sites the compiler recorded itself (issue 8): gcc's
+# -mrecord-mcount (__mcount_loc) and -fpatchable-function-entry
+# (__patchable_function_entries), on every target whose gcc here has them,
+# and clang's -fpatchable-function-entry on x86_64 and aarch64.
+#
+#   - both modes keep every compiler-recorded site, none twice, and add the
+#     prototype table: `objpatch list` shows testdata/recorded's prototypes;
+#     a second run changes nothing; --no-protos in kernel mode changes nothing;
+#   - user mode moves a -mrecord-mcount table's sites to its own tables (the
+#     compiler's is excluded from links): g++'s COMDAT program, which gcc's
+#     table alone cannot link (t/31), links with ld.bfd and lld, runs, passes
+#     --check and is traced with typed return values;
+#   - x86_64 -mfentry -mrecord-mcount -mnop-mcount: the NOPs are traced by
+#     the runtime, values checked against hand-written expectations.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/arches.sh"
+
+SRC=$TOP/testdata/recorded
+EXPECT=$(grep -v '^#' "$SRC/recorded_expect.txt" | sort)
+# clang's DWARF names the base type "long", gcc's "long int"
+EXPECT_CLANG=$(sed 's/long int/long/g' <<< "$EXPECT" | sort)
+
+sites() { "$RMC" --list "$1" | sort; }
+has_section() { readelf -SW "$1" 2>/dev/null | grep -q " $2 "; }
+prototypes() { "$TOP/build/objpatch" list "$1" | cut -d' ' -f2- | sort; }
+
+# recorded LABEL CC FLAGS...: one compiler-recorded object through both modes
+recorded() {
+	local label=$1 cc=$2 d=$T_TMP/$1 before mode expect=$EXPECT
+	shift 2
+	[ "$cc" = clang ] && expect=$EXPECT_CLANG
+	mkdir -p "$d"
+	compile_ok "[$label]" "$cc" -O2 -g "$@" -c "$SRC/recorded.c" -o "$d/orig.o" || return
+	before=$(sites "$d/orig.o")
+	[ "$(wc -l <<< "$before")" -ge 7 ]
+	ok $? "[$label] the compiler recorded every function ($(wc -l <<< "$before") entries)"
+	cp "$d/orig.o" "$d/noprotos.o"
+	"$RMC" --no-protos "$d/noprotos.o" && cmp -s "$d/orig.o" "$d/noprotos.o"
+	ok $? "[$label] kernel mode --no-protos: left byte-identical"
+	for mode in kernel user; do
+		cp "$d/orig.o" "$d/$mode.o"
+		run_ok "[$label] $mode mode" "$RMC" --mode=$mode "$d/$mode.o" || continue
+		is "$(sites "$d/$mode.o")" "$before" "[$label] $mode mode: the same sites, none twice"
+		has_section "$d/$mode.o" __mcount_proto
+		ok $? "[$label] $mode mode: a prototype table was added"
+		is "$(prototypes "$d/$mode.o")" "$expect" "[$label] $mode mode: objpatch list shows every prototype"
+		cp "$d/$mode.o" "$d/$mode-again.o"
+		"$RMC" --mode=$mode "$d/$mode-again.o" && cmp -s "$d/$mode.o" "$d/$mode-again.o"
+		ok $? "[$label] $mode mode: a second run changes nothing"
+	done
+}
+
+for_arch() {	# name prefix clang-target kflags
+	local name=$1 prefix=$2 ctarget=$3
+	shift 3
+	# shellcheck disable=SC2068
+	recorded "$name-pfe" "${prefix}gcc" $@ -fpatchable-function-entry=2
+	case $name in
+	x86_64 | i386 | s390x)
+		recorded "$name-mrecord" "${prefix}gcc" $@ -pg -mrecord-mcount ;;
+	esac
+}
+for_each_arch for_arch
+recorded x86_64-pfe-5-2 x86_64-linux-gnu-gcc -fpatchable-function-entry=5,2
+recorded x86_64-fentry-nop x86_64-linux-gnu-gcc -fno-pic -pg -mfentry -mrecord-mcount -mnop-mcount
+recorded aarch64-pfe-4-2 aarch64-linux-gnu-gcc -fpatchable-function-entry=4,2
+recorded clang-x86_64-pfe clang --target=x86_64-linux-gnu -fpatchable-function-entry=5
+recorded clang-aarch64-pfe clang --target=aarch64-linux-gnu -fpatchable-function-entry=2
+
+# ---- user mode repairs g++'s -mrecord-mcount COMDAT program (t/31 shows it fail) ----
+cxx=$T_TMP/cxx
+mkdir -p "$cxx"
+for u in cxx_one cxx_two cxx_main; do
+	compile_ok "g++ -mrecord-mcount" g++ -O2 -g -pg -mrecord-mcount -fPIE -c "$TOP/testdata/link/$u.cc" \
+		-o "$cxx/$u.o" || break
+done
+if run_ok "g++ -mrecord-mcount objects: user mode" "$RMC" --mode=user "$cxx"/*.o; then
+	readelf -SW "$cxx/cxx_two.o" | grep ' __mcount_loc ' | grep -q ' AE '
+	ok $? "g++ -mrecord-mcount: gcc's __mcount_loc is excluded from links (SHF_EXCLUDE)"
+	for ld in bfd lld; do
+		run_ok "g++ -mrecord-mcount, user mode, ld.$ld: links" \
+			g++ -pg -pie -fuse-ld=$ld -o "$cxx/prog-$ld" "$cxx"/*.o || continue
+		is "$("$cxx/prog-$ld")" 41 "g++ -mrecord-mcount, ld.$ld: runs right"
+		run_ok "g++ -mrecord-mcount, ld.$ld: --check passes" "$RMC" --check "$cxx/prog-$ld"
+	done
+	if [ -x "$cxx/prog-bfd" ]; then
+		out=$(OBJPATCH_FILTER='*' OBJPATCH_OUTPUT=$cxx/trace.text LD_PRELOAD=$TOP/build/libobjpatch.so \
+			"$cxx/prog-bfd" 2>&1)
+		grep -q 'counter::bump(); /\* ret=5 \*/' "$cxx/trace.text" &&
+			grep -q '} /\* unit_two ret=25 \*/' "$cxx/trace.text"
+		ok $? "g++ -mrecord-mcount, traced: counter::bump returns 5, unit_two 25 (2*bump + twice<long> + twice<int>)"
+		[ $? -eq 0 ] || diag "$out" "$(head -20 "$cxx/trace.text" 2>/dev/null)"
+	fi
+fi
+
+# ---- x86_64 -mfentry -mrecord-mcount -mnop-mcount, traced ----
+nop=$T_TMP/nop
+mkdir -p "$nop"
+if compile_ok "x86_64 -mnop-mcount program" gcc -O2 -g -DWITH_MAIN -fno-pie -pg -mfentry -mrecord-mcount \
+	-mnop-mcount -c "$SRC/recorded.c" -o "$nop/prog.o" &&
+	run_ok "x86_64 -mnop-mcount program: user mode" "$RMC" --mode=user "$nop/prog.o" &&
+	compile_ok "x86_64 -mnop-mcount program: link" gcc -no-pie -o "$nop/prog" "$nop/prog.o"; then
+	readelf -SW "$nop/prog.o" | grep -q ' __fentry_rel '
+	ok $? "x86_64 -mnop-mcount: the sites at function entries are entry-hook sites (__fentry_rel)"
+	run_ok "x86_64 -mnop-mcount: --check passes on the program" "$RMC" --check "$nop/prog"
+	out=$(OBJPATCH_FILTER='*' OBJPATCH_OUTPUT=$nop/trace.text LD_PRELOAD=$TOP/build/libobjpatch.so "$nop/prog" 2>&1)
+	is "$out" right "x86_64 -mnop-mcount: traced, every result right"
+	if out=$(python3 "$TOP/testdata/runtime/check_trace.py" --format text --expect "$SRC/recorded_trace.txt" \
+		"$nop/trace.text" 2>&1); then
+		ok 0 "x86_64 -mnop-mcount: the trace holds every call with its value ($(grep -c '^ok' <<< "$out") checks)"
+	else
+		ok 1 "x86_64 -mnop-mcount: the trace"
+		diag "$(grep -v '^ok' <<< "$out" | head -20)"
+	fi
+fi
+done_testing
