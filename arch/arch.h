@@ -147,6 +147,29 @@ struct arch {
 	 */
 	uint16_t hook_window;
 	uint8_t insn_align;
+
+	/*
+	 * -fpatchable-function-entry pads (recordmcount --check): the NOPs
+	 * compilers pad with, one instruction each (the unit N and M count);
+	 * what a runtime or the kernel writes over a pad's first instruction
+	 * besides a call (AArch64's `mov x9, x30`); and the landing pads a pad
+	 * follows under branch protection (endbr64, bti).  x86 counts bytes and
+	 * has multi-byte NOPs: `pad_nop_len` decodes one, its length or 0.
+	 */
+	const struct insn_pattern *pad_nops;
+	size_t npad_nops;
+	const struct insn_pattern *pad_patched;
+	size_t npad_patched;
+	const struct insn_pattern *landing_pads;
+	size_t nlanding_pads;
+	size_t (*pad_nop_len)(const uint8_t *code, size_t avail);
+	/* gcc's backend puts all N NOPs before the function, whatever M (MIPS). */
+	bool pad_all_before;
+	/*
+	 * Linkers turn instructions at functions' starts into NOPs (ppc64's TOC
+	 * pointer loads): in linked files a pad cannot be told from them.
+	 */
+	bool linker_nops_at_entry;
 };
 
 const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr);

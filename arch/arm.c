@@ -65,6 +65,13 @@ static const struct call_decoder arm_decoders[] = {
 	{ .insn = PAT(HM(0xf000, 0xf800), HM(0xc000, 0xc000)), .target = thumb_bl, .len = 4 },
 };
 
+static const struct insn_pattern arm_pad_nops[] = {
+	PAT(H(0xbf00)),		/* Thumb nop */
+	PAT(H(0x46c0)),		/* Thumb mov r8, r8 */
+	PAT(W(0xe1a00000)),	/* mov r0, r0 */
+	PAT(W(0xe320f000)),	/* nop */
+};
+
 const struct arch arch_arm = {
 	.name = "arm",
 	.machine = EM_ARM,
@@ -72,6 +79,8 @@ const struct arch arch_arm = {
 	.hooks = arm_hooks,
 	.calls = arm_calls,
 	.ncalls = ARRAY_SIZE(arm_calls),
+	.pad_nops = arm_pad_nops,
+	.npad_nops = ARRAY_SIZE(arm_pad_nops),
 	.reloc_abs = R_ARM_ABS32,
 	.reloc_abs32 = R_ARM_ABS32,
 	.reloc_rel32 = R_ARM_REL32,

@@ -20,6 +20,12 @@ static const struct call_decoder arm64_decoders[] = {
 	{ .insn = PAT(WM(0x94000000, 0xfc000000)), .target = arm64_bl, .len = 4 },
 };
 
+static const struct insn_pattern arm64_pad_nops[] = { PAT(W(0xd503201f)) };
+/* The kernel's ftrace writes `mov x9, x30` before the `bl`. */
+static const struct insn_pattern arm64_pad_patched[] = { PAT(W(0xaa1e03e9)) };
+/* bti c, j, jc */
+static const struct insn_pattern arm64_landing_pads[] = { PAT(WM(0xd503241f, 0xffffff3f)) };
+
 const struct arch arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
@@ -27,6 +33,12 @@ const struct arch arch_aarch64 = {
 	.hooks = arm64_hooks,
 	.calls = arm64_calls,
 	.ncalls = ARRAY_SIZE(arm64_calls),
+	.pad_nops = arm64_pad_nops,
+	.npad_nops = ARRAY_SIZE(arm64_pad_nops),
+	.pad_patched = arm64_pad_patched,
+	.npad_patched = ARRAY_SIZE(arm64_pad_patched),
+	.landing_pads = arm64_landing_pads,
+	.nlanding_pads = ARRAY_SIZE(arm64_landing_pads),
 	.reloc_abs = R_AARCH64_ABS64,
 	.reloc_abs32 = R_AARCH64_ABS32,
 	.reloc_rel32 = R_AARCH64_PREL32,

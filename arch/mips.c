@@ -116,6 +116,8 @@ static const struct call_decoder mips_decoders[] = {
  */
 #define MIPS_SEQ_WINDOW 16
 
+static const struct insn_pattern mips_pad_nops[] = { PAT(W(0x00000000)) };
+
 const struct arch arch_mips32 = {
 	.name = "mips",
 	.machine = EM_MIPS,
@@ -124,6 +126,9 @@ const struct arch arch_mips32 = {
 	.calls = mips_calls,
 	.ncalls = ARRAY_SIZE(mips_calls),
 	.seq_window = MIPS_SEQ_WINDOW,
+	.pad_nops = mips_pad_nops,
+	.npad_nops = ARRAY_SIZE(mips_pad_nops),
+	.pad_all_before = true,
 	.reloc_abs = R_MIPS_32,
 	.reloc_abs32 = R_MIPS_32,
 	.reloc_rel32 = R_MIPS_PC32,
@@ -166,6 +171,9 @@ const struct arch arch_mips64 = {
 	.calls = mips_calls,
 	.ncalls = ARRAY_SIZE(mips_calls),
 	.seq_window = MIPS_SEQ_WINDOW,
+	.pad_nops = mips_pad_nops,
+	.npad_nops = ARRAY_SIZE(mips_pad_nops),
+	.pad_all_before = true,
 	.reloc_abs = R_MIPS_64,
 	.reloc_abs32 = R_MIPS_32,
 	.reloc_rel32 = R_MIPS_PC32,

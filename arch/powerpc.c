@@ -32,11 +32,16 @@ static const struct call_decoder ppc_decoders[] = {
  */
 #define PPC_HOOK_WINDOW 64
 
+/* nop (ori 0,0,0) */
+static const struct insn_pattern ppc_pad_nops[] = { PAT(W(0x60000000)) };
+
 #define PPC_DECODE \
 	.decoders = ppc_decoders, \
 	.ndecoders = ARRAY_SIZE(ppc_decoders), \
 	.hook_window = PPC_HOOK_WINDOW, \
-	.insn_align = 4
+	.insn_align = 4, \
+	.pad_nops = ppc_pad_nops, \
+	.npad_nops = ARRAY_SIZE(ppc_pad_nops)
 
 static const struct call_form ppc32_calls[] = {
 	{ .rtype = R_PPC_REL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
@@ -84,6 +89,7 @@ static bool ppc64_elfv2(const GElf_Ehdr *ehdr)
 	.reloc_abs32 = R_PPC64_ADDR32, \
 	.reloc_rel32 = R_PPC64_REL32, \
 	.reloc_none = R_PPC64_NONE, \
+	.linker_nops_at_entry = true, \
 	PPC_DECODE
 
 const struct arch arch_ppc64 = {

@@ -48,6 +48,9 @@ static const struct call_form riscv_calls[] = {
 	{ .rtype = R_RISCV_CALL, .site_adjust = 0, .site = PAT(AUIPC), .nop = PAT(RISCV_NOP, RISCV_NOP) },
 };
 
+/* nop (addi x0, x0, 0) and c.nop */
+static const struct insn_pattern riscv_pad_nops[] = { PAT(W(0x00000013)), PAT(H(0x0001)) };
+
 const struct arch arch_riscv64 = {
 	.name = "riscv64",
 	.machine = EM_RISCV,
@@ -55,6 +58,8 @@ const struct arch arch_riscv64 = {
 	.hooks = riscv_hooks,
 	.calls = riscv_calls,
 	.ncalls = ARRAY_SIZE(riscv_calls),
+	.pad_nops = riscv_pad_nops,
+	.npad_nops = ARRAY_SIZE(riscv_pad_nops),
 	.reloc_abs = R_RISCV_64,
 	.reloc_abs32 = R_RISCV_32,
 	.reloc_rel32 = R_RISCV_32_PCREL,

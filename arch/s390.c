@@ -34,6 +34,9 @@ static const struct call_form s390_calls[] = {
 	{ .rtype = R_390_PC32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
 };
 
+/* nopr %r0 and nop */
+static const struct insn_pattern s390_pad_nops[] = { PAT(H(0x0700)), PAT(W(0x47000000)) };
+
 const struct arch arch_s390x = {
 	.name = "s390x",
 	.machine = EM_S390,
@@ -42,6 +45,8 @@ const struct arch arch_s390x = {
 	.entry_hooks = s390_entry_hooks,
 	.calls = s390_calls,
 	.ncalls = ARRAY_SIZE(s390_calls),
+	.pad_nops = s390_pad_nops,
+	.npad_nops = ARRAY_SIZE(s390_pad_nops),
 	.reloc_abs = R_390_64,
 	.reloc_abs32 = R_390_32,
 	.reloc_rel32 = R_390_PC32,

@@ -27,6 +27,8 @@ static const struct call_form sh_calls[] = {
 	{ .rtype = R_SH_DIR32 },	/* a data word: no instruction to check */
 };
 
+static const struct insn_pattern sh_pad_nops[] = { PAT(H(0x0009)) };
+
 const struct arch arch_sh = {
 	.name = "sh",
 	.machine = EM_SH,
@@ -34,6 +36,8 @@ const struct arch arch_sh = {
 	.hooks = sh_hooks,
 	.calls = sh_calls,
 	.ncalls = ARRAY_SIZE(sh_calls),
+	.pad_nops = sh_pad_nops,
+	.npad_nops = ARRAY_SIZE(sh_pad_nops),
 	.reloc_abs = R_SH_DIR32,
 	.reloc_abs32 = R_SH_DIR32,
 	.reloc_rel32 = R_SH_REL32,

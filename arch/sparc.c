@@ -45,6 +45,8 @@ static const struct abs_reloc sparc_more_abs[] = {
 	{ R_SPARC_UA64, 8 },
 };
 
+static const struct insn_pattern sparc_pad_nops[] = { PAT(W(0x01000000)) };
+
 const struct arch arch_sparc64 = {
 	.name = "sparc64",
 	.machine = EM_SPARCV9,
@@ -52,6 +54,8 @@ const struct arch arch_sparc64 = {
 	.hooks = sparc_hooks,
 	.calls = sparc_calls,
 	.ncalls = ARRAY_SIZE(sparc_calls),
+	.pad_nops = sparc_pad_nops,
+	.npad_nops = ARRAY_SIZE(sparc_pad_nops),
 	.reloc_abs = R_SPARC_64,
 	.reloc_abs32 = R_SPARC_32,
 	.reloc_rel32 = R_SPARC_DISP32,

@@ -68,6 +68,40 @@ static const struct call_decoder x86_64_decoders[] = {
  */
 #define X86_HOOK_WINDOW 64
 
+/*
+ * A NOP of the pads -fpatchable-function-entry makes: 0x90 and the 0f 1f
+ * forms, with their 66 and cs prefixes; its length, or 0.
+ */
+static size_t x86_nop_len(const uint8_t *c, size_t avail)
+{
+	static const uint8_t disp_len[4] = { 0, 1, 4, 0 };
+	size_t p = 0, modrm_len;
+
+	while (p < avail && c[p] == 0x66 && p < 8)
+		p++;
+	if (p < avail && c[p] == 0x2e)
+		p++;
+	if (p < avail && c[p] == 0x90)
+		return p + 1;
+	if (avail < p + 3 || c[p] != 0x0f || c[p + 1] != 0x1f || ((c[p + 2] >> 3) & 7) != 0 || (c[p + 2] >> 6) == 3)
+		return 0;
+	modrm_len = 1 + disp_len[c[p + 2] >> 6] + ((c[p + 2] & 7) == 4);
+	if ((c[p + 2] >> 6) == 0 && (c[p + 2] & 7) == 5)
+		modrm_len += 4;
+	return avail >= p + 2 + modrm_len ? p + 2 + modrm_len : 0;
+}
+
+/* endbr64, endbr32: a pad follows them under -fcf-protection */
+static const struct insn_pattern x86_landing_pads[] = {
+	PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfa)),
+	PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfb)),
+};
+
+#define X86_PADS \
+	.pad_nop_len = x86_nop_len, \
+	.landing_pads = x86_landing_pads, \
+	.nlanding_pads = ARRAY_SIZE(x86_landing_pads)
+
 const struct arch arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -84,6 +118,7 @@ const struct arch arch_x86_64 = {
 	.ndecoders = ARRAY_SIZE(x86_64_decoders),
 	.hook_window = X86_HOOK_WINDOW,
 	.insn_align = 1,
+	X86_PADS,
 };
 
 #define I386_NOP5 PAT(B(0x3e), B(0x8d), B(0x74), B(0x26), B(0x00))
@@ -125,4 +160,5 @@ const struct arch arch_i386 = {
 	.ndecoders = ARRAY_SIZE(i386_decoders),
 	.hook_window = X86_HOOK_WINDOW,
 	.insn_align = 1,
+	X86_PADS,
 };

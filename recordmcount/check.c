@@ -180,57 +180,6 @@ static const char *hook_name(const struct elfobj *obj, bool entry)
 
 /* ---- patchable entries (-fpatchable-function-entry=N,M) ---- */
 
-/*
- * The NOPs compilers pad functions with, one instruction each, and what a
- * runtime or the kernel writes over them (AArch64's `mov x9, x30` before
- * its `bl`).  x86 is decoded apart: N and M count bytes there, and the pad
- * may hold multi-byte NOPs.
- */
-struct pad_insn {
-	uint16_t machine;
-	bool patched;
-	struct insn_pattern p;
-};
-
-static const struct pad_insn pad_insns[] = {
-	{ EM_AARCH64, false, PAT(W(0xd503201f)) },
-	{ EM_AARCH64, true, PAT(W(0xaa1e03e9)) },
-	{ EM_ARM, false, PAT(H(0xbf00)) },		/* Thumb nop */
-	{ EM_ARM, false, PAT(H(0x46c0)) },		/* Thumb mov r8, r8 */
-	{ EM_ARM, false, PAT(W(0xe1a00000)) },		/* mov r0, r0 */
-	{ EM_ARM, false, PAT(W(0xe320f000)) },		/* nop */
-	{ EM_MIPS, false, PAT(W(0x00000000)) },
-	{ EM_PPC, false, PAT(W(0x60000000)) },
-	{ EM_PPC64, false, PAT(W(0x60000000)) },
-	{ EM_S390, false, PAT(H(0x0700)) },		/* nopr %r0 */
-	{ EM_S390, false, PAT(W(0x47000000)) },		/* nop */
-	{ EM_SH, false, PAT(H(0x0009)) },
-	{ EM_SPARCV9, false, PAT(W(0x01000000)) },
-	{ EM_SPARC, false, PAT(W(0x01000000)) },
-	{ EM_RISCV, false, PAT(W(0x00000013)) },
-	{ EM_RISCV, false, PAT(H(0x0001)) },		/* c.nop */
-};
-
-/* x86 NOPs, 0x90 and the 0f 1f forms with their 66 prefixes: the length, or 0. */
-static size_t x86_nop_len(const uint8_t *c, size_t avail)
-{
-	static const uint8_t disp_len[4] = { 0, 1, 4, 0 };
-	size_t p = 0, modrm_len;
-
-	while (p < avail && c[p] == 0x66 && p < 8)
-		p++;
-	if (p < avail && c[p] == 0x2e)	/* cs prefix of the long forms */
-		p++;
-	if (p < avail && c[p] == 0x90)
-		return p + 1;
-	if (avail < p + 3 || c[p] != 0x0f || c[p + 1] != 0x1f || ((c[p + 2] >> 3) & 7) != 0 || (c[p + 2] >> 6) == 3)
-		return 0;
-	modrm_len = 1 + disp_len[c[p + 2] >> 6] + ((c[p + 2] & 7) == 4);
-	if ((c[p + 2] >> 6) == 0 && (c[p + 2] & 7) == 5)
-		modrm_len += 4;
-	return avail >= p + 2 + modrm_len ? p + 2 + modrm_len : 0;
-}
-
 enum pad_kind { PAD_NONE, PAD_NOP, PAD_PATCHED };
 
 /* A decoder that takes any word (SH's, which only reads a literal pool) tells no call from a NOP's loss. */
@@ -249,23 +198,28 @@ static bool pattern_selects(const struct insn_pattern *p)
  */
 static enum pad_kind pad_insn_at(const struct elfobj *obj, uint32_t sec, uint64_t off, size_t *len, unsigned *units)
 {
+	const struct arch *a = obj->arch;
 	const struct section *s = &obj->sec[sec];
 	const uint8_t *c = s->bytes + off;
 	size_t avail = off < s->size ? s->size - off : 0;
-	bool x86 = obj->arch->machine == EM_X86_64 || obj->arch->machine == EM_386;
+	bool x86 = a->pad_nop_len != NULL;	/* N and M count bytes */
 
 	if (!avail)
 		return PAD_NONE;
 	*units = 1;
-	if (x86 && (*len = x86_nop_len(c, avail)) != 0) {
+	if (x86 && (*len = a->pad_nop_len(c, avail)) != 0) {
 		*units = (unsigned)*len;
 		return PAD_NOP;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(pad_insns); i++)
-		if (pad_insns[i].machine == obj->arch->machine &&
-		    insn_matches(&pad_insns[i].p, c, avail, obj->code_big_endian)) {
-			*len = insn_len(&pad_insns[i].p);
-			return pad_insns[i].patched ? PAD_PATCHED : PAD_NOP;
+	for (size_t i = 0; i < a->npad_nops; i++)
+		if (insn_matches(&a->pad_nops[i], c, avail, obj->code_big_endian)) {
+			*len = insn_len(&a->pad_nops[i]);
+			return PAD_NOP;
+		}
+	for (size_t i = 0; i < a->npad_patched; i++)
+		if (insn_matches(&a->pad_patched[i], c, avail, obj->code_big_endian)) {
+			*len = insn_len(&a->pad_patched[i]);
+			return PAD_PATCHED;
 		}
 	for (size_t i = 0; i < obj->arch->ndecoders; i++) {
 		const struct call_decoder *d = &obj->arch->decoders[i];
@@ -288,20 +242,14 @@ static enum pad_kind pad_insn_at(const struct elfobj *obj, uint32_t sec, uint64_
 	return PAD_NONE;
 }
 
-/* Landing pads a pad follows when branch protection is on: endbr64, endbr32, bti c/j/jc. */
+/* The landing pad (endbr64, bti) at (sec, off) that a pad may follow: its length, or 0. */
 static size_t landing_pad_len(const struct elfobj *obj, uint32_t sec, uint64_t off)
 {
-	static const struct insn_pattern x86[] = { PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfa)),
-						   PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfb)) };
-	static const struct insn_pattern a64[] = { PAT(WM(0xd503241f, 0xffffff3f)) };
 	const struct section *s = &obj->sec[sec];
-	bool is_x86 = obj->arch->machine == EM_X86_64 || obj->arch->machine == EM_386;
-	const struct insn_pattern *p = is_x86 ? x86 : a64;
-	size_t n = is_x86 ? ARRAY_SIZE(x86) : obj->arch->machine == EM_AARCH64 ? ARRAY_SIZE(a64) : 0;
 
-	for (size_t i = 0; i < n && off < s->size; i++)
-		if (insn_matches(&p[i], s->bytes + off, s->size - off, obj->code_big_endian))
-			return insn_len(&p[i]);
+	for (size_t i = 0; i < obj->arch->nlanding_pads && off < s->size; i++)
+		if (insn_matches(&obj->arch->landing_pads[i], s->bytes + off, s->size - off, obj->code_big_endian))
+			return insn_len(&obj->arch->landing_pads[i]);
 	return 0;
 }
 
@@ -447,7 +395,7 @@ static int patchable_entry(struct report *r, struct patchable *pt, const struct 
 				   "%s starts with neither a NOP nor a patched call", fn->name) ? 1 : -1;
 	/* gcc's MIPS backend emits all N NOPs before the function's label, whatever M. */
 	if (pt->producer && (m != pt->pm || m + after < pt->pn) &&
-	    !(obj->arch->machine == EM_MIPS && m == pt->pn)) {
+	    !(obj->arch->pad_all_before && m == pt->pn)) {
 		if (!add_finding(r, CHECK_NOT_CALL, fs, e->sec, e->off, e->addr,
 				 "%s's pad is %u+%u NOP units, DW_AT_producer says -fpatchable-function-entry=%u,%u",
 				 fn->name, m, after, pt->pn, pt->pm))
@@ -492,8 +440,7 @@ static int patchable_missing(struct report *r, const struct patchable *pt, const
 
 	if (!pt->any || !s || s->n <= s->m)
 		return 0;
-	/* ppc64 linkers turn TOC-pointer loads at functions' starts into NOPs. */
-	if (r->linked && obj->arch->machine == EM_PPC64)
+	if (r->linked && obj->arch->linker_nops_at_entry)
 		return 0;
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct func_sym *f = &fs->v[i];
