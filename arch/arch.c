@@ -99,3 +99,11 @@ int64_t insn_sext(uint64_t v, unsigned bits)
 
 	return bits >= 64 ? (int64_t)v : (int64_t)(v << shift) >> shift;
 }
+
+size_t arch_landing_pad_len(const struct arch *a, const uint8_t *code, size_t avail, bool big_endian)
+{
+	for (size_t i = 0; i < a->nlanding_pads; i++)
+		if (insn_matches(&a->landing_pads[i], code, avail, big_endian))
+			return insn_len(&a->landing_pads[i]);
+	return 0;
+}

@@ -187,6 +187,8 @@ unsigned arch_abs_width(const struct arch *arch, uint32_t type, bool is64);
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 size_t insn_len(const struct insn_pattern *p);
+/* The landing pad (endbr64, bti) at `code` a patchable pad may follow: its length, or 0. */
+size_t arch_landing_pad_len(const struct arch *a, const uint8_t *code, size_t avail, bool big_endian);
 /* Does the code at `code` (with `avail` bytes left) match? Empty matches. */
 bool insn_matches(const struct insn_pattern *p, const uint8_t *code, size_t avail, bool big_endian);
 /* Write the pattern's values (its NOP encoding) at `code`. */

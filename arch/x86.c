@@ -5,6 +5,7 @@
  * in PIC code, Debian's default; the site is the opcode's first byte.
  */
 #include "arch.h"
+#include "x86_nop.h"
 
 static const char *const x86_hooks[] = { "mcount", NULL };
 /* gcc and clang -mfentry, on i386 too (non-PIC for gcc) */
@@ -67,29 +68,6 @@ static const struct call_decoder x86_64_decoders[] = {
  * its register saves and stack adjustment.
  */
 #define X86_HOOK_WINDOW 64
-
-/*
- * A NOP of the pads -fpatchable-function-entry makes: 0x90 and the 0f 1f
- * forms, with their 66 and cs prefixes; its length, or 0.
- */
-static size_t x86_nop_len(const uint8_t *c, size_t avail)
-{
-	static const uint8_t disp_len[4] = { 0, 1, 4, 0 };
-	size_t p = 0, modrm_len;
-
-	while (p < avail && c[p] == 0x66 && p < 8)
-		p++;
-	if (p < avail && c[p] == 0x2e)
-		p++;
-	if (p < avail && c[p] == 0x90)
-		return p + 1;
-	if (avail < p + 3 || c[p] != 0x0f || c[p + 1] != 0x1f || ((c[p + 2] >> 3) & 7) != 0 || (c[p + 2] >> 6) == 3)
-		return 0;
-	modrm_len = 1 + disp_len[c[p + 2] >> 6] + ((c[p + 2] & 7) == 4);
-	if ((c[p + 2] >> 6) == 0 && (c[p + 2] & 7) == 5)
-		modrm_len += 4;
-	return avail >= p + 2 + modrm_len ? p + 2 + modrm_len : 0;
-}
 
 /* endbr64, endbr32: a pad follows them under -fcf-protection */
 static const struct insn_pattern x86_landing_pads[] = {

@@ -97,6 +97,7 @@
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include "../arch/x86_nop.h"
 #include "patch.h"
 
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
@@ -679,11 +680,25 @@ static const uint8_t nops[PATCH_MAX_LEN + 1][PATCH_MAX_LEN] = {
 	[8] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
 };
 
+/*
+ * A run of whole NOPs is a NOP too: compilers' -fpatchable-function-entry
+ * pads (gcc's 0x90s, clang's nopl 8(%rax,%rax)), which the runtime turns
+ * into one NOP of ours; a run of several only while no other thread runs,
+ * since a thread may be inside it (rt_modules.c).
+ */
+static bool nop_run(const uint8_t *b, size_t len)
+{
+	for (size_t i = 0, n; i < len; i += n)
+		if (!(n = x86_nop_len(b + i, len - i)))
+			return false;
+	return true;
+}
+
 static enum insn_kind classify(const uint8_t *b, size_t len)
 {
 	if (len == 0 || len > PATCH_MAX_LEN)
 		return INSN_BAD;
-	if (!memcmp(b, nops[len], len))
+	if (!memcmp(b, nops[len], len) || nop_run(b, len))
 		return INSN_NOP;
 	if (len == 5 && b[0] == 0xe8)
 		return INSN_CALL;

@@ -63,6 +63,8 @@ struct rt_arch {
 	void (*entry[SITE_KINDS][CAPTURES])(void);
 	/* A wide FP return (long double) is the first FP register's 16 bytes, not ret_regs.wide. */
 	bool wide_in_fpr0;
+	/* -fpatchable-function-entry pads take the entry-hook call (SITE_FENTRY) at the function's entry. */
+	bool pads;
 };
 
 extern const struct rt_arch rt_arch_host RT_HIDDEN;

@@ -375,42 +375,155 @@ static int name_unnamed(struct rt_module *m, struct rt_site *s)
 	return 0;
 }
 
+static bool only_thread(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	const char *p;
+	int field = 2;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	/* Field 20, num_threads, counted after the command name's closing parenthesis. */
+	p = strrchr(buf, ')');
+	while (p && field < 20) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	return p && atoi(p + 1) == 1;
+}
+
+/*
+ * An entry of a table the compiler wrote (gcc's -mrecord-mcount
+ * __mcount_loc, a -fpatchable-function-entry pad) names a place, not a
+ * hook: the function it belongs to says where the site is and which kind.
+ * A __mcount_loc site at its function's entry (after an endbr) calls an
+ * entry hook; a pad's site is its function's entry, where a call leaves
+ * the traced function's return address on top of the stack.  False when
+ * no function fits (the entry is left alone).
+ */
+static bool compiler_site(const struct elfobj *obj, const struct func_sym *fs, size_t nf, struct table_entry *te,
+			  enum site_kind *kind)
+{
+	const struct func_sym *f = te->patchable ? function_from(fs, nf, te->sec, te->off) :
+			     function_at(fs, nf, te->sec, te->off);
+	uint64_t entry;
+
+	if (!f || obj->sec[f->sec].sh.sh_type == SHT_NOBITS)
+		return false;
+	entry = f->off + function_landing_pad(obj, f->sec, f->off);
+	*kind = te->patchable || te->off == entry || te->off == f->off ? SITE_FENTRY : SITE_MCOUNT;
+	if (te->patchable) {
+		te->addr += entry - te->off;
+		te->off = entry;
+	}
+	return true;
+}
+
+/*
+ * A pad holds NOPs of the compiler's choosing: gcc's five 0x90, clang's one
+ * `nopl 8(%rax,%rax)`.  They become our NOP of the site's length, so that
+ * every later patch knows both forms: a single instruction at any time
+ * (the int3 protocol), a run of several only while no other thread runs,
+ * since a thread may be inside the run.  After start-up such a run is left
+ * alone.  True when the site now holds our NOP.
+ */
+static bool adopt_pad(uintptr_t addr, size_t len)
+{
+	const struct arch *a = host_arch();
+	const uint8_t *nop = nop_bytes(len);
+	uint8_t old[RT_MAX_SITE];
+	size_t insns = 0, n;
+	struct patch_site ps = { (void *)addr, old, nop, len };
+	char err[256];
+	int rc;
+
+	if (!nop || !a->pad_nop_len || len > sizeof(old))
+		return false;
+	memcpy(old, (const void *)addr, len);
+	for (size_t at = 0; at < len; at += n, insns++)
+		if (!(n = a->pad_nop_len(old + at, len - at)))
+			return false;
+	if (insns > 1 && !only_thread())
+		return false;
+	rc = insns > 1 ? patch_text_quiescent(&ps, 1, err, sizeof(err)) :
+			 patch_text((void *)addr, old, nop, len, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "objpatch: %s\n", err);
+	return rc == 0;
+}
+
+/* A pad's site: the entry hook's call, `call rel32` (x86_64, the only arch with rt_arch.pads yet). */
+#define PAD_SITE 5
+
+/* The function symbols, for compiler-made tables only (others need none at start-up). */
+static struct func_sym *compiler_table_functions(struct elfobj *obj, const struct table_entry *te, size_t nt,
+						 size_t *nf)
+{
+	bool any = false;
+
+	*nf = 0;
+	for (size_t i = 0; i < nt && !any; i++)
+		any = !te[i].user;
+	if (!any || elfobj_load_symbols(obj) < 0)
+		return NULL;
+	return function_index(obj, nf);
+}
+
 /* `fd` NULL: a recording's module, whose memory is not ours to check. */
 static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_module *m)
 {
 	struct table_entry *te = NULL;
-	size_t nt = 0, bad = 0;
+	struct func_sym *fs;
+	size_t nt = 0, nf, bad = 0, unsupported = 0;
 
 	if (tables_read(obj, &te, &nt) < 0)
 		return -1;
+	fs = compiler_table_functions(obj, te, nt, &nf);
 	m->sites = calloc(nt ? nt : 1, sizeof(*m->sites));
 	if (!m->sites) {
 		free(te);
+		free(fs);
 		return -1;
 	}
 	for (size_t i = 0; i < nt; i++) {
 		struct rt_site *s = &m->sites[m->nsites];
-		uintptr_t addr = te[i].addr + m->bias;
+		enum site_kind kind = te[i].entry ? SITE_FENTRY : SITE_MCOUNT;
+		uintptr_t addr;
 		size_t len;
 
-		if (!te[i].user || !te[i].addr)
-			continue;	/* kernel tables hold absolute addresses for another world */
-		if (!fd) {
-			*s = (struct rt_site){ .addr = addr, .len = RT_MAX_SITE,
-					       .kind = te[i].entry ? SITE_FENTRY : SITE_MCOUNT };
-			m->nsites++;
+		if (!te[i].addr)
+			continue;	/* zeroed by a tool: names nothing */
+		if (te[i].patchable && !rt_arch_host.pads) {
+			unsupported++;
 			continue;
 		}
-		if (!in_exec(fd, addr, 1) || !(len = site_length((const uint8_t *)addr)) ||
-		    !in_exec(fd, addr, len)) {
+		if (!te[i].user && !compiler_site(obj, fs, nf, &te[i], &kind)) {
 			bad++;
 			continue;
 		}
-		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len,
-				       .kind = te[i].entry ? SITE_FENTRY : SITE_MCOUNT };
+		addr = te[i].addr + m->bias;
+		if (!fd) {
+			*s = (struct rt_site){ .addr = addr, .len = RT_MAX_SITE, .kind = kind };
+			m->nsites++;
+			continue;
+		}
+		len = in_exec(fd, addr, 1) ? site_length((const uint8_t *)addr) : 0;
+		if (!len && te[i].patchable && in_exec(fd, addr, PAD_SITE) && adopt_pad(addr, PAD_SITE))
+			len = PAD_SITE;
+		if (!len || !in_exec(fd, addr, len)) {
+			bad++;
+			continue;
+		}
+		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len, .kind = kind };
 		m->nsites++;
 	}
 	free(te);
+	free(fs);
 	for (size_t i = 1; i < m->nsites; i++)
 		if (m->sites[i].addr < m->sites[i - 1].addr) {
 			qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_rt_site);
@@ -419,6 +532,9 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 	if (bad)
 		fprintf(stderr, "objpatch: %s: %zu table entries do not hold a hook call or NOP; left alone\n",
 			m->path, bad);
+	if (unsupported)
+		fprintf(stderr, "objpatch: %s: %zu -fpatchable-function-entry pads: not patched on this "
+			"architecture yet; left alone\n", m->path, unsupported);
 	return 0;
 }
 
@@ -673,28 +789,6 @@ static void free_change(struct change *ch)
 	free(ch->bytes);
 	free(ch->site);
 	free(ch->to);
-}
-
-static bool only_thread(void)
-{
-	char buf[1024];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	const char *p;
-	int field = 2;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	/* Field 20, num_threads, counted after the command name's closing parenthesis. */
-	p = strrchr(buf, ')');
-	while (p && field < 20) {
-		p = strchr(p + 1, ' ');
-		field++;
-	}
-	return p && atoi(p + 1) == 1;
 }
 
 #define BATCH 4096

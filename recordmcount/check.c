@@ -242,17 +242,6 @@ static enum pad_kind pad_insn_at(const struct elfobj *obj, uint32_t sec, uint64_
 	return PAD_NONE;
 }
 
-/* The landing pad (endbr64, bti) at (sec, off) that a pad may follow: its length, or 0. */
-static size_t landing_pad_len(const struct elfobj *obj, uint32_t sec, uint64_t off)
-{
-	const struct section *s = &obj->sec[sec];
-
-	for (size_t i = 0; i < obj->arch->nlanding_pads && off < s->size; i++)
-		if (insn_matches(&obj->arch->landing_pads[i], s->bytes + off, s->size - off, obj->code_big_endian))
-			return insn_len(&obj->arch->landing_pads[i]);
-	return 0;
-}
-
 /* The pad's shape: M units (m_bytes) before the function, N in all. */
 struct pad_shape {
 	unsigned n, m;
@@ -379,7 +368,7 @@ static int patchable_entry(struct report *r, struct patchable *pt, const struct 
 		if (fn && !fn->size && fn + 1 < fs->v + fs->n && fn[1].sec == e->sec && fn[1].off > e->off)
 			fn++;
 		/* endbr64 / bti c first, then the pad. */
-		else if (!fn || landing_pad_len(obj, e->sec, fn->off) != e->off - fn->off)
+		else if (!fn || function_landing_pad(obj, e->sec, fn->off) != e->off - fn->off)
 			return pad_misplaced(r, fs, e);
 	}
 	before = fn->off > e->off ? fn->off - e->off : 0;
@@ -453,7 +442,7 @@ static int patchable_missing(struct report *r, const struct patchable *pt, const
 		if (s->m_bytes && (function_at(fs->v, fs->n, f->sec, start) ||
 				   pad_walk(obj, f->sec, start, f->off, 0, true, &walked) != s->m || walked != s->m_bytes))
 			continue;
-		if (pad_walk(obj, f->sec, f->off + landing_pad_len(obj, f->sec, f->off), 0, s->n - s->m, true,
+		if (pad_walk(obj, f->sec, f->off + function_landing_pad(obj, f->sec, f->off), 0, s->n - s->m, true,
 			     &walked) < s->n - s->m)
 			continue;
 		if (!add_finding(r, CHECK_MISSING, fs, f->sec, start,

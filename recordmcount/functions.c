@@ -175,11 +175,26 @@ const struct func_sym *function_from(const struct func_sym *f, size_t n, uint32_
 
 	if (c && c->off == off)
 		return c;
-	/* Inside another function's body: not the pad before a function. */
-	if (c && (!c->size || off < c->off + c->size))
+	/*
+	 * Inside another function's body: not the pad before a function.  A
+	 * size of 0 says nothing (crtbegin's frame_dummy, ppc64 ELFv1
+	 * descriptors): a function starting within a pad's reach decides.
+	 */
+	if (c && c->size && off < c->off + c->size)
+		return NULL;
+	if (c && !c->size && !(c + 1 < f + n && c[1].sec == sec && c[1].off - off <= PAD_REACH))
 		return NULL;
 	if (!c)	/* before the section's first function: find it */
 		for (next = f; next < f + n && (next->sec < sec || (next->sec == sec && next->off <= off)); next++)
 			;
 	return next < f + n && next->sec == sec ? next : NULL;
+}
+
+size_t function_landing_pad(const struct elfobj *obj, uint32_t sec, uint64_t off)
+{
+	const struct section *s = &obj->sec[sec];
+
+	if (s->sh.sh_type == SHT_NOBITS || off >= s->size)
+		return 0;
+	return arch_landing_pad_len(obj->arch, s->bytes + off, s->size - off, obj->code_big_endian);
 }

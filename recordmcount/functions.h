@@ -27,6 +27,10 @@ const struct func_sym *function_before(const struct func_sym *f, size_t n, uint3
  * function (-fpatchable-function-entry=N,M with M > 0); NULL if none.
  */
 const struct func_sym *function_from(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
+/* The landing pad (endbr64, bti) a function starts with at (sec, off): its length, or 0. */
+size_t function_landing_pad(const struct elfobj *obj, uint32_t sec, uint64_t off);
+/* How far before its function a pad may start when the symbol before it has no size. */
+#define PAD_REACH 64
 /* The function holding (sec, off), or NULL. */
 const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
 

@@ -346,14 +346,6 @@ static bool section_named(const struct elfobj *obj, const char *name, bool *excl
 	return false;
 }
 
-/* x86's endbr64 / endbr32, which -fcf-protection puts before a __fentry__ call. */
-static bool is_endbr(const uint8_t *p, size_t room)
-{
-	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa }, endbr32[4] = { 0xf3, 0x0f, 0x1e, 0xfb };
-
-	return room >= 4 && (!memcmp(p, endbr64, 4) || !memcmp(p, endbr32, 4));
-}
-
 /*
  * A table gives the place, not the hook: a site at its function's entry
  * (after an endbr) calls an entry hook (-mfentry), one after the prologue
@@ -366,11 +358,8 @@ static void classify_entries(struct elfobj *obj, struct recording *rec, const st
 	for (size_t i = 0; i < rec->nsites; i++) {
 		struct site *s = &rec->sites[i];
 		const struct func_sym *f = function_at(fs, nf, s->sec, s->off);
-		const struct section *text = &obj->sec[s->sec];
 
-		s->entry = f && (s->off == f->off ||
-				 (s->off == f->off + 4 && text->sh.sh_type != SHT_NOBITS &&
-				  f->off + 4 <= text->size && is_endbr(text->bytes + f->off, 4)));
+		s->entry = f && (s->off == f->off || s->off == f->off + function_landing_pad(obj, f->sec, f->off));
 	}
 }
 

@@ -13,8 +13,10 @@
 #     compiler's is excluded from links): g++'s COMDAT program, which gcc's
 #     table alone cannot link (t/31), links with ld.bfd and lld, runs, passes
 #     --check and is traced with typed return values;
-#   - x86_64 -mfentry -mrecord-mcount -mnop-mcount: the NOPs are traced by
-#     the runtime, values checked against hand-written expectations.
+#   - x86_64 programs of every form (-mrecord-mcount with and without
+#     -mfentry, -mnop-mcount, gcc's and clang's -fpatchable-function-entry
+#     pads, N,M pads) are traced by the runtime with the compiler's own
+#     tables, values checked against hand-written expectations.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/arches.sh"
 
@@ -96,24 +98,41 @@ if run_ok "g++ -mrecord-mcount objects: user mode" "$RMC" --mode=user "$cxx"/*.o
 	fi
 fi
 
-# ---- x86_64 -mfentry -mrecord-mcount -mnop-mcount, traced ----
-nop=$T_TMP/nop
-mkdir -p "$nop"
-if compile_ok "x86_64 -mnop-mcount program" gcc -O2 -g -DWITH_MAIN -fno-pie -pg -mfentry -mrecord-mcount \
-	-mnop-mcount -c "$SRC/recorded.c" -o "$nop/prog.o" &&
-	run_ok "x86_64 -mnop-mcount program: user mode" "$RMC" --mode=user "$nop/prog.o" &&
-	compile_ok "x86_64 -mnop-mcount program: link" gcc -no-pie -o "$nop/prog" "$nop/prog.o"; then
-	readelf -SW "$nop/prog.o" | grep -q ' __fentry_rel '
-	ok $? "x86_64 -mnop-mcount: the sites at function entries are entry-hook sites (__fentry_rel)"
-	run_ok "x86_64 -mnop-mcount: --check passes on the program" "$RMC" --check "$nop/prog"
-	out=$(OBJPATCH_FILTER='*' OBJPATCH_OUTPUT=$nop/trace.text LD_PRELOAD=$TOP/build/libobjpatch.so "$nop/prog" 2>&1)
-	is "$out" right "x86_64 -mnop-mcount: traced, every result right"
+# ---- x86_64 programs traced: every compiler-recorded form, values checked ----
+# traced LABEL MODE LDFLAGS CC FLAGS...: built, recordmcount in MODE (the
+# prototypes), linked, run under the runtime, the trace checked.
+traced() {
+	local label=$1 mode=$2 ldflags=$3 cc=$4 d=$T_TMP/traced-$1 out
+	shift 4
+	mkdir -p "$d"
+	compile_ok "[$label] traced program" "$cc" -O2 -g -DWITH_MAIN "$@" -c "$SRC/recorded.c" -o "$d/prog.o" || return
+	run_ok "[$label] traced program: $mode mode" "$RMC" --mode="$mode" "$d/prog.o" || return
+	# shellcheck disable=SC2086
+	compile_ok "[$label] traced program: link" gcc $ldflags -o "$d/prog" "$d/prog.o" || return
+	run_ok "[$label] --check passes on the program" "$RMC" --check "$d/prog"
+	out=$(OBJPATCH_FILTER='*' OBJPATCH_OUTPUT=$d/trace.text LD_PRELOAD=$TOP/build/libobjpatch.so "$d/prog" 2>&1)
+	is "$out" right "[$label] traced: every result right, nothing refused"
 	if out=$(python3 "$TOP/testdata/runtime/check_trace.py" --format text --expect "$SRC/recorded_trace.txt" \
-		"$nop/trace.text" 2>&1); then
-		ok 0 "x86_64 -mnop-mcount: the trace holds every call with its value ($(grep -c '^ok' <<< "$out") checks)"
+		"$d/trace.text" 2>&1); then
+		ok 0 "[$label] the trace holds every call with its value ($(grep -c '^ok' <<< "$out") checks)"
 	else
-		ok 1 "x86_64 -mnop-mcount: the trace"
+		ok 1 "[$label] the trace"
 		diag "$(grep -v '^ok' <<< "$out" | head -20)"
 	fi
-fi
+}
+# Converted to user tables: the sites at function entries are entry-hook sites.
+traced mnop-user user -no-pie gcc -fno-pie -pg -mfentry -mrecord-mcount -mnop-mcount
+readelf -SW "$T_TMP/traced-mnop-user/prog.o" | grep -q ' __fentry_rel '
+ok $? "[mnop-user] the sites at function entries went to __fentry_rel"
+# gcc's own tables, left as they are (kernel mode adds the prototypes only):
+# the runtime tells the kind of each site by its place in its function.
+traced mnop-kernel kernel -no-pie gcc -fno-pie -pg -mfentry -mrecord-mcount -mnop-mcount
+traced mrecord-pie kernel "" gcc -pg -mrecord-mcount
+traced mrecord-fentry-pie kernel "" gcc -pg -mfentry -mrecord-mcount
+# Pads: gcc's five 0x90 (joined into one NOP at start-up), clang's one
+# nopl, and a pad that starts before the function.
+traced pfe-5 kernel "" gcc -fpatchable-function-entry=5
+traced pfe-7-2 kernel "" gcc -fpatchable-function-entry=7,2
+traced pfe-5-clang kernel "" clang -fpatchable-function-entry=5
+traced pfe-5-user user "" gcc -fpatchable-function-entry=5
 done_testing
