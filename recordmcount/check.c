@@ -564,6 +564,12 @@ static int object_entry(struct report *r, struct object_state *st, size_t i, con
 		r->nops++;
 		return 0;
 	}
+	/* gcc's -mnop-mcount: the entry hook's NOP, the compiler's own, with no relocation left. */
+	if (!e->user && obj->arch->entry_hooks && nop_at(obj, e->sec, e->off) &&
+	    e->off == (*fn)->off + function_landing_pad(obj, e->sec, (*fn)->off)) {
+		r->nops++;
+		return 0;
+	}
 	*fn = NULL;
 	if (!section_is_traceable(sname))
 		return add_finding(r, CHECK_UNTRACED, &st->fs, e->sec, e->off, 0,

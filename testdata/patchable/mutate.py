@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Damage __patchable_function_entries on purpose, for t/35-patchable.t.
+"""Damage __patchable_function_entries on purpose, for t/35-patchable.t (and
+__mcount_loc for t/36-recorded.t: MUTATE_TABLE=__mcount_loc).
 
     mutate.py drop FILE N          entry N disappears (objects: its relocation becomes R_*_NONE;
                                    linked files: it is zeroed)
@@ -11,10 +12,11 @@
 Objects: entry N is the table's Nth relocation; linked files: the Nth word.
 Edits the file in place.
 """
+import os
 import struct
 import sys
 
-TABLE = '__patchable_function_entries'
+TABLE = os.environ.get('MUTATE_TABLE', '__patchable_function_entries')
 
 
 class Elf:
