@@ -118,7 +118,7 @@ static struct func_sym *traced_functions(struct elfobj *obj, const struct record
 	}
 	for (size_t i = 0; i < rec->nsites; i++) {
 		const struct site *s = &rec->sites[i];
-		const struct func_sym *f = s->patchable ? function_from(all, nf, s->sec, s->off) :
+		const struct func_sym *f = s->patchable ? function_from(obj, all, nf, s->sec, s->off) :
 				     function_at(all, nf, s->sec, s->off);
 
 		if (f && (!k || out[k - 1].sec != f->sec || out[k - 1].off != f->off)) {

@@ -225,10 +225,10 @@ static int cmp_func_out(const void *a, const void *b)
  * Where to look a site's function up: the site itself, but for a patchable
  * entry whose NOPs start before its function, that function's start.
  */
-static struct table_entry patchable_function(const struct func_sym *syms, size_t n,
+static struct table_entry patchable_function(const struct elfobj *obj, const struct func_sym *syms, size_t n,
 					     struct table_entry site)
 {
-	const struct func_sym *f = site.patchable ? function_from(syms, n, site.sec, site.off) : NULL;
+	const struct func_sym *f = site.patchable ? function_from(obj, syms, n, site.sec, site.off) : NULL;
 
 	if (f) {
 		if (site.addr)	/* linked files */
@@ -258,7 +258,7 @@ static struct func_out *recorded_functions(struct elfobj *obj, struct table_entr
 	if (np)
 		qsort(protos, np, sizeof(*protos), cmp_proto);
 	for (size_t i = 0; i < ns; i++) {
-		struct table_entry probe = patchable_function(syms, nsyms, sites[i]);
+		struct table_entry probe = patchable_function(obj, syms, nsyms, sites[i]);
 		const struct proto_entry *p = proto_for(protos, np, &probe);
 		const struct func_sym *sym = p ? NULL : function_at(syms, nsyms, probe.sec, probe.off);
 		struct table_entry where = sites[i];

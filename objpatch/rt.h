@@ -63,8 +63,16 @@ struct rt_arch {
 	void (*entry[SITE_KINDS][CAPTURES])(void);
 	/* A wide FP return (long double) is the first FP register's 16 bytes, not ret_regs.wide. */
 	bool wide_in_fpr0;
-	/* -fpatchable-function-entry pads take the entry-hook call (SITE_FENTRY) at the function's entry. */
-	bool pads;
+	/*
+	 * -fpatchable-function-entry pads, traced as entry-hook sites
+	 * (SITE_FENTRY); pad_site_len 0: not on this arch.  The site is
+	 * pad_site_len bytes at pad_site_offset from the function's entry;
+	 * before it, pad_prefix is written once at start-up (AArch64's
+	 * `mov x9, x30`, which keeps the caller's return address for the
+	 * trampoline while the `bl` takes x30).
+	 */
+	uint8_t pad_site_len, pad_site_offset, pad_prefix_len;
+	uint8_t pad_prefix[4];
 };
 
 extern const struct rt_arch rt_arch_host RT_HIDDEN;

@@ -409,7 +409,7 @@ static bool only_thread(void)
 static bool compiler_site(const struct elfobj *obj, const struct func_sym *fs, size_t nf, struct table_entry *te,
 			  enum site_kind *kind)
 {
-	const struct func_sym *f = te->patchable ? function_from(fs, nf, te->sec, te->off) :
+	const struct func_sym *f = te->patchable ? function_from(obj, fs, nf, te->sec, te->off) :
 			     function_at(fs, nf, te->sec, te->off);
 	uint64_t entry;
 
@@ -418,8 +418,8 @@ static bool compiler_site(const struct elfobj *obj, const struct func_sym *fs, s
 	entry = f->off + function_landing_pad(obj, f->sec, f->off);
 	*kind = te->patchable || te->off == entry || te->off == f->off ? SITE_FENTRY : SITE_MCOUNT;
 	if (te->patchable) {
-		te->addr += entry - te->off;
-		te->off = entry;
+		te->addr += entry + rt_arch_host.pad_site_offset - te->off;
+		te->off = entry + rt_arch_host.pad_site_offset;
 	}
 	return true;
 }
@@ -432,7 +432,7 @@ static bool compiler_site(const struct elfobj *obj, const struct func_sym *fs, s
  * since a thread may be inside the run.  After start-up such a run is left
  * alone.  True when the site now holds our NOP.
  */
-static bool adopt_pad(uintptr_t addr, size_t len)
+static bool adopt_nops(uintptr_t addr, size_t len)
 {
 	const struct arch *a = host_arch();
 	const uint8_t *nop = nop_bytes(len);
@@ -457,8 +457,41 @@ static bool adopt_pad(uintptr_t addr, size_t len)
 	return rc == 0;
 }
 
-/* A pad's site: the entry hook's call, `call rel32` (x86_64, the only arch with rt_arch.pads yet). */
-#define PAD_SITE 5
+/*
+ * The instruction a pad's site needs before it (AArch64's `mov x9, x30`),
+ * written over the pad's first NOP when the module's tables are read: at
+ * start-up, or when dlopen() returns, before any thread could call the
+ * module's code; a core that ran the NOP would leave x9 to the trampoline
+ * unset, so the `bl` after it is only written later, by a patch of its own.
+ */
+static bool write_pad_prefix(uintptr_t at)
+{
+	const uint8_t *want = rt_arch_host.pad_prefix, *nop = nop_bytes(rt_arch_host.pad_prefix_len);
+	size_t len = rt_arch_host.pad_prefix_len;
+	char err[256];
+
+	if (same_bytes((const uint8_t *)at, want, len))
+		return true;
+	if (!nop || !same_bytes((const uint8_t *)at, nop, len))
+		return false;
+	if (patch_text((void *)at, nop, want, len, err, sizeof(err)) < 0) {
+		fprintf(stderr, "objpatch: %s\n", err);
+		return false;
+	}
+	return true;
+}
+
+/* A pad's site made ready: its prefix written, its NOPs ours.  Its length, or 0. */
+static size_t prepare_pad(const struct found *fd, uintptr_t site)
+{
+	size_t len = rt_arch_host.pad_site_len, pre = rt_arch_host.pad_prefix_len;
+
+	if (!in_exec(fd, site - pre, pre + len) || (pre && !write_pad_prefix(site - pre)))
+		return 0;
+	if (site_length((const uint8_t *)site) == len || adopt_nops(site, len))
+		return len;
+	return 0;
+}
 
 /* The function symbols, for compiler-made tables only (others need none at start-up). */
 static struct func_sym *compiler_table_functions(struct elfobj *obj, const struct table_entry *te, size_t nt,
@@ -498,7 +531,7 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 
 		if (!te[i].addr)
 			continue;	/* zeroed by a tool: names nothing */
-		if (te[i].patchable && !rt_arch_host.pads) {
+		if (te[i].patchable && !rt_arch_host.pad_site_len) {
 			unsupported++;
 			continue;
 		}
@@ -512,9 +545,10 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 			m->nsites++;
 			continue;
 		}
-		len = in_exec(fd, addr, 1) ? site_length((const uint8_t *)addr) : 0;
-		if (!len && te[i].patchable && in_exec(fd, addr, PAD_SITE) && adopt_pad(addr, PAD_SITE))
-			len = PAD_SITE;
+		if (te[i].patchable)
+			len = prepare_pad(fd, addr);
+		else
+			len = in_exec(fd, addr, 1) ? site_length((const uint8_t *)addr) : 0;
 		if (!len || !in_exec(fd, addr, len)) {
 			bad++;
 			continue;

@@ -361,16 +361,9 @@ static int patchable_entry(struct report *r, struct patchable *pt, const struct 
 		return add_finding(r, CHECK_STALE, fs, e->sec, e->off, e->addr, "patchable entry %s%s",
 				   e->sec ? "points into " : "points into no section",
 				   e->sec ? section_name(obj, e->sec) : "") ? 1 : -1;
-	fn = function_from(fs->v, fs->n, e->sec, e->off);
-	if (!fn) {
-		fn = function_at(fs->v, fs->n, e->sec, e->off);
-		/* A symbol of no size (crtbegin's frame_dummy) seems to hold the pad after it: the next function's. */
-		if (fn && !fn->size && fn + 1 < fs->v + fs->n && fn[1].sec == e->sec && fn[1].off > e->off)
-			fn++;
-		/* endbr64 / bti c first, then the pad. */
-		else if (!fn || function_landing_pad(obj, e->sec, fn->off) != e->off - fn->off)
-			return pad_misplaced(r, fs, e);
-	}
+	fn = function_from(obj, fs->v, fs->n, e->sec, e->off);
+	if (!fn)
+		return pad_misplaced(r, fs, e);
 	before = fn->off > e->off ? fn->off - e->off : 0;
 	m = pad_walk(obj, e->sec, e->off, e->off + before, 0, false, &walked);
 	if (walked != before)

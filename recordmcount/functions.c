@@ -168,12 +168,14 @@ const struct func_sym *function_at(const struct func_sym *f, size_t n, uint32_t 
 }
 
 
-const struct func_sym *function_from(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off)
+const struct func_sym *function_from(const struct elfobj *obj, const struct func_sym *f, size_t n, uint32_t sec,
+				     uint64_t off)
 {
 	const struct func_sym *c = function_before(f, n, sec, off);
 	const struct func_sym *next = c ? c + 1 : f;
 
-	if (c && c->off == off)
+	/* At its start, or after the landing pad it starts with (endbr64, bti c). */
+	if (c && off - c->off == function_landing_pad(obj, sec, c->off))
 		return c;
 	/*
 	 * Inside another function's body: not the pad before a function.  A

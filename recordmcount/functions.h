@@ -23,10 +23,12 @@ struct func_sym *function_index(struct elfobj *obj, size_t *n);
 const struct func_sym *function_before(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
 /*
  * The function a patchable entry at (sec, off) belongs to: the one starting
- * there, or the first one after it when the entry's NOPs begin before the
- * function (-fpatchable-function-entry=N,M with M > 0); NULL if none.
+ * there (or after its landing pad, endbr64 or bti c), or the first one after
+ * it when the entry's NOPs begin before the function
+ * (-fpatchable-function-entry=N,M with M > 0); NULL if none.
  */
-const struct func_sym *function_from(const struct func_sym *f, size_t n, uint32_t sec, uint64_t off);
+const struct func_sym *function_from(const struct elfobj *obj, const struct func_sym *f, size_t n, uint32_t sec,
+				     uint64_t off);
 /* The landing pad (endbr64, bti) a function starts with at (sec, off): its length, or 0. */
 size_t function_landing_pad(const struct elfobj *obj, uint32_t sec, uint64_t off);
 /* How far before its function a pad may start when the symbol before it has no size. */

@@ -16,7 +16,8 @@
 #   - x86_64 programs of every form (-mrecord-mcount with and without
 #     -mfentry, -mnop-mcount, gcc's and clang's -fpatchable-function-entry
 #     pads, N,M pads) are traced by the runtime with the compiler's own
-#     tables, values checked against hand-written expectations.
+#     tables, values checked against hand-written expectations; AArch64
+#     pads (gcc, clang, and with pac-ret and BTI) under qemu-user.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/arches.sh"
 
@@ -125,6 +126,18 @@ if run_ok "g++ -mrecord-mcount objects: user mode" "$RMC" --mode=user "$cxx"/*.o
 	fi
 fi
 
+# trace_right LABEL TRACE: check_trace.py finds every call of main() with its value
+trace_right() {
+	local out
+	if out=$(python3 "$TOP/testdata/runtime/check_trace.py" --format text --expect "$SRC/recorded_trace.txt" \
+		"$2" 2>&1); then
+		ok 0 "[$1] the trace holds every call with its value ($(grep -c '^ok' <<< "$out") checks)"
+	else
+		ok 1 "[$1] the trace"
+		diag "$(grep -v '^ok' <<< "$out" | head -20)"
+	fi
+}
+
 # ---- x86_64 programs traced: every compiler-recorded form, values checked ----
 # traced LABEL MODE LDFLAGS CC FLAGS...: built, recordmcount in MODE (the
 # prototypes), linked, run under the runtime, the trace checked.
@@ -139,13 +152,7 @@ traced() {
 	run_ok "[$label] --check passes on the program" "$RMC" --check "$d/prog"
 	out=$(OBJPATCH_FILTER='*' OBJPATCH_OUTPUT=$d/trace.text LD_PRELOAD=$TOP/build/libobjpatch.so "$d/prog" 2>&1)
 	is "$out" right "[$label] traced: every result right, nothing refused"
-	if out=$(python3 "$TOP/testdata/runtime/check_trace.py" --format text --expect "$SRC/recorded_trace.txt" \
-		"$d/trace.text" 2>&1); then
-		ok 0 "[$label] the trace holds every call with its value ($(grep -c '^ok' <<< "$out") checks)"
-	else
-		ok 1 "[$label] the trace"
-		diag "$(grep -v '^ok' <<< "$out" | head -20)"
-	fi
+	trace_right "$label" "$d/trace.text"
 }
 # Converted to user tables: the sites at function entries are entry-hook sites.
 traced mnop-user user -no-pie gcc -fno-pie -pg -mfentry -mrecord-mcount -mnop-mcount
@@ -162,4 +169,26 @@ traced pfe-5 kernel "" gcc -fpatchable-function-entry=5
 traced pfe-7-2 kernel "" gcc -fpatchable-function-entry=7,2
 traced pfe-5-clang kernel "" clang -fpatchable-function-entry=5
 traced pfe-5-user user "" gcc -fpatchable-function-entry=5
+
+# ---- AArch64 pads under qemu-user: `mov x9, x30; bl`, as the kernel's ftrace ----
+traced_aarch64() {	# LABEL CC FLAGS...
+	local label=$1 cc=$2 d=$T_TMP/a64-$1 out
+	shift 2
+	mkdir -p "$d"
+	if ! command -v qemu-aarch64 >/dev/null || [ ! -e "$TOP/build/aarch64/libobjpatch.so" ]; then
+		skip "[$label] needs qemu-aarch64 and build/aarch64/libobjpatch.so (scripts/deps.sh)"
+		return
+	fi
+	# shellcheck disable=SC2086
+	compile_ok "[$label] traced program" $cc -O2 -g -DWITH_MAIN "$@" -c "$SRC/recorded.c" -o "$d/prog.o" &&
+		run_ok "[$label] traced program: kernel mode" "$RMC" "$d/prog.o" &&
+		compile_ok "[$label] traced program: link" aarch64-linux-gnu-gcc -o "$d/prog" "$d/prog.o" || return
+	run_ok "[$label] --check passes on the program" "$RMC" --check "$d/prog"
+	out=$(timeout 300 "$TOP/build/objpatch" run --output "$d/trace.text" -- "$d/prog" 2>&1)
+	is "$out" right "[$label] traced under qemu-aarch64: every result right, nothing refused"
+	trace_right "$label" "$d/trace.text"
+}
+traced_aarch64 pfe-2 aarch64-linux-gnu-gcc -fpatchable-function-entry=2
+traced_aarch64 pfe-2-clang "clang --target=aarch64-linux-gnu" -fpatchable-function-entry=2
+traced_aarch64 pfe-2-pac aarch64-linux-gnu-gcc -fpatchable-function-entry=2 -mbranch-protection=standard
 done_testing

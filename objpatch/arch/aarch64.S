@@ -22,6 +22,31 @@
  */
 	.text
 
+/* The argument registers (x0-x8, q0-q7) at sp + 16 .. sp + 224 of an entry's frame. */
+.macro SAVE_ARGS
+	stp x0, x1, [sp, #16]
+	stp x2, x3, [sp, #32]
+	stp x4, x5, [sp, #48]
+	stp x6, x7, [sp, #64]
+	str x8, [sp, #80]
+	stp q0, q1, [sp, #96]
+	stp q2, q3, [sp, #128]
+	stp q4, q5, [sp, #160]
+	stp q6, q7, [sp, #192]
+.endm
+
+.macro RESTORE_ARGS
+	ldp x0, x1, [sp, #16]
+	ldp x2, x3, [sp, #32]
+	ldp x4, x5, [sp, #48]
+	ldp x6, x7, [sp, #64]
+	ldr x8, [sp, #80]
+	ldp q0, q1, [sp, #96]
+	ldp q2, q3, [sp, #128]
+	ldp q4, q5, [sp, #160]
+	ldp q6, q7, [sp, #192]
+.endm
+
 /* ENTRY name, capture (enum capture in rt.h) */
 .macro ENTRY name, capture
 	.globl \name
@@ -34,15 +59,7 @@
 	.cfi_def_cfa_offset 224
 	.cfi_offset x29, -224
 	.cfi_offset x30, -216
-	stp x0, x1, [sp, #16]
-	stp x2, x3, [sp, #32]
-	stp x4, x5, [sp, #48]
-	stp x6, x7, [sp, #64]
-	str x8, [sp, #80]
-	stp q0, q1, [sp, #96]
-	stp q2, q3, [sp, #128]
-	stp q4, q5, [sp, #160]
-	stp q6, q7, [sp, #192]
+	SAVE_ARGS
 	mov x0, x30
 	add x1, x29, #8
 	ldr x9, [x1]
@@ -54,15 +71,7 @@
 	mov w2, #\capture
 	bl rt_enter
 1:
-	ldp x0, x1, [sp, #16]
-	ldp x2, x3, [sp, #32]
-	ldp x4, x5, [sp, #48]
-	ldp x6, x7, [sp, #64]
-	ldr x8, [sp, #80]
-	ldp q0, q1, [sp, #96]
-	ldp q2, q3, [sp, #128]
-	ldp q4, q5, [sp, #160]
-	ldp q6, q7, [sp, #192]
+	RESTORE_ARGS
 	ldp x29, x30, [sp], #224
 	.cfi_restore x29
 	.cfi_restore x30
@@ -81,20 +90,54 @@ ENTRY rt_entry_mcount_string, 4
 ENTRY rt_entry_mcount_all, 5
 
 /*
- * A hook called as a function's first instruction (`bl __fentry__`) has
- * already lost the function's own return address from x30, so there is no
- * slot to hook: such sites only come back.  (No AArch64 compiler emits
- * them; patchable-function-entry NOPs are another scheme.)
+ * Pads (-fpatchable-function-entry=2, as the kernel's ftrace uses them):
+ * the function starts `mov x9, x30; bl stub`, so here x30 = its entry + 8,
+ * where it goes on, and x9 = its caller's return address, not stored
+ * anywhere yet.  The slot is our copy of x9, 16 bytes below the function's
+ * entry sp: rt_enter may put the return trampoline there, and the function
+ * gets it in x30.  Frames are matched by stack address: every frame the
+ * function makes lies below its entry sp minus the 16 bytes it needs to
+ * save x30 before any call.  The pad comes before any `paciasp`, so x30 is
+ * not signed yet and pac-ret functions are traced too.  `ret x16`, not
+ * `br`: a BTI-guarded function needs no landing pad after its pad.
  */
-	.globl rt_entry_unsupported
-	.hidden rt_entry_unsupported
-	.type rt_entry_unsupported, %function
+.macro PADENTRY name, capture
+	.globl \name
+	.hidden \name
+	.type \name, %function
 	.p2align 4
-rt_entry_unsupported:
+\name:
 	.cfi_startproc
-	ret
+	stp x29, x30, [sp, #-240]!
+	.cfi_def_cfa_offset 240
+	.cfi_offset x29, -240
+	.cfi_offset x30, -232
+	SAVE_ARGS
+	str x9, [sp, #224]
+	mov x0, x30
+	add x1, sp, #224
+	mov x29, sp
+	mov w2, #\capture
+	bl rt_enter
+	RESTORE_ARGS
+	ldr x9, [sp, #224]
+	ldp x29, x16, [sp], #240
+	.cfi_restore x29
+	.cfi_register x30, x16
+	.cfi_def_cfa_offset 0
+	mov x30, x9
+	ret x16
 	.cfi_endproc
-	.size rt_entry_unsupported, . - rt_entry_unsupported
+	.size \name, . - \name
+.endm
+
+/* The entry-hook row (SITE_FENTRY), one per enum capture. */
+PADENTRY rt_entry_fentry_gpr, 0
+PADENTRY rt_entry_fentry_none, 1
+PADENTRY rt_entry_fentry_fp, 2
+PADENTRY rt_entry_fentry_wide, 3
+PADENTRY rt_entry_fentry_string, 4
+PADENTRY rt_entry_fentry_all, 5
 
 /*
  * struct ret_regs (rt.h) is at sp while rt_exit runs: x0, x1 at 0, q0, q1

@@ -11,17 +11,18 @@
  * architecture's short list of instructions that may be rewritten while
  * another core executes them (ARM ARM, "concurrent modification and
  * execution of instructions"), which is what lets patch.c write one word.
+ *
+ * A -fpatchable-function-entry=2 pad is traced the way the kernel's ftrace
+ * does it: its first NOP becomes `mov x9, x30` for good (at start-up; x9
+ * is a scratch register at a function's entry), its second NOP <-> `bl stub`.
  */
 #include <elf.h>
 #include <string.h>
 #include "../rt.h"
 
 RT_ENTRIES(mcount)
-
-/* See aarch64.S: an entry hook (__fentry__) cannot be traced here. */
-void rt_entry_unsupported(void) RT_HIDDEN;
-#define UNSUPPORTED_ROW { rt_entry_unsupported, rt_entry_unsupported, rt_entry_unsupported, \
-			  rt_entry_unsupported, rt_entry_unsupported, rt_entry_unsupported }
+/* The entry of a -fpatchable-function-entry pad: `mov x9, x30; bl stub` (aarch64.S). */
+RT_ENTRIES(fentry)
 
 #define BL		0x94000000u
 #define BL_IMM		0x03ffffffu
@@ -61,7 +62,12 @@ const struct rt_arch rt_arch_host = {
 	.encode_stub = a64_encode_stub,
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
 	.reach = BL_REACH - 4096,
-	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = UNSUPPORTED_ROW },
+	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
+	/* The kernel's form: the pad's first NOP becomes `mov x9, x30`, the second the `bl`. */
+	.pad_site_len = 4,
+	.pad_site_offset = 4,
+	.pad_prefix_len = 4,
+	.pad_prefix = { 0xe9, 0x03, 0x1e, 0xaa },
 	/* long double is IEEE binary128, returned in q0. */
 	.wide_in_fpr0 = true,
 };

@@ -64,7 +64,7 @@ const struct rt_arch rt_arch_host = {
 	.reach = (uintptr_t)INT32_MAX - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
 	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
-	.pads = true,
+	.pad_site_len = 5,
 };
 
 /*
