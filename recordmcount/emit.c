@@ -129,19 +129,22 @@ struct table_names {
 #define TABLE_NAMES(n) { n, ".rel" n, ".rela" n }
 static const struct table_names kernel_table = TABLE_NAMES(KERNEL_TABLE);
 static const struct table_names user_tables[2] = { TABLE_NAMES(USER_TABLE), TABLE_NAMES(ENTRY_TABLE) };
+static const struct table_names patchable_table = TABLE_NAMES(PATCHABLE_TABLE);
 
 /*
- * One call-site table of `n` entries.  `linked` (user mode) is the text
- * section the table follows, 0 for none.
+ * One call-site table of `n` entries.  `linked` is the text section the
+ * table follows, 0 for none; its entries are self-relative (user mode)
+ * unless `absolute` (the kernel's, and the compiler's patchable ones, which
+ * are writable like gcc's so that a PIE needs no text relocation).
  */
 static int emit_site_table(struct elfobj *obj, const struct table_names *names,
-			   const struct entry_base *base, size_t n, size_t linked)
+			   const struct entry_base *base, size_t n, size_t linked, bool absolute)
 {
-	bool user = linked != 0;
+	bool user = !absolute;
 	unsigned entsize = user ? 4 : (obj->is64 ? 8 : 4);
 	uint8_t *table = calloc(n ? n : 1, entsize);
 	struct field *f = calloc(n ? n : 1, sizeof(*f));
-	GElf_Shdr sh = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
+	GElf_Shdr sh = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC | (absolute && linked ? SHF_WRITE : 0),
 			 .sh_addralign = entsize, .sh_entsize = entsize };
 	size_t idx;
 
@@ -173,7 +176,7 @@ static int emit_user_tables(struct elfobj *obj, const struct recording *rec, con
 		for (size_t i = from; i < to; i++)
 			if (rec->sites[i].entry == entry)
 				scratch[n++] = base[i];
-		if (n && emit_site_table(obj, &user_tables[entry], scratch, n, rec->sites[from].sec) < 0)
+		if (n && emit_site_table(obj, &user_tables[entry], scratch, n, rec->sites[from].sec, false) < 0)
 			return -1;
 	}
 	return 0;
@@ -192,7 +195,7 @@ int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode
 	if (choose_bases(obj, rec->sites, rec->nsites, true, base) < 0)
 		goto out;
 	if (mode == MODE_KERNEL) {
-		rc = emit_site_table(obj, &kernel_table, base, rec->nsites, 0);
+		rc = emit_site_table(obj, &kernel_table, base, rec->nsites, 0, true);
 		goto out;
 	}
 	scratch = calloc(rec->nsites, sizeof(*scratch));
@@ -209,6 +212,30 @@ int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode
 	rc = 0;
 out:
 	free(scratch);
+	free(base);
+	return rc;
+}
+
+int emit_patchable_tables(struct elfobj *obj, const struct recording *rec)
+{
+	struct entry_base *base;
+	int rc = -1;
+
+	if (!rec->nsites)
+		return 0;
+	base = calloc(rec->nsites, sizeof(*base));
+	if (!base)
+		return elfobj_error(obj, "out of memory"), -1;
+	if (choose_bases(obj, rec->sites, rec->nsites, true, base) < 0)
+		goto out;
+	for (size_t from = 0, to; from < rec->nsites; from = to) {
+		for (to = from + 1; to < rec->nsites && rec->sites[to].sec == rec->sites[from].sec; to++)
+			;
+		if (emit_site_table(obj, &patchable_table, base + from, to - from, rec->sites[from].sec, true) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
 	free(base);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../dwarf/table.h"
+#include "emit.h"
 #include "functions.h"
 #include "record.h"
 
@@ -363,32 +364,99 @@ static void classify_entries(struct elfobj *obj, struct recording *rec, const st
 	}
 }
 
-int recorded_to_user(struct elfobj *obj, struct recording *rec)
+/* The sites of `rec` that are (or are not) patchable entries, in a recording of their own. */
+static int pick_sites(struct elfobj *obj, const struct recording *rec, bool patchable, struct recording *out)
 {
-	bool excluded = false;
-	struct func_sym *fs;
-	size_t nf = 0, k = 0;
-
-	if (!section_named(obj, KERNEL_TABLE, &excluded) || excluded || section_named(obj, USER_TABLE, NULL) ||
-	    section_named(obj, ENTRY_TABLE, NULL))
-		return 0;
-	fs = function_index(obj, &nf);
-	if (!fs)
+	memset(out, 0, sizeof(*out));
+	out->sites = calloc(rec->nsites ? rec->nsites : 1, sizeof(*out->sites));
+	if (!out->sites)
 		return elfobj_error(obj, "out of memory"), -1;
-	/* The patchable entries stay in the compiler's own table. */
 	for (size_t i = 0; i < rec->nsites; i++)
-		if (!rec->sites[i].patchable)
-			rec->sites[k++] = rec->sites[i];
-	rec->nsites = k;
-	classify_entries(obj, rec, fs, nf);
-	free(fs);
-	if (emit_tables(obj, rec, MODE_USER) < 0)
-		return -1;
-	for (size_t i = 1; i < obj->nsec; i++)
-		if (strcmp(obj->sec[i].name, KERNEL_TABLE) == 0)
+		if (rec->sites[i].patchable == patchable)
+			out->sites[out->nsites++] = rec->sites[i];
+	out->cap = rec->nsites;
+	return 0;
+}
+
+/* Marks the tables named `name` of sections [1, upto) SHF_EXCLUDE: linkers drop them. */
+static void exclude_tables(struct elfobj *obj, const char *name, size_t upto)
+{
+	for (size_t i = 1; i < upto; i++)
+		if (strcmp(obj->sec[i].name, name) == 0)
 			obj->sec[i].sh.sh_flags |= SHF_EXCLUDE;
 	obj->modified = true;
+}
+
+/* A kernel-style __mcount_loc's sites into user-mode tables. */
+static int kernel_table_to_user(struct elfobj *obj, const struct recording *rec)
+{
+	bool excluded = false;
+	struct recording calls;
+	struct func_sym *fs;
+	size_t nf = 0, nsec = obj->nsec;
+	int rc;
+
+	if (!section_named(obj, KERNEL_TABLE, &excluded) || excluded)
+		return 0;
+	if (pick_sites(obj, rec, false, &calls) < 0)
+		return -1;
+	fs = function_index(obj, &nf);
+	if (!fs) {
+		recording_free(&calls);
+		return elfobj_error(obj, "out of memory"), -1;
+	}
+	classify_entries(obj, &calls, fs, nf);
+	free(fs);
+	rc = emit_tables(obj, &calls, MODE_USER);
+	recording_free(&calls);
+	if (rc < 0)
+		return -1;
+	exclude_tables(obj, KERNEL_TABLE, nsec);
 	return 1;
+}
+
+/*
+ * gcc 12 writes one __patchable_function_entries per object, SHF_LINK_ORDER
+ * to one of its text sections: when that section's COMDAT group is
+ * discarded, every other function's entry goes with it (t/36).  The table
+ * is split, one per text section in its group, as gcc 13 writes it.
+ */
+static int split_patchable(struct elfobj *obj, const struct recording *rec)
+{
+	size_t tables = 0, sections = 0, nsec = obj->nsec;
+	struct recording pads;
+	uint32_t last = 0;
+	int rc;
+
+	for (size_t i = 1; i < obj->nsec; i++)
+		tables += strcmp(obj->sec[i].name, PATCHABLE_TABLE) == 0 && !(obj->sec[i].sh.sh_flags & SHF_EXCLUDE);
+	/* Sorted by section, and no site is in section 0. */
+	for (size_t i = 0; i < rec->nsites; i++)
+		if (rec->sites[i].patchable && rec->sites[i].sec != last) {
+			last = rec->sites[i].sec;
+			sections++;
+		}
+	if (sections <= tables)
+		return 0;
+	if (pick_sites(obj, rec, true, &pads) < 0)
+		return -1;
+	rc = emit_patchable_tables(obj, &pads);
+	recording_free(&pads);
+	if (rc < 0)
+		return -1;
+	exclude_tables(obj, PATCHABLE_TABLE, nsec);
+	return 1;
+}
+
+int recorded_to_user(struct elfobj *obj, struct recording *rec)
+{
+	int a, b;
+
+	if (section_named(obj, USER_TABLE, NULL) || section_named(obj, ENTRY_TABLE, NULL))
+		return 0;
+	a = kernel_table_to_user(obj, rec);
+	b = a < 0 ? -1 : split_patchable(obj, rec);
+	return a < 0 || b < 0 ? -1 : a || b;
 }
 
 int record_object(struct elfobj *obj, struct recording *rec, const struct record_options *o)

@@ -43,12 +43,15 @@ int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode
  */
 int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos);
 /*
- * User mode on an object whose sites gcc recorded in a kernel-style
- * __mcount_loc (-mrecord-mcount): its absolute entries break links whose
- * COMDAT copies are discarded (g++, t/31), so the table is excluded from
- * links (SHF_EXCLUDE: the linkers drop it with its relocations) and its
- * sites (`rec`, from recorded_sites) go into user-mode tables.  1 when it
- * did so, 0 when there was nothing to convert, -1 on error.
+ * User mode on an object whose sites the compiler recorded, where gcc's
+ * tables break links whose COMDAT copies are discarded (g++, t/31, t/36):
+ * a kernel-style __mcount_loc (-mrecord-mcount; its absolute entries refer
+ * to discarded copies) becomes user-mode tables, and gcc 12's single
+ * __patchable_function_entries (SHF_LINK_ORDER to one COMDAT section, so
+ * discarded with it) one table per text section.  The old tables are
+ * marked SHF_EXCLUDE: linkers drop them with their relocations.  `rec`
+ * holds the sites (recorded_sites).  1 when it changed the object, 0 when
+ * there was nothing to do, -1 on error.
  */
 int recorded_to_user(struct elfobj *obj, struct recording *rec);
 

@@ -138,6 +138,31 @@ trace_right() {
 	fi
 }
 
+# ---- user mode repairs g++'s -fpatchable-function-entry COMDAT program ----
+# gcc 12 writes one table per object, SHF_LINK_ORDER to its first COMDAT
+# section: discarded with it, it takes unit_two's and twice<int>'s entries
+# along.  User mode splits it per text section.
+pcx=$T_TMP/pfe-cxx
+mkdir -p "$pcx/gcc" "$pcx/user"
+for u in cxx_one cxx_two cxx_main; do
+	compile_ok "g++ -fpatchable-function-entry" g++ -O2 -g -fpatchable-function-entry=5 -fPIE \
+		-c "$TOP/testdata/link/$u.cc" -o "$pcx/gcc/$u.o" || break
+	cp "$pcx/gcc/$u.o" "$pcx/user/$u.o"
+done
+if compile_ok "g++ -fpatchable-function-entry: gcc's tables" g++ -pie -o "$pcx/gcc/prog" "$pcx"/gcc/*.o; then
+	out=$("$RMC" --check "$pcx/gcc/prog")
+	[ $? -eq 1 ] && grep -q 'missing: _Z8unit_twol' <<< "$out" && grep -q 'missing: _Z5twiceIiET_S0_' <<< "$out"
+	ok $? "g++ -fpatchable-function-entry, gcc's own table: unit_two's and twice<int>'s entries are lost (gcc 12)"
+fi
+if run_ok "g++ -fpatchable-function-entry: user mode" "$RMC" --mode=user "$pcx"/user/*.o &&
+	compile_ok "g++ -fpatchable-function-entry: user mode link" g++ -pie -o "$pcx/user/prog" "$pcx"/user/*.o; then
+	is "$("$RMC" --list "$pcx/user/prog" | wc -l)" 6 "g++ -fpatchable-function-entry, user mode: an entry for each of the 6 functions"
+	run_ok "g++ -fpatchable-function-entry, user mode: --check passes" "$RMC" --check "$pcx/user/prog"
+	OBJPATCH_FILTER='*' OBJPATCH_OUTPUT=$pcx/trace.text LD_PRELOAD=$TOP/build/libobjpatch.so "$pcx/user/prog" > /dev/null 2>&1
+	grep -q 'twice<int>(); /\* ret=10 \*/' "$pcx/trace.text" && grep -q '} /\* unit_two ret=25 \*/' "$pcx/trace.text"
+	ok $? "g++ -fpatchable-function-entry, user mode: traced, twice<int> and unit_two with their values"
+fi
+
 # ---- x86_64 programs traced: every compiler-recorded form, values checked ----
 # traced LABEL MODE LDFLAGS CC FLAGS...: built, recordmcount in MODE (the
 # prototypes), linked, run under the runtime, the trace checked.
