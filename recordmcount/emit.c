@@ -206,36 +206,14 @@ int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode
 	for (size_t from = 0, to; from < rec->nsites; from = to) {
 		for (to = from + 1; to < rec->nsites && rec->sites[to].sec == rec->sites[from].sec; to++)
 			;
-		if (emit_user_tables(obj, rec, base, from, to, scratch) < 0)
+		if (mode == MODE_PATCHABLE ?
+		    emit_site_table(obj, &patchable_table, base + from, to - from, rec->sites[from].sec, true) < 0 :
+		    emit_user_tables(obj, rec, base, from, to, scratch) < 0)
 			goto out;
 	}
 	rc = 0;
 out:
 	free(scratch);
-	free(base);
-	return rc;
-}
-
-int emit_patchable_tables(struct elfobj *obj, const struct recording *rec)
-{
-	struct entry_base *base;
-	int rc = -1;
-
-	if (!rec->nsites)
-		return 0;
-	base = calloc(rec->nsites, sizeof(*base));
-	if (!base)
-		return elfobj_error(obj, "out of memory"), -1;
-	if (choose_bases(obj, rec->sites, rec->nsites, true, base) < 0)
-		goto out;
-	for (size_t from = 0, to; from < rec->nsites; from = to) {
-		for (to = from + 1; to < rec->nsites && rec->sites[to].sec == rec->sites[from].sec; to++)
-			;
-		if (emit_site_table(obj, &patchable_table, base + from, to - from, rec->sites[from].sec, true) < 0)
-			goto out;
-	}
-	rc = 0;
-out:
 	free(base);
 	return rc;
 }

@@ -37,13 +37,6 @@ struct field {
  * them.  `linked` != 0 makes it SHF_LINK_ORDER to that section and a member of
  * its group.  Returns the new section's index, 0 on error.
  */
-/*
- * -fpatchable-function-entry's table again, from `rec`'s patchable sites
- * (sorted by section): one section per text section, SHF_LINK_ORDER to it
- * and in its group, as gcc 13 writes it.
- */
-int emit_patchable_tables(struct elfobj *obj, const struct recording *rec);
-
 size_t emit_relocated_section(struct elfobj *obj, const char *name, const char *relname,
 			      const GElf_Shdr *sh, uint8_t *bytes, size_t size,
 			      const struct field *f, size_t n, size_t linked);

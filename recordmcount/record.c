@@ -440,7 +440,7 @@ static int split_patchable(struct elfobj *obj, const struct recording *rec)
 		return 0;
 	if (pick_sites(obj, rec, true, &pads) < 0)
 		return -1;
-	rc = emit_patchable_tables(obj, &pads);
+	rc = emit_tables(obj, &pads, MODE_PATCHABLE);
 	recording_free(&pads);
 	if (rc < 0)
 		return -1;

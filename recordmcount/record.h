@@ -10,6 +10,11 @@
 enum table_mode {
 	MODE_KERNEL,	/* one __mcount_loc of absolute pointers, as Kbuild expects */
 	MODE_USER,	/* __mcount_rel per function section: link-order, COMDAT- and PIE-safe */
+	/*
+	 * Not an option: user mode's repair of gcc 12's -fpatchable-function-entry
+	 * table, the compiler's absolute entries in one table per text section.
+	 */
+	MODE_PATCHABLE,
 };
 
 struct site {
