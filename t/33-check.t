@@ -29,17 +29,7 @@ MUTATE=$SRC/mutate.py
 HOOK_NAMES='mcount|_mcount|__gnu_mcount_nc|__fentry__'
 command -v python3 > /dev/null || { echo "Bail out! python3 is needed"; exit 1; }
 
-# check OUT FILE...: --check's output in OUT, its exit status printed.
-check() {
-	local out=$1
-	shift
-	"$RMC" --check "$@" > "$out" 2>&1
-	echo $?
-}
-
-# lines KIND OUT: the findings of one kind.
-lines() { grep -E "^[^ ]+: $1: " "$2"; }
-count() { lines "$1" "$2" | grep -c .; }
+. "$(dirname "$0")/check-lib.sh"
 # place OUT KIND: the "(...)" of each finding of KIND.
 place() { lines "$2" "$1" | sed 's/^.*(\([^)]*\)): .*/\1/'; }
 

@@ -16,14 +16,7 @@ SRC=$TOP/testdata/patchable/pfe.c
 MUTATE=$TOP/testdata/patchable/mutate.py
 command -v python3 > /dev/null || { echo "Bail out! python3 is needed"; exit 1; }
 
-check() {
-	local out=$1
-	shift
-	"$RMC" --check "$@" > "$out" 2>&1
-	echo $?
-}
-lines() { grep -E "^[^ ]+: $1: " "$2"; }
-count() { lines "$1" "$2" | grep -c .; }
+. "$(dirname "$0")/check-lib.sh"
 place() { lines "$2" "$1" | sed 's/^.*(\([^)]*\)): .*/\1/' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
 
 # entry_place FILE N: where entry N points, as --check names places (objects SECTION+0xOFF, links 0xADDR).

@@ -12,41 +12,28 @@ __mcount_loc for t/36-recorded.t: MUTATE_TABLE=__mcount_loc).
 Objects: entry N is the table's Nth relocation; linked files: the Nth word.
 Edits the file in place.
 """
+import importlib.util
 import os
-import struct
 import sys
 
 TABLE = os.environ.get('MUTATE_TABLE', '__patchable_function_entries')
 
 
-class Elf:
+def check_mutate():
+    """testdata/check/mutate.py, whose ELF reader this one extends."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'check', 'mutate.py')
+    spec = importlib.util.spec_from_file_location('check_mutate', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Elf(check_mutate().Elf):
     def __init__(self, path):
-        self.path = path
-        self.b = bytearray(open(path, 'rb').read())
-        self.is64 = self.b[4] == 2
-        self.end = '<' if self.b[5] == 1 else '>'
-        self.ptr = 8 if self.is64 else 4
-        self.type, self.machine = self.unpack('HH', 0x10)
-        if self.is64:
-            shoff, = self.unpack('Q', 0x28)
-            shentsize, shnum, shstrndx = self.unpack('HHH', 0x3a)
-            fmt = 'IIQQQQIIQQ'
-        else:
-            shoff, = self.unpack('I', 0x20)
-            shentsize, shnum, shstrndx = self.unpack('HHH', 0x2e)
-            fmt = 'IIIIIIIIII'
-        keys = ('name', 'type', 'flags', 'addr', 'offset', 'size', 'link', 'info', 'align', 'entsize')
-        self.sec = [dict(zip(keys, self.unpack(fmt, shoff + i * shentsize))) for i in range(shnum)]
-        strtab = self.sec[shstrndx]
+        super().__init__(path)
+        self.machine, = self.unpack('H', 0x12)
         for i, s in enumerate(self.sec):
-            s['sname'] = self.b[strtab['offset'] + s['name']:self.b.index(0, strtab['offset'] + s['name'])].decode()
             s['index'] = i
-
-    def unpack(self, fmt, off):
-        return struct.unpack_from(self.end + fmt, self.b, off)
-
-    def pack(self, fmt, off, *v):
-        struct.pack_into(self.end + fmt, self.b, off, *v)
 
     def word(self):
         return 'Q' if self.ptr == 8 else 'I'
@@ -106,10 +93,6 @@ class Elf:
             _, value, _, _, _, shndx = self.unpack('IIIBBH', so)
         addend = self.unpack('q' if self.is64 else 'i', at)[0] if kind == 'rela' else self.unpack('I', at)[0]
         return self.sec[shndx]['offset'] + value + addend
-
-    def save(self):
-        open(self.path, 'wb').write(self.b)
-
 
 def main():
     op, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
