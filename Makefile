@@ -28,8 +28,9 @@ ELF_LIBS := -lelf
 endif
 
 ARCH_SRC := $(wildcard arch/*.c)
-# The runtime's architecture (objpatch/arch/$(RT_ARCH).[cS]): the compiler's.
-RT_ARCH ?= $(shell $(CC) -dumpmachine | cut -d- -f1)
+# The runtime's architecture (objpatch/arch/$(RT_ARCH).[cS]): the compiler's,
+# one name per family (i686 is i386, mipsel and mips64el are mips).
+RT_ARCH ?= $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i386/; s/^mips.*/mips/; s/^powerpc64le$$/ppc64le/')
 RMC_SRC := $(wildcard recordmcount/*.c dwarf/*.c) objpatch/tables.c objpatch/sig.c
 RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRC) $(RMC_SRC))
 
@@ -52,30 +53,38 @@ RT_ALL_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
 RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects
 RT_LIBS := -lelf -ldl -pthread
 
-# The runtime for AArch64 programs, which `objpatch run` starts under
-# qemu-user with $(BUILD)/aarch64/libobjpatch.so: built by `make all` when the
-# cross compiler is installed (it links the arm64 libelf, scripts/deps.sh).
-AARCH64_PREFIX := aarch64-linux-gnu-
-ifneq ($(RT_ARCH),aarch64)
-ifneq ($(shell command -v $(AARCH64_PREFIX)gcc 2>/dev/null),)
-CROSS_RUNTIMES += runtime-aarch64
-endif
-endif
+# Runtimes for other machines' programs, which `objpatch run` starts under
+# qemu-user with $(BUILD)/QEMU/libobjpatch.so (objpatch/run.c): built by
+# `make all` for each machine whose runtime exists (objpatch/arch/RT_ARCH.c)
+# and whose cross compiler is installed; each links that machine's libelf
+# (scripts/deps.sh).  One word per machine: QEMU:RT_ARCH:TRIPLE.
+CROSS_MACHINES := aarch64:aarch64:aarch64-linux-gnu i386:i386:i686-linux-gnu arm:arm:arm-linux-gnueabihf \
+	riscv64:riscv64:riscv64-linux-gnu ppc64le:ppc64le:powerpc64le-linux-gnu s390x:s390x:s390x-linux-gnu \
+	mipsel:mips:mipsel-linux-gnu mips64el:mips:mips64el-linux-gnuabi64
+cross_field = $(word $(2),$(subst :, ,$(1)))
+HOST_QEMU := $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i386/')
+CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_QEMU),$(call cross_field,$(m),1)), \
+	$(wildcard objpatch/arch/$(call cross_field,$(m),2).c), \
+	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
-.PHONY: all check demo install clean bench runtime-aarch64 bench-runtime bench-layout
+.PHONY: all check demo install clean bench bench-runtime bench-layout $(CROSS_RUNTIMES)
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
-# Sanitizer runtimes for the target are not installed: a sanitized host build
-# still gets a plain cross runtime.
-runtime-aarch64:
-	$(MAKE) --no-print-directory RT_ARCH=aarch64 CC=$(AARCH64_PREFIX)gcc AR=$(AARCH64_PREFIX)ar \
-		BUILD=$(BUILD)/aarch64 SANITIZE= $(BUILD)/aarch64/libobjpatch.so $(BUILD)/aarch64/libobjpatch.a
+# Sanitizer runtimes for the targets are not installed: a sanitized host
+# build still gets plain cross runtimes.
+define cross_runtime
+runtime-$(call cross_field,$(1),1):
+	$$(MAKE) --no-print-directory RT_ARCH=$(call cross_field,$(1),2) CC=$(call cross_field,$(1),3)-gcc \
+		AR=$(call cross_field,$(1),3)-ar BUILD=$$(BUILD)/$(call cross_field,$(1),1) SANITIZE= \
+		$$(BUILD)/$(call cross_field,$(1),1)/libobjpatch.so $$(BUILD)/$(call cross_field,$(1),1)/libobjpatch.a
+endef
+$(foreach m,$(CROSS_MACHINES),$(eval $(call cross_runtime,$(m))))
 
-$(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h objpatch/arch/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/pic/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h)
+$(BUILD)/pic/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h objpatch/arch/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_ALL_CFLAGS) $(RUNTIME_CFLAGS) -c $< -o $@
 

@@ -100,11 +100,14 @@
 #include "../arch/x86_nop.h"
 #include "patch.h"
 
-#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+enum insn_kind { INSN_BAD, INSN_NOP, INSN_CALL, INSN_JMP, INSN_CALL_IND };
+
+/* The protocol, its raw system calls and, for PATCH_STORE, its instructions. */
+#include "arch/patch_arch.h"
+
+#if defined(__linux__) && defined(PATCH_PROTOCOL)
 
 /* ---- shared by both writers: batches, the known sites, the mprotect window ---- */
-
-enum insn_kind { INSN_BAD, INSN_NOP, INSN_CALL, INSN_JMP, INSN_CALL_IND };
 
 struct busy_site {
 	uintptr_t addr;
@@ -141,12 +144,6 @@ static atomic_uint g_win_seq;
 static atomic_long g_patcher_tid;
 static struct sigaction g_old_segv;
 
-#if defined(__x86_64__)
-#define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
-#else
-#define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
-#endif
-
 static enum insn_kind classify(const uint8_t *b, size_t len);
 
 /*
@@ -157,43 +154,12 @@ static enum insn_kind classify(const uint8_t *b, size_t len);
  * linked into the program (libobjpatch.a), and its bounds let the AArch64
  * writer refuse the rare window that would still hold it.
  */
-#if defined(__aarch64__)
-/* Outline atomics are libgcc functions in .text: inline LL/SC or LSE here. */
-#define PATCHER_TEXT __attribute__((section("objpatch_patcher_text"), target("no-outline-atomics")))
-#else
-#define PATCHER_TEXT __attribute__((section("objpatch_patcher_text")))
-#endif
+#define PATCHER_TEXT __attribute__((section("objpatch_patcher_text") PATCHER_TEXT_ARCH))
 #if defined(__clang__)
 #define PATCHER_NOIPA
 #else
 #define PATCHER_NOIPA noipa,	/* no clone of the writer outside its section */
 #endif
-
-/*
- * System calls for PATCHER_TEXT code, without libc: its wrappers, and the
- * program's PLT when this file is linked into the program, may lie on a
- * page that is RW at the moment.  They leave errno alone, too.
- */
-static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
-{
-#if defined(__x86_64__)
-	register long r10 __asm__("r10") = d;
-	long ret;
-
-	__asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
-#else
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return x0;
-#endif
-}
 
 PATCHER_TEXT static size_t known_lower(const struct known *k, uintptr_t ip)
 {
@@ -442,18 +408,8 @@ static long window_write(uintptr_t lo, size_t len, const struct text_store *st, 
 	*rw_failed = rc != 0;
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < n; i++) {
-#if defined(__aarch64__)
-		/* Single-copy atomic: a core running it meanwhile sees the old word or the new. */
-		uint32_t w = (uint32_t)st[i].b[0] | (uint32_t)st[i].b[1] << 8 |
-			     (uint32_t)st[i].b[2] << 16 | (uint32_t)st[i].b[3] << 24;
-
-		__asm__ volatile("str %w1, [%0]" : : "r"(st[i].at), "r"(w) : "memory");
-#else
-		for (size_t k = 0; k < st[i].n; k++)
-			((volatile uint8_t *)st[i].at)[k] = st[i].b[k];
-#endif
-	}
+	for (size_t i = 0; i < n; i++)
+		store_text(st[i].at, st[i].b, st[i].n);
 	return raw_syscall4(SYS_mprotect, (long)lo, (long)len, PROT_READ | PROT_EXEC, 0);
 }
 
@@ -511,7 +467,7 @@ static int write_window(const struct busy *b, size_t i, size_t j, const struct t
 
 	window_publish(lo, hi);
 	rc = window_write(lo, hi - lo, st, n, &rw_failed);
-#if !defined(__x86_64__)
+#if PATCH_PROTOCOL == PATCH_STORE
 	/* Before the waiting threads wake: they go on with the new instructions. */
 	if (!(rc && rw_failed))
 		for (size_t k = 0; k < n; k++)
@@ -659,7 +615,7 @@ static int cmp_patch_site(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-#if defined(__x86_64__)
+#if PATCH_PROTOCOL == PATCH_INT3
 
 /* ---- x86_64: the int3 protocol, /proc/self/mem, and the mprotect fallback ---- */
 
@@ -1134,35 +1090,13 @@ int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t e
 	return rc;
 }
 
-#else	/* __aarch64__ */
+#else	/* PATCH_STORE */
 
-/* ---- AArch64: one store per site inside an mprotect window ---- */
-
-#define A64_NOP		0xd503201fu
-#define A64_MOV_X9_X30	0xaa1e03e9u
-#define A64_BL		0x94000000u
-#define A64_BL_MASK	0xfc000000u
-
-/* Instructions are little-endian even on big-endian AArch64. */
-static uint32_t insn_word(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static enum insn_kind classify(const uint8_t *b, size_t len)
-{
-	uint32_t w = len == 4 ? insn_word(b) : 0;
-
-	/*
-	 * A pad's `mov x9, x30` (rt_modules.c) is written once, at start-up:
-	 * harmless to run at any time, it patches like a NOP.
-	 */
-	if (w == A64_NOP || w == A64_MOV_X9_X30)
-		return INSN_NOP;
-	if ((w & A64_BL_MASK) == A64_BL)
-		return INSN_CALL;
-	return INSN_BAD;
-}
+/*
+ * ---- One store per site inside an mprotect window (every arch but x86) ----
+ * Which changes one store can make safely while other cores run the site,
+ * and the store itself, are the arch's (objpatch/arch/<arch>-patch.h).
+ */
 
 /* Writes sites [i, j) of b, the old instructions if `old`; threads running there meanwhile wait. */
 static int write_run(const struct busy *b, size_t i, size_t j, bool old, char *err, size_t errlen)
@@ -1177,8 +1111,8 @@ static int write_run(const struct busy *b, size_t i, size_t j, bool old, char *e
 	}
 	for (size_t k = i; k < j; k++) {
 		st[k - i].at = b->s[k].addr;
-		st[k - i].n = 4;
-		memcpy(st[k - i].b, old ? b->s[k].old : b->s[k].insn, 4);
+		st[k - i].n = (uint8_t)b->s[k].len;
+		memcpy(st[k - i].b, old ? b->s[k].old : b->s[k].insn, b->s[k].len);
 	}
 	rc = write_window(b, i, j, st, j - i, err, errlen);
 	free(st);
@@ -1204,8 +1138,9 @@ static int run_batch(struct busy *b, char *err, size_t errlen)
 	int rc = 0;
 
 	for (i = 0; i < b->n; i++) {
-		if (b->s[i].addr & 3) {
-			snprintf(err, errlen, "%#lx: not a 4-byte aligned instruction", (unsigned long)b->s[i].addr);
+		if (!store_ok(b->s[i].addr, b->s[i].old, b->s[i].insn, b->s[i].len)) {
+			snprintf(err, errlen, "%#lx: a change of %zu bytes that one store cannot make",
+				 (unsigned long)b->s[i].addr, b->s[i].len);
 			free(b);
 			return -1;
 		}
@@ -1279,7 +1214,7 @@ static void init_once(void)
 		snprintf(g_init_err, sizeof(g_init_err), "pthread_atfork failed");
 }
 
-#endif	/* __aarch64__ */
+#endif	/* PATCH_STORE */
 
 int patch_init(char *err, size_t errlen)
 {
@@ -1316,7 +1251,7 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 	return rc;
 }
 
-#else	/* neither x86_64 nor AArch64 Linux */
+#else	/* no protocol for this machine */
 
 static const char *g_method = "unsupported";
 static atomic_ulong g_traps;

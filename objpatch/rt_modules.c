@@ -310,6 +310,8 @@ struct site_form {
 
 static struct site_form forms[8];
 static size_t nforms;
+/* The recorder's patterns are read in the code's byte order: this machine's. */
+static const bool host_big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
 static void init_forms(void)
 {
@@ -324,7 +326,7 @@ static void init_forms(void)
 		if (!len || len > RT_MAX_SITE)
 			continue;
 		forms[nforms] = (struct site_form){ .call = &c->site, .len = (uint8_t)len };
-		insn_write(&c->nop, forms[nforms].nop, false);
+		insn_write(&c->nop, forms[nforms].nop, host_big_endian);
 		nforms++;
 	}
 }
@@ -342,7 +344,7 @@ static bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 static size_t site_length(const uint8_t *code)
 {
 	for (size_t i = 0; i < nforms; i++)
-		if (insn_matches(forms[i].call, code, forms[i].len, false) ||
+		if (insn_matches(forms[i].call, code, forms[i].len, host_big_endian) ||
 		    same_bytes(code, forms[i].nop, forms[i].len))
 			return forms[i].len;
 	return 0;

@@ -38,14 +38,21 @@ static void run_usage(FILE *f)
 /* Machines whose programs run under qemu-user when they are not this one's. */
 struct foreign {
 	uint16_t machine;
-	uint8_t elfclass;
+	uint8_t elfclass, data;
 	const char *name;	/* qemu-NAME, NAME/libobjpatch.so */
 	const char *triple;	/* /usr/TRIPLE: Debian's cross libc, the guest's root */
 };
 
 static const struct foreign foreign_machines[] = {
-	{ EM_AARCH64, ELFCLASS64, "aarch64", "aarch64-linux-gnu" },
-	{ EM_X86_64, ELFCLASS64, "x86_64", "x86_64-linux-gnu" },
+	{ EM_AARCH64, ELFCLASS64, ELFDATA2LSB, "aarch64", "aarch64-linux-gnu" },
+	{ EM_X86_64, ELFCLASS64, ELFDATA2LSB, "x86_64", "x86_64-linux-gnu" },
+	{ EM_386, ELFCLASS32, ELFDATA2LSB, "i386", "i686-linux-gnu" },
+	{ EM_ARM, ELFCLASS32, ELFDATA2LSB, "arm", "arm-linux-gnueabihf" },
+	{ EM_RISCV, ELFCLASS64, ELFDATA2LSB, "riscv64", "riscv64-linux-gnu" },
+	{ EM_PPC64, ELFCLASS64, ELFDATA2LSB, "ppc64le", "powerpc64le-linux-gnu" },
+	{ EM_S390, ELFCLASS64, ELFDATA2MSB, "s390x", "s390x-linux-gnu" },
+	{ EM_MIPS, ELFCLASS32, ELFDATA2LSB, "mipsel", "mipsel-linux-gnu" },
+	{ EM_MIPS, ELFCLASS64, ELFDATA2LSB, "mips64el", "mips64el-linux-gnuabi64" },
 };
 
 /* The runtime beside this binary (the build tree) or in ../lib (an installation); sub: "" or "NAME/". */
@@ -71,8 +78,8 @@ static int find_runtime(char *out, size_t len, const char *sub)
 	return -1;
 }
 
-/* e_ident's class and e_machine of an ELF file; false if it is not one (a script...). */
-static bool elf_machine(const char *path, uint8_t *elfclass, uint16_t *machine)
+/* e_ident's class and byte order and e_machine of an ELF file; false if it is not one (a script...). */
+static bool elf_machine(const char *path, uint8_t *elfclass, uint8_t *data, uint16_t *machine)
 {
 	unsigned char h[20];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -85,6 +92,7 @@ static bool elf_machine(const char *path, uint8_t *elfclass, uint16_t *machine)
 	if (!ok)
 		return false;
 	*elfclass = h[EI_CLASS];
+	*data = h[EI_DATA];
 	*machine = h[EI_DATA] == ELFDATA2MSB ? (uint16_t)(h[18] << 8 | h[19]) : (uint16_t)(h[19] << 8 | h[18]);
 	return true;
 }
@@ -116,17 +124,18 @@ static char *program_path(const char *name)
  */
 static const struct foreign *foreign_for(const char *prog, bool *unknown)
 {
-	uint8_t pc, sc;
+	uint8_t pc, sc, pd, sd;
 	uint16_t pm, sm;
 	char *path = program_path(prog);
-	bool elf = path && elf_machine(path, &pc, &pm);
+	bool elf = path && elf_machine(path, &pc, &pd, &pm);
 
 	free(path);
 	*unknown = false;
-	if (!elf || !elf_machine("/proc/self/exe", &sc, &sm) || (pm == sm && pc == sc))
+	if (!elf || !elf_machine("/proc/self/exe", &sc, &sd, &sm) || (pm == sm && pc == sc && pd == sd))
 		return NULL;
 	for (size_t i = 0; i < sizeof(foreign_machines) / sizeof(foreign_machines[0]); i++)
-		if (foreign_machines[i].machine == pm && foreign_machines[i].elfclass == pc)
+		if (foreign_machines[i].machine == pm && foreign_machines[i].elfclass == pc &&
+		    foreign_machines[i].data == pd)
 			return &foreign_machines[i];
 	*unknown = true;
 	return NULL;

@@ -10,20 +10,20 @@ packages=(
 	make gcc g++ clang libclang-rt-dev lld perl python3 xz-utils e2fsprogs util-linux
 	libelf-dev libdw-dev zlib1g-dev liblzma-dev libbz2-dev libc6-dev
 	binutils valgrind
-	gcc-i686-linux-gnu libc6-dev-i386-cross
-	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+	gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross
+	gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-mips-linux-gnu libc6-dev-mips-cross
-	gcc-mipsel-linux-gnu libc6-dev-mipsel-cross
+	gcc-mipsel-linux-gnu g++-mipsel-linux-gnu libc6-dev-mipsel-cross
 	gcc-mips64-linux-gnuabi64 libc6-dev-mips64-cross
-	gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross
+	gcc-mips64el-linux-gnuabi64 g++-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross
 	gcc-powerpc-linux-gnu libc6-dev-powerpc-cross
 	gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross
-	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
-	gcc-s390x-linux-gnu libc6-dev-s390x-cross
+	gcc-powerpc64le-linux-gnu g++-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
+	gcc-s390x-linux-gnu g++-s390x-linux-gnu libc6-dev-s390x-cross
 	gcc-sh4-linux-gnu libc6-dev-sh4-cross
 	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross
-	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross
 	qemu-user
 	linux-source-6.1
 	dwarves hyperfine uftrace
@@ -44,32 +44,42 @@ if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#packages[@]} packages present"
 else
 	echo "deps: installing ${missing[*]}"
-	$sudo apt-get update -qq
+	# A mirror mid-sync fails some index (security's, say) but serves the rest.
+	$sudo apt-get update -qq || echo "deps: apt-get update reported errors; installing from the indexes it got"
 	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 	echo "deps: done"
 fi
 
-# libobjpatch for AArch64 (build/aarch64/, run under qemu-user) links the
-# arm64 libelf, which Debian has no cross package for.  Installing
-# libelf1:arm64 would bring libc6:arm64, a newer build than
+# The runtimes for other machines (build/<qemu>/libobjpatch.so, run under
+# qemu-user) link that machine's libelf, which Debian has no cross package
+# for.  Installing libelf1:arm64 would bring libc6:arm64, a newer build than
 # libc6-arm64-cross: `qemu-aarch64 -L /usr/aarch64-linux-gnu` then pairs the
 # cross ld.so with the multiarch libc.so.6 and programs hang.  So the
-# libraries are unpacked from their arm64 packages into the cross sysroot's
-# lib/, where the cross linker and qemu -L both look; dpkg does not own them.
-arm64_libelf() {
-	local lib=/usr/aarch64-linux-gnu/lib tmp
+# libraries are unpacked from the machine's packages into the cross
+# sysroot's lib/, where the cross linker and qemu -L both look; dpkg does
+# not own them.
+foreign_libelf() {	# foreign_libelf DEBIAN-ARCH TRIPLE
+	local arch=$1 lib=/usr/$2/lib tmp
 	[ -d "$lib" ] || return 0
 	[ -e "$lib/libelf.so" ] && [ -e "$lib/libelf.so.1" ] && [ -e "$lib/libz.so.1" ] && return 0
-	echo "deps: unpacking the arm64 libelf and zlib into $lib"
-	dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
-	apt-cache show libelf1:arm64 >/dev/null 2>&1 || $sudo apt-get update -qq
+	echo "deps: unpacking the $arch libelf and zlib into $lib"
+	dpkg --print-foreign-architectures | grep -qx "$arch" || $sudo dpkg --add-architecture "$arch"
+	# A mirror mid-sync fails some index (security's, say) but serves the rest.
+	apt-cache show "libelf1:$arch" >/dev/null 2>&1 || $sudo apt-get update -qq ||
+		echo "deps: apt-get update reported errors; trying with the indexes it got"
 	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root libelf1:arm64 zlib1g:arm64 libelf-dev:arm64)
+	(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "libelf1:$arch" "zlib1g:$arch" "libelf-dev:$arch")
 	for deb in "$tmp"/*.deb; do
 		dpkg-deb -x "$deb" "$tmp/root"
 	done
-	# bookworm's zlib is in /lib/aarch64-linux-gnu, libelf in /usr/lib/...
+	# bookworm's zlib is in /lib/<triple>, libelf in /usr/lib/<triple>
 	find "$tmp/root" \( -name 'libelf*.so*' -o -name 'libz.so*' \) -exec $sudo cp -P {} "$lib/" \;
 	rm -rf "$tmp"
 }
-arm64_libelf
+foreign_libelf arm64 aarch64-linux-gnu
+foreign_libelf i386 i686-linux-gnu
+foreign_libelf armhf arm-linux-gnueabihf
+foreign_libelf ppc64el powerpc64le-linux-gnu
+foreign_libelf s390x s390x-linux-gnu
+foreign_libelf mipsel mipsel-linux-gnu
+foreign_libelf mips64el mips64el-linux-gnuabi64

@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The runtime tests' helpers (t/90-runtime.t, t/95-rt-*.t): build
+# testdata/runtime/rt_test.c + rt_cxx.cc the way users build, run it
+# untraced and traced, and check the trace with check_trace.py.
+# t/95-rt-MACHINE.t runs the same on another machine under qemu-user with
+# build/MACHINE/libobjpatch.so: cross_variant and toggle_cross below.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RT=$TOP/testdata/runtime
+OBJPATCH=$TOP/build/objpatch
+CHECK=(python3 "$RT/check_trace.py")
+WARN=(-Wall -Wextra -Werror)
+CFLAGS=(-O2 -g -pg -fno-omit-frame-pointer)
+FORMATS=(text json folded)
+CC_TARGET=()	# extra flags for the C compiler only (clang --target=...)
+
+# build LABEL DIR CC CXX STRIP RMC-FLAGS [CFLAGS...]: compile, record, link
+# without -pg, strip; one test.  Leaves DIR/prog.
+build() {
+	local label=$1 dir=$2 cc=$3 cxx=$4 strip=$5 rmc=$6 out
+	shift 6
+	mkdir -p "$dir"
+	compile_ok "[$label]" "$cc" "${CC_TARGET[@]}" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -c "$RT/rt_test.c" -o "$dir/rt_test.o" &&
+	compile_ok "[$label]" "$cxx" "${WARN[@]}" "${CFLAGS[@]}" "$@" -c "$RT/rt_cxx.cc" -o "$dir/rt_cxx.o" || return 1
+	# shellcheck disable=SC2086
+	if ! out=$("$RMC" --mode=user $rmc "$dir/rt_test.o" "$dir/rt_cxx.o" 2>&1); then
+		ok 1 "[$label] recordmcount --mode=user${rmc:+ $rmc}"
+		diag "$out"
+		return 1
+	fi
+	compile_ok "[$label] link" "$cxx" -pie -o "$dir/prog" "$dir/rt_test.o" "$dir/rt_cxx.o" -pthread &&
+	compile_ok "[$label] strip" "$strip" "$dir/prog" || return 1
+	ok 0 "[$label] builds: -pg objects, recordmcount --mode=user${rmc:+ $rmc}, PIE linked without -pg, stripped"
+}
+
+# stripped LABEL PROG READELF: no symbols, no DWARF, but the tables are there.
+stripped() {
+	local label=$1 prog=$2 readelf=$3 secs
+	secs=$("$readelf" -SW "$prog" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p')
+	if grep -qE '^(\.symtab|\.debug_.*)$' <<< "$secs" || ! grep -qE '^__(mcount|fentry)_rel$' <<< "$secs"; then
+		ok 1 "[$label] stripped: no .symtab, no .debug_*, a __mcount_rel or __fentry_rel table"
+		diag "sections: $(tr '\n' ' ' <<< "$secs")"
+	else
+		ok 0 "[$label] stripped: no .symtab, no .debug_*, a __mcount_rel or __fentry_rel table"
+	fi
+}
+
+# program_ok LABEL STATUS STDOUT-FILE: the program's own checks passed.
+program_ok() {
+	local label=$1 status=$2 out=$3
+	if [ "$status" -eq 0 ] && grep -qx 'done' "$out" && ! grep -q '^not ok' "$out"; then
+		ok 0 "$label"
+	else
+		ok 1 "$label"
+		if [ "$status" -gt 128 ]; then
+			diag "killed by signal $((status - 128)) ($(kill -l $((status - 128)) 2>/dev/null))"
+		else
+			diag "exit status $status$([ "$status" -eq 124 ] && echo ' (timed out)')"
+		fi
+		diag "$(grep -v '^ok' "$out" | head -20)"
+	fi
+}
+
+# untraced LABEL RUNNER...: runs as built; nothing on stderr.
+untraced() {
+	local label=$1 status
+	shift
+	timeout 60 "$@" > "$T_TMP/out" 2> "$T_TMP/err"
+	status=$?
+	program_ok "[$label] runs untraced, its checks pass" "$status" "$T_TMP/out"
+	[ ! -s "$T_TMP/err" ]
+	ok $? "[$label] untraced, nothing on stderr"
+	[ -s "$T_TMP/err" ] && diag "$(head -20 "$T_TMP/err")"
+}
+
+# check_trace LABEL FORMAT EXPECT TRACE ARGS...: check_trace.py's verdict as one test.
+check_trace() {
+	local label=$1 fmt=$2 expect=$3 trace=$4 out
+	shift 4
+	if out=$("${CHECK[@]}" --format "$fmt" --expect "$expect" "$trace" "$@" 2>&1); then
+		ok 0 "[$label] check_trace.py --format $fmt: $(grep -c '^ok' <<< "$out") checks pass"
+	else
+		ok 1 "[$label] check_trace.py --format $fmt"
+		diag "$(grep -v '^ok' <<< "$out" | head -60)"
+	fi
+}
+
+# traced LABEL DIR FORMAT RUNNER...: run under the runtime (RUNNER sets it
+# up), then check the program's results and the trace.
+traced() {
+	local label=$1 dir=$2 fmt=$3 status trace
+	shift 3
+	trace=$dir/trace.$fmt
+	rm -f "$trace" "$trace".*
+	timeout 60 "$@" > "$dir/out.$fmt" 2> "$dir/err.$fmt"
+	status=$?
+	program_ok "[$label] traced ($fmt): exit 0, the program's checks pass" "$status" "$dir/out.$fmt"
+	if [ -s "$dir/err.$fmt" ]; then
+		diag "[$label] stderr ($fmt):" "$(head -20 "$dir/err.$fmt")"
+	fi
+	local threads=(--require-threads 4)
+	[ "$fmt" = folded ] && threads=()	# folded stacks merge the threads
+	check_trace "$label" "$fmt" "$RT/rt_expect.txt" "$trace" --require-fork "${threads[@]}"
+}
+
+# cross_variant QEMU TRIPLE CC CXX NAME RMC-FLAGS [CFLAGS...]: rt_test + rt_cxx for
+# another machine.  `objpatch run` sees a program for that machine and
+# starts it under qemu-QEMU with build/QEMU/libobjpatch.so preloaded in the
+# guest (never in qemu itself).  CC may be clang: it gets --target=TRIPLE.
+cross_variant() {
+	local q=$1 p=$2 cc=$3 cxx=$4 name=$5 rmc=$6 sysroot=/usr/$2
+	local label="$1 $3 $5" dir=$T_TMP/$1-$3-$5 lib=$TOP/build/$1/libobjpatch.so fmt tool status
+	local target=()
+	shift 6
+	[ "$cc" = clang ] && target=(--target=$p)
+	for tool in $p-gcc $p-strip $p-readelf qemu-$q "$cc" "$cxx"; do
+		if ! command -v "$tool" >/dev/null; then
+			skip "[$label] $tool is not installed (scripts/deps.sh)"
+			return
+		fi
+	done
+	CC_TARGET=("${target[@]}")
+	build "$label" "$dir" "$cc" "$cxx" $p-strip "$rmc" "$@"
+	status=$?
+	CC_TARGET=()
+	[ "$status" = 0 ] || return
+	stripped "$label" "$dir/prog" $p-readelf
+	untraced "$label" qemu-$q -L "$sysroot" "$dir/prog"
+	if [ ! -e "$lib" ]; then
+		ok 1 "[$label] traced runs: build/$q/libobjpatch.so was not built"
+		return
+	fi
+	for fmt in "${FORMATS[@]}"; do
+		traced "$label" "$dir" "$fmt" "$OBJPATCH" run --output "$dir/trace.$fmt" --format "$fmt" -- "$dir/prog"
+	done
+}
+
+# toggle_cross QEMU TRIPLE [CFLAGS...]: rt_toggle.c linked with
+# build/QEMU/libobjpatch.a, 10,000 objpatch_enable/disable("*") while 8
+# threads call traced functions, under qemu-user.  On the store machines
+# every change goes through an mprotect window, and the threads fault into
+# it and wait.
+toggle_cross() {
+	local q=$1 p=$2 label="toggle $1" dir=$T_TMP/toggle-$1 status tool
+	local lib=$TOP/build/$1/libobjpatch.a
+	shift 2
+	for tool in $p-gcc qemu-$q; do
+		command -v "$tool" >/dev/null || { skip "[$label] $tool is not installed"; return; }
+	done
+	[ -e "$lib" ] || { ok 1 "[$label] build/$q/libobjpatch.a was not built"; return; }
+	mkdir -p "$dir"
+	compile_ok "[$label]" $p-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -pthread -I"$TOP/objpatch" \
+		-c "$RT/rt_toggle.c" -o "$dir/rt_toggle.o" &&
+	compile_ok "[$label] recordmcount --mode=user --nop" "$RMC" --mode=user --nop "$dir/rt_toggle.o" &&
+	compile_ok "[$label] link with build/$q/libobjpatch.a" $p-gcc -pie -o "$dir/rt_toggle" \
+		"$dir/rt_toggle.o" "$lib" -pthread -lelf -ldl || return
+	OBJPATCH_OUTPUT=$dir/trace.text timeout 300 qemu-$q -L /usr/$p "$dir/rt_toggle" \
+		> "$dir/out" 2> "$dir/err"
+	status=$?
+	program_ok "[$label] 10,000 enable/disable(\"*\") with 8 threads calling: exit 0, checks pass" \
+		"$status" "$dir/out"
+	grep -q '^# ' "$dir/out" && diag "[$label] $(grep '^# ' "$dir/out" | sed 's/^# //')"
+	[ -s "$dir/err" ] && diag "[$label] stderr:" "$(head -20 "$dir/err")"
+	check_trace "$label" text "$RT/rt_toggle_expect.txt" "$dir/trace.text"
+}
