@@ -109,6 +109,12 @@ struct arch {
 	size_t nmore_abs;
 	uint32_t reloc_rel32;	/* 32-bit PC-relative, for user-mode tables */
 	uint32_t reloc_none;
+	/*
+	 * The dynamic relocation a PIE's absolute words get (base + addend);
+	 * 0: not known.  lld leaves such words 0 in the file, so a linked
+	 * file's absolute table is read from these addends.
+	 */
+	uint32_t reloc_relative;
 
 	/* r_info layout, when it is not the ELF standard one (MIPS64). */
 	void (*rinfo_decode)(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type);

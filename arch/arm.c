@@ -85,6 +85,7 @@ const struct arch arch_arm = {
 	.reloc_abs32 = R_ARM_ABS32,
 	.reloc_rel32 = R_ARM_REL32,
 	.reloc_none = R_ARM_NONE,
+	.reloc_relative = R_ARM_RELATIVE,
 	.func_symbol_mask = ~(uint64_t)1,
 	.decoders = arm_decoders,
 	.ndecoders = ARRAY_SIZE(arm_decoders),

@@ -43,6 +43,7 @@ const struct arch arch_aarch64 = {
 	.reloc_abs32 = R_AARCH64_ABS32,
 	.reloc_rel32 = R_AARCH64_PREL32,
 	.reloc_none = R_AARCH64_NONE,
+	.reloc_relative = R_AARCH64_RELATIVE,
 	.code_always_le = true,
 	.decoders = arm64_decoders,
 	.ndecoders = ARRAY_SIZE(arm64_decoders),

@@ -60,6 +60,7 @@ const struct arch arch_ppc32 = {
 	.reloc_abs32 = R_PPC_ADDR32,
 	.reloc_rel32 = R_PPC_REL32,
 	.reloc_none = R_PPC_NONE,
+	.reloc_relative = R_PPC_RELATIVE,
 	PPC_DECODE,
 };
 
@@ -89,6 +90,7 @@ static bool ppc64_elfv2(const GElf_Ehdr *ehdr)
 	.reloc_abs32 = R_PPC64_ADDR32, \
 	.reloc_rel32 = R_PPC64_REL32, \
 	.reloc_none = R_PPC64_NONE, \
+	.reloc_relative = R_PPC64_RELATIVE, \
 	.linker_nops_at_entry = true, \
 	PPC_DECODE
 

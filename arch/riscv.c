@@ -64,6 +64,7 @@ const struct arch arch_riscv64 = {
 	.reloc_abs32 = R_RISCV_32,
 	.reloc_rel32 = R_RISCV_32_PCREL,
 	.reloc_none = R_RISCV_NONE,
+	.reloc_relative = R_RISCV_RELATIVE,
 	.site_symbols = true,
 	.decoders = riscv_decoders,
 	.ndecoders = ARRAY_SIZE(riscv_decoders),

@@ -51,6 +51,7 @@ const struct arch arch_s390x = {
 	.reloc_abs32 = R_390_32,
 	.reloc_rel32 = R_390_PC32,
 	.reloc_none = R_390_NONE,
+	.reloc_relative = R_390_RELATIVE,
 	.decoders = s390_decoders,
 	.ndecoders = ARRAY_SIZE(s390_decoders),
 	/* gcc: after `stg %r14,8(%r15)`; -mfentry: the first instruction. */

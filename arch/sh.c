@@ -42,6 +42,7 @@ const struct arch arch_sh = {
 	.reloc_abs32 = R_SH_DIR32,
 	.reloc_rel32 = R_SH_REL32,
 	.reloc_none = R_SH_NONE,
+	.reloc_relative = R_SH_RELATIVE,
 	.addend_in_place = true,
 	.decoders = sh_decoders,
 	.ndecoders = ARRAY_SIZE(sh_decoders),

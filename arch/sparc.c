@@ -60,6 +60,7 @@ const struct arch arch_sparc64 = {
 	.reloc_abs32 = R_SPARC_32,
 	.reloc_rel32 = R_SPARC_DISP32,
 	.reloc_none = R_SPARC_NONE,
+	.reloc_relative = R_SPARC_RELATIVE,
 	.more_abs = sparc_more_abs,
 	.nmore_abs = ARRAY_SIZE(sparc_more_abs),
 	.rinfo_decode = sparc64_rinfo_decode,

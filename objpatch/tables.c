@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <stdlib.h>
+#include <sys/types.h>
 #include <string.h>
 #include "tables.h"
 
@@ -82,8 +83,77 @@ static uint32_t section_at(const struct elfobj *obj, uint64_t addr)
 	return 0;
 }
 
+/* A dynamic relocation's place and addend. */
+struct relative {
+	uint64_t at;
+	int64_t addend;
+};
+
+static int cmp_relative(const void *a, const void *b)
+{
+	uint64_t x = ((const struct relative *)a)->at, y = ((const struct relative *)b)->at;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The RELATIVE relocations of a PIE or shared object's dynamic RELA
+ * sections that fall in [lo, hi), sorted: the absolute words there hold
+ * base + addend at run time.  ld.bfd writes the addend into the word too,
+ * lld leaves it 0.  Returns how many (0 also when there is nothing to
+ * read), -1 on error.
+ */
+static ssize_t relatives_in(struct elfobj *obj, uint64_t lo, uint64_t hi, struct relative **out)
+{
+	uint32_t type = obj->arch ? obj->arch->reloc_relative : 0;
+	struct relative *v = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	/* (MIPS64's r_info is not gelf's; its dynamic relocations are REL anyway.) */
+	if (!type || obj->ehdr.e_type != ET_DYN || obj->arch->rinfo_decode)
+		return 0;
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const struct section *s = &obj->sec[i];
+		Elf_Data *d;
+		GElf_Rela r;
+
+		/* Dynamic relocations name .dynsym, not .symtab: read here, not by elfobj_parse_relocs. */
+		if (s->sh.sh_type != SHT_RELA || !(s->sh.sh_flags & SHF_ALLOC) || !s->scn ||
+		    !(d = elf_getdata(s->scn, NULL)))
+			continue;
+		for (int k = 0; gelf_getrela(d, k, &r); k++) {
+			if (GELF_R_TYPE(r.r_info) != type || r.r_offset < lo || r.r_offset >= hi)
+				continue;
+			if (!grow_array(&v, n + 1, &cap, sizeof(*v)))
+				return free(v), elfobj_error(obj, "out of memory"), -1;
+			v[n++] = (struct relative){ r.r_offset, r.r_addend };
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_relative);
+	*out = v;
+	return (ssize_t)n;
+}
+
+static uint64_t relative_at(const struct relative *v, size_t n, uint64_t at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].at < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].at == at ? (uint64_t)v[lo].addend : 0;
+}
+
 static int read_linked_span(struct elfobj *obj, const struct table_span *span, struct entries *e)
 {
+	struct relative *rel = NULL;
+	ssize_t nrel = 0;
 	const struct section *tab = &obj->sec[span->sec];
 	struct table_entry kind = { .user = span->user, .entry = span->entry, .patchable = span->patchable };
 	unsigned entsize = span->user ? 4 : (obj->is64 ? 8 : 4);
@@ -102,10 +172,17 @@ static int read_linked_span(struct elfobj *obj, const struct table_span *span, s
 		e->v = v;
 		e->cap = e->n + size / entsize;
 	}
+	/* Self-relative tables need no dynamic relocation; absolute ones in a PIE do. */
+	if (!span->user && (nrel = relatives_in(obj, base, base + size, &rel)) < 0)
+		return -1;
 	for (uint64_t i = 0; i < size / entsize; i++) {
 		uint64_t w = elfobj_read_word(obj, tab->bytes + span->from + i * entsize, entsize);
-		uint64_t addr = span->user ? base + i * entsize + (uint64_t)sign_extend(w, 4) : w;
+		uint64_t addr;
 		const GElf_Shdr *last = &obj->sec[sec].sh;
+
+		if (!w && nrel)
+			w = relative_at(rel, (size_t)nrel, base + i * entsize);
+		addr = span->user ? base + i * entsize + (uint64_t)sign_extend(w, 4) : w;
 
 		/* A self-relative 0 would point at the table itself, never at code. */
 		kind.zeroed = w == 0;
@@ -118,8 +195,9 @@ static int read_linked_span(struct elfobj *obj, const struct table_span *span, s
 		kind.addr = addr;
 		kind.off = kind.sec ? addr - obj->sec[sec].sh.sh_addr : 0;
 		if (push(obj, e, kind) < 0)
-			return -1;
+			return free(rel), -1;
 	}
+	free(rel);
 	return 0;
 }
 

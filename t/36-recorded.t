@@ -194,6 +194,26 @@ traced pfe-5 kernel "" gcc -fpatchable-function-entry=5
 traced pfe-7-2 kernel "" gcc -fpatchable-function-entry=7,2
 traced pfe-5-clang kernel "" clang -fpatchable-function-entry=5
 traced pfe-5-user user "" gcc -fpatchable-function-entry=5
+# lld leaves a PIE's absolute table words 0 in the file (the addresses are
+# only in R_X86_64_RELATIVE addends, which the readers apply); ld.bfd
+# writes them in place too.
+zero_words() {	# zero_words FILE SECTION: the section's bytes are all 0 in the file
+	local hex
+	hex=$(readelf -x "$2" "$1" 2>/dev/null | sed -n 's/^  0x[0-9a-f]* \(\([0-9a-f]\{8\} \)\{1,4\}\).*/\1/p' | tr -d ' \n')
+	[ -n "$hex" ] && [ -z "${hex//0/}" ]
+}
+traced pfe-5-lld kernel -fuse-ld=lld gcc -fpatchable-function-entry=5
+zero_words "$T_TMP/traced-pfe-5-lld/prog" __patchable_function_entries
+ok $? "[pfe-5-lld] the table's words are 0 in the file: read from the dynamic relocations"
+# gcc's __mcount_loc is read-only: lld refuses its absolute words in a PIE
+# (ld.bfd links it with text relocations).  User mode's tables link.
+if gcc -O2 -DWITH_MAIN -pg -mrecord-mcount -c "$SRC/recorded.c" -o "$T_TMP/mrec-lld.o" && gcc -o "$T_TMP/mrec-bfd" "$T_TMP/mrec-lld.o" &&
+	! gcc -fuse-ld=lld -o "$T_TMP/mrec-lld" "$T_TMP/mrec-lld.o" 2> /dev/null; then
+	ok 0 "gcc -pg -mrecord-mcount: gcc's own table does not link into a PIE with lld"
+else
+	ok 1 "gcc -pg -mrecord-mcount: gcc's own table does not link into a PIE with lld"
+fi
+traced mrecord-pie-lld user -fuse-ld=lld gcc -pg -mrecord-mcount
 
 # ---- AArch64 pads under qemu-user: `mov x9, x30; bl`, as the kernel's ftrace ----
 traced_aarch64() {	# LABEL CC FLAGS...
