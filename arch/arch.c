@@ -100,6 +100,12 @@ int64_t insn_sext(uint64_t v, unsigned bits)
 	return bits >= 64 ? (int64_t)v : (int64_t)(v << shift) >> shift;
 }
 
+size_t arch_recorded_prefix_len(const struct arch *a, const uint8_t *code, size_t avail, bool big_endian)
+{
+	return a->recorded_prefix && insn_matches(a->recorded_prefix, code, avail, big_endian) ?
+	       insn_len(a->recorded_prefix) : 0;
+}
+
 size_t arch_landing_pad_len(const struct arch *a, const uint8_t *code, size_t avail, bool big_endian)
 {
 	for (size_t i = 0; i < a->nlanding_pads; i++)

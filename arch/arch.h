@@ -176,6 +176,13 @@ struct arch {
 	 * pointer loads): in linked files a pad cannot be told from them.
 	 */
 	bool linker_nops_at_entry;
+	/*
+	 * What a compiler's own table may name instead of the call: the start
+	 * of the sequence the call belongs to (s390: gcc -pg -mrecord-mcount
+	 * records the `stg %r14,8(%r15)` before the `brasl`).  Readers take
+	 * the call after it.  NULL: tables name the call.
+	 */
+	const struct insn_pattern *recorded_prefix;
 };
 
 const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr);
@@ -193,6 +200,8 @@ unsigned arch_abs_width(const struct arch *arch, uint32_t type, bool is64);
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 size_t insn_len(const struct insn_pattern *p);
+/* A compiler-recorded entry at `code` names the call this many bytes further (recorded_prefix). */
+size_t arch_recorded_prefix_len(const struct arch *a, const uint8_t *code, size_t avail, bool big_endian);
 /* The landing pad (endbr64, bti) at `code` a patchable pad may follow: its length, or 0. */
 size_t arch_landing_pad_len(const struct arch *a, const uint8_t *code, size_t avail, bool big_endian);
 /* Does the code at `code` (with `avail` bytes left) match? Empty matches. */

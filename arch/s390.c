@@ -34,6 +34,9 @@ static const struct call_form s390_calls[] = {
 	{ .rtype = R_390_PC32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
 };
 
+/* gcc -pg -mrecord-mcount records the sequence's start: `stg %r14,8(%r15)` (e3e0 f008 0024). */
+static const struct insn_pattern s390_recorded_prefix = PAT(H(0xe3e0), H(0xf008), H(0x0024));
+
 /* nopr %r0 and nop */
 static const struct insn_pattern s390_pad_nops[] = { PAT(H(0x0700)), PAT(W(0x47000000)) };
 
@@ -52,6 +55,7 @@ const struct arch arch_s390x = {
 	.reloc_rel32 = R_390_PC32,
 	.reloc_none = R_390_NONE,
 	.reloc_relative = R_390_RELATIVE,
+	.recorded_prefix = &s390_recorded_prefix,
 	.decoders = s390_decoders,
 	.ndecoders = ARRAY_SIZE(s390_decoders),
 	/* gcc: after `stg %r14,8(%r15)`; -mfentry: the first instruction. */

@@ -524,6 +524,16 @@ struct object_state {
 	struct patchable pt;
 };
 
+/* A compiler's entry at the start of the call's sequence (s390): the call's distance from it, or 0. */
+static size_t recorded_prefix_at(const struct elfobj *obj, const struct table_entry *e)
+{
+	const struct section *s = &obj->sec[e->sec];
+
+	if (!e->sec || e->off >= s->size || s->sh.sh_type == SHT_NOBITS)
+		return 0;
+	return arch_recorded_prefix_len(obj->arch, s->bytes + e->off, s->size - e->off, obj->code_big_endian);
+}
+
 static int object_entry(struct report *r, struct object_state *st, size_t i, const struct func_sym **fn)
 {
 	struct elfobj *obj = r->obj;
@@ -543,6 +553,8 @@ static int object_entry(struct report *r, struct object_state *st, size_t i, con
 		return add_finding(r, CHECK_STALE, &st->fs, e->sec, e->off, 0,
 				   "not inside any function symbol") ? 0 : -1;
 	site = find_site(&st->rec, e->sec, e->off);
+	if (!site && !e->user)
+		site = find_site(&st->rec, e->sec, e->off + recorded_prefix_at(obj, e));
 	if (site) {
 		st->covered[site - st->rec.sites] = true;
 		r->calls++;
@@ -1138,6 +1150,8 @@ static int linked_entry(struct report *r, const struct linked *l, const struct t
 	if (!f)
 		return stale_entry(r, l, e) < 0 ? -1 : 1;
 	t = decode_call(l, e->sec, e->off);
+	if (t.kind != TARGET_HOOK && !e->user && recorded_prefix_at(r->obj, e))
+		t = decode_call(l, e->sec, e->off + recorded_prefix_at(r->obj, e));
 	if (t.kind == TARGET_HOOK) {
 		r->calls++;
 		if (e->user && e->entry != t.entry &&

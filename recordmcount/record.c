@@ -311,6 +311,16 @@ void recording_free(struct recording *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
+/* An entry naming the start of the call's sequence (s390) stands for the call: how far on it is. */
+static size_t recorded_call_skip(const struct elfobj *obj, const struct table_entry *e)
+{
+	const struct section *s = &obj->sec[e->sec];
+
+	if (e->patchable || e->off >= s->size || s->sh.sh_type == SHT_NOBITS)
+		return 0;
+	return arch_recorded_prefix_len(obj->arch, s->bytes + e->off, s->size - e->off, obj->code_big_endian);
+}
+
 int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos)
 {
 	struct table_entry *e;
@@ -327,7 +337,8 @@ int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos)
 		return free(e), elfobj_error(obj, "out of memory"), -1;
 	for (size_t i = 0; i < n; i++)
 		if (e[i].sec)
-			rec->sites[rec->nsites++] = (struct site){ .sec = e[i].sec, .off = e[i].off,
+			rec->sites[rec->nsites++] = (struct site){ .sec = e[i].sec,
+								   .off = e[i].off + recorded_call_skip(obj, &e[i]),
 								   .entry = e[i].entry,
 								   .patchable = e[i].patchable };
 	rec->cap = n;

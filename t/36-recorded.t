@@ -30,6 +30,14 @@ sites() { "$RMC" --list "$1" | sort; }
 has_section() { readelf -SW "$1" 2>/dev/null | grep -q " $2 "; }
 prototypes() { "$TOP/build/objpatch" list "$1" | cut -d' ' -f2- | sort; }
 
+# shift_sites N: SECTION+0xOFF lines, N bytes further
+shift_sites() {
+	local l
+	while IFS= read -r l; do
+		printf '%s+0x%x\n' "${l%+0x*}" $((0x${l##*+0x} + $1))
+	done | sort
+}
+
 # recorded LABEL CC FLAGS...: one compiler-recorded object through both modes
 recorded() {
 	local label=$1 cc=$2 d=$T_TMP/$1 before mode expect=$EXPECT
@@ -46,7 +54,13 @@ recorded() {
 	for mode in kernel user; do
 		cp "$d/orig.o" "$d/$mode.o"
 		run_ok "[$label] $mode mode" "$RMC" --mode=$mode "$d/$mode.o" || continue
-		is "$(sites "$d/$mode.o")" "$before" "[$label] $mode mode: the same sites, none twice"
+		if [ "$label/$mode" = s390x-mrecord/user ]; then
+			# gcc names the `stg` that starts s390's sequence; user mode the brasl, 6 bytes on.
+			is "$(sites "$d/$mode.o")" "$(shift_sites 6 <<< "$before")" \
+				"[$label] $mode mode: the same sites (the calls), none twice"
+		else
+			is "$(sites "$d/$mode.o")" "$before" "[$label] $mode mode: the same sites, none twice"
+		fi
 		has_section "$d/$mode.o" __mcount_proto
 		ok $? "[$label] $mode mode: a prototype table was added"
 		is "$(prototypes "$d/$mode.o")" "$expect" "[$label] $mode mode: objpatch list shows every prototype"
@@ -57,8 +71,10 @@ recorded() {
 	case $label in
 	*-pfe*) ;;	# patchable tables: t/35-patchable.t
 	s390x-mrecord)
-		# gcc records the start of s390's `stg %r14; brasl; lg` sequence, not the call
-		skip "[$label] --check: entries at the start of s390's -pg sequence are not understood yet" ;;
+		# gcc records the start of s390's `stg %r14; brasl; lg` sequence, not the call:
+		# --check takes the call after it, user mode records the call itself.
+		recorded_check "$label" "$d"
+		;;
 	*) recorded_check "$label" "$d" ;;
 	esac
 }
