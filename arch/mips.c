@@ -143,24 +143,34 @@ const struct arch arch_mips32 = {
  * MIPS64 r_info is not ELF64_R_INFO: a 32-bit symbol index, then the bytes
  * ssym, type3, type2 and type, stored in that order.  Read as a 64-bit word
  * in the file's byte order that puts the type in the low byte on big-endian
- * and in the high byte on little-endian files.
+ * and in the high byte on little-endian files.  `type` carries all four
+ * bytes (type | type2 << 8 | type3 << 16 | ssym << 24), so that a
+ * relocation written back keeps its composition (gcc's n64 gp setup:
+ * R_MIPS_GPREL16 / R_MIPS_SUB / R_MIPS_HI16, which ld rejects as a plain
+ * GPREL16); a hook's relocations have none, and compare as their type.
  */
 static void mips64_rinfo_decode(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type)
 {
+	uint32_t t;
+
 	if (big_endian) {
 		*sym = (uint32_t)(info >> 32);
-		*type = (uint32_t)(info & 0xff);
-	} else {
-		*sym = (uint32_t)info;
-		*type = (uint32_t)(info >> 56);
+		*type = (uint32_t)info;
+		return;
 	}
+	*sym = (uint32_t)info;
+	t = (uint32_t)(info >> 32);
+	*type = t >> 24 | ((t >> 16) & 0xff) << 8 | ((t >> 8) & 0xff) << 16 | (t & 0xff) << 24;
 }
 
 static uint64_t mips64_rinfo_encode(uint32_t sym, uint32_t type, bool big_endian)
 {
+	uint32_t t;
+
 	if (big_endian)
-		return (uint64_t)sym << 32 | (type & 0xff);
-	return sym | (uint64_t)(type & 0xff) << 56;
+		return (uint64_t)sym << 32 | type;
+	t = (type & 0xff) << 24 | ((type >> 8) & 0xff) << 16 | ((type >> 16) & 0xff) << 8 | type >> 24;
+	return sym | (uint64_t)t << 32;
 }
 
 const struct arch arch_mips64 = {
