@@ -80,6 +80,8 @@
  * TLBs by broadcast (AMD INVLPGB, 6.15+) send no IPI, but they all have
  * membarrier.  OBJPATCH_PATCH_SYNC=ipi forces it (for tests).
  */
+/* i386: /proc/self/mem offsets are addresses, and those above 2 GiB too. */
+#define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -155,6 +157,9 @@ static enum insn_kind classify(const uint8_t *b, size_t len);
  * writer refuse the rare window that would still hold it.
  */
 #define PATCHER_TEXT __attribute__((section("objpatch_patcher_text") PATCHER_TEXT_ARCH))
+#ifndef WINDOW_PROT
+#define WINDOW_PROT (PROT_READ | PROT_WRITE)	/* an arch may keep the pages executable */
+#endif
 #if defined(__clang__)
 #define PATCHER_NOIPA
 #else
@@ -312,20 +317,69 @@ PATCHER_TEXT static int wait_for_window(uintptr_t addr)
 	}
 }
 
+#if defined(SEGV_ADDR_UNREPORTED) || defined(SEGV_ADDR_PAGE_ONLY)
+/*
+ * The patch header says faults come without their address (qemu-user 7.2
+ * on ppc64: si_addr NULL and SEGV_MAPERR for every fault, a fetch from a
+ * window's page or the program's own NULL access alike).  A fault at an
+ * instruction a window holds now is ours: wait.  Any other is retried once
+ * per (instruction, window sequence): a fetch that met a window that has
+ * closed since then goes on, and the program's own fault comes back with
+ * nothing changed and goes to its handler.
+ */
+PATCHER_TEXT static int unreported_fault(uintptr_t ip)
+{
+	static __thread uintptr_t last_ip __attribute__((tls_model("initial-exec")));
+	static __thread unsigned last_seq __attribute__((tls_model("initial-exec")));
+	unsigned seq = atomic_load(&g_win_seq);
+
+	if ((seq & 1) && ip >= atomic_load(&g_win_lo) && ip < atomic_load(&g_win_hi))
+		return wait_for_window(ip);
+	if (ip == last_ip && seq == last_seq)
+		return 0;
+	last_ip = ip;
+	last_seq = seq;
+	return 1;
+}
+#endif
+
 PATCHER_TEXT static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
 	uintptr_t addr = (uintptr_t)si->si_addr;
 	uintptr_t ip = CONTEXT_IP((ucontext_t *)ctx);
 	int ours = 0;
 
+#ifdef SEGV_ADDR_PAGE_ONLY
+	/*
+	 * s390x reports a fault's page, not its byte: one on the faulting
+	 * instruction's own page is its fetch or its data access, so it is
+	 * taken as a fault without an address (unreported_fault()).
+	 */
+	if (si->si_code == SEGV_ACCERR && addr == (ip & ~(uintptr_t)(g_pagesize - 1))) {
+		atomic_fetch_add(&g_readers, 1);
+		ours = unreported_fault(ip);
+		atomic_fetch_sub(&g_readers, 1);
+	} else
+#endif
 	/* Instruction fetches only: a data write to text is the program's own bug. */
 	if (si->si_code == SEGV_ACCERR && addr >= ip && addr < ip + 16) {
 		atomic_fetch_add(&g_readers, 1);
 		ours = wait_for_window(addr);
 		atomic_fetch_sub(&g_readers, 1);
 	}
+#ifdef SEGV_ADDR_UNREPORTED
+	else if (!addr) {
+		atomic_fetch_add(&g_readers, 1);
+		ours = unreported_fault(ip);
+		atomic_fetch_sub(&g_readers, 1);
+	}
+#endif
 	if (!ours)
 		chain(&g_old_segv, sig, si, ctx);
+#if defined(__i386__)
+	else
+		i386_gs_return(ctx);	/* qemu-i386: the thread's own %gs after sigreturn */
+#endif
 }
 
 /*
@@ -363,6 +417,9 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	atomic_store(&g_readers, 0);
+#if defined(__i386__)
+	atomic_store(&i386_gs_lock, 0);	/* held by a parent's thread between its handler and thunk */
+#endif
 	pthread_mutex_unlock(&g_lock);
 }
 
@@ -403,7 +460,7 @@ struct text_store {
 PATCHER_TEXT __attribute__((noinline, PATCHER_NOIPA no_sanitize("address", "thread", "undefined")))
 static long window_write(uintptr_t lo, size_t len, const struct text_store *st, size_t n, bool *rw_failed)
 {
-	long rc = raw_syscall4(SYS_mprotect, (long)lo, (long)len, PROT_READ | PROT_WRITE, 0);
+	long rc = raw_syscall4(SYS_mprotect, (long)lo, (long)len, WINDOW_PROT, 0);
 
 	*rw_failed = rc != 0;
 	if (rc)
@@ -482,6 +539,28 @@ static int write_window(const struct busy *b, size_t i, size_t j, const struct t
 	return rw_failed ? -1 : -2;
 }
 
+/*
+ * Through a pipe: write() reports an unmapped source as EFAULT instead of
+ * faulting.  For qemu-user with a guest base (i386 on a 64-bit host),
+ * which lacks process_vm_readv and whose /proc/self/mem is the host's view.
+ */
+static int read_via_pipe(uintptr_t addr, uint8_t *b, size_t n)
+{
+	int p[2], rc = 0;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	for (size_t done = 0, k; done < n && !rc; done += k) {
+		k = n - done < 4096 ? n - done : 4096;
+		if (write(p[1], (const void *)(addr + done), k) != (ssize_t)k ||
+		    read(p[0], b + done, k) != (ssize_t)k)
+			rc = -1;
+	}
+	close(p[0]);
+	close(p[1]);
+	return rc;
+}
+
 /* (syscall() arguments are cast to long: it reads every one as a long.) */
 static int read_text(uintptr_t addr, uint8_t *b, size_t n, char *err, size_t errlen)
 {
@@ -494,6 +573,25 @@ static int read_text(uintptr_t addr, uint8_t *b, size_t n, char *err, size_t err
 	if ((errno == ENOSYS || errno == EPERM) && g_readfd >= 0 &&
 	    pread(g_readfd, b, n, (off_t)addr) == (ssize_t)n)
 		return 0;
+	if ((errno == ENOSYS || errno == EPERM) && g_readfd < 0 && read_via_pipe(addr, b, n) == 0)
+		return 0;
+	/*
+	 * qemu-user for a 32-bit guest (arm) has neither: its mem file holds
+	 * the host's addresses.  Text on a page the maps show executable is
+	 * read directly; a page is looked up once, since only the patcher,
+	 * holding g_lock, makes text pages non-executable.
+	 */
+	if (errno == ENOSYS && g_readfd < 0) {
+		static uintptr_t seen = 1;
+		uintptr_t p = page_of(addr);
+
+		for (; p <= page_of(addr + n - 1) && (p == seen || page_executable(p)); p += g_pagesize)
+			seen = p;
+		if (p > page_of(addr + n - 1)) {
+			memcpy(b, (const void *)addr, n);
+			return 0;
+		}
+	}
 	snprintf(err, errlen, "%#lx: cannot read %zu bytes: %s", (unsigned long)addr, n,
 		 strerror(errno));
 	return -1;
@@ -617,7 +715,19 @@ static int cmp_patch_site(const void *a, const void *b)
 
 #if PATCH_PROTOCOL == PATCH_INT3
 
-/* ---- x86_64: the int3 protocol, /proc/self/mem, and the mprotect fallback ---- */
+/*
+ * ---- x86_64 and i386: the int3 protocol, /proc/self/mem, and the mprotect
+ * fallback ----  i386 (i386-patch.h) emulates with 4-byte return addresses
+ * and `call *abs32`; it has no red zone, so a call whose return address
+ * would land in the signal frame is not emulated: the thread goes back to
+ * the int3 until the batch is written.  Under qemu-user its /proc/self/mem
+ * is unusable (procmem_runs) and its windows stay executable (WINDOW_PROT).
+ */
+
+#ifndef CONTEXT_IP_REG		/* x86_64 */
+#define CONTEXT_IP_REG REG_RIP
+#define CONTEXT_SP_REG REG_RSP
+#endif
 
 static int g_memfd = -1;		/* the /proc/self/mem writer */
 static bool g_membarrier;
@@ -656,6 +766,13 @@ static enum insn_kind classify(const uint8_t *b, size_t len)
 		return INSN_BAD;
 	if (!memcmp(b, nops[len], len) || nop_run(b, len))
 		return INSN_NOP;
+#if defined(__i386__)
+	if (arch_extra_nop(b, len))
+		return INSN_NOP;
+	/* The compiler's `call *mcount@GOT(%ebx)`: ModRM mod 10, /2, any base but the SIB escape. */
+	if (len == 6 && b[0] == 0xff && (b[1] & 0xf8) == 0x90 && b[1] != 0x94)
+		return INSN_CALL_IND;
+#endif
 	if (len == 5 && b[0] == 0xe8)
 		return INSN_CALL;
 	if (len == 5 && b[0] == 0xe9)
@@ -673,10 +790,67 @@ static int32_t rel32(const uint8_t *p)
 	return v;
 }
 
-/* The stack below the interrupted RSP is free: a signal frame starts below
- * the 128-byte red zone, and a call would have written there anyway. */
+/* Where `call *...` (ff /2 disp32) at `next` - 6 goes. */
+static uintptr_t call_ind_target(const ucontext_t *uc, const uint8_t *insn, uintptr_t next)
+{
+	intptr_t disp = (intptr_t)rel32(insn + 2);
+
+#if defined(__i386__)
+	/* No RIP-relative form: ff 15 is absolute, ff 90+r is disp32(%reg) (mcount@GOT(%ebx)). */
+	static const int base_reg[8] = { REG_EAX, REG_ECX, REG_EDX, REG_EBX, -1, REG_EBP, REG_ESI, REG_EDI };
+
+	(void)next;
+	if (insn[1] == 0x15)
+		return *(const uintptr_t *)(uintptr_t)disp;
+	return *(const uintptr_t *)((uintptr_t)uc->uc_mcontext.gregs[base_reg[insn[1] & 7]] + (uintptr_t)disp);
+#else
+	(void)uc;
+	return *(const uintptr_t *)(next + disp);
+#endif
+}
+
+#if defined(__i386__)
+/*
+ * i386 has no red zone: the kernel builds the signal frame right below the
+ * interrupted %esp, its FP state (which sigreturn reads back, ending with
+ * the XSAVE trailer's magic word) 64-byte aligned down from it, so it may
+ * end exactly at %esp.  Does the word below %esp lie inside this frame?
+ * The frame is [siginfo, the end of the FP state): the fsave header (112
+ * bytes), then FXSAVE/XSAVE, whose software bytes (offset 464) give the
+ * size of both when they carry FP_XSTATE_MAGIC1.  On an alternate signal stack it
+ * is elsewhere and the answer is no.
+ */
+static bool frame_has(const siginfo_t *si, const ucontext_t *uc, uintptr_t word)
+{
+	const uint8_t *fp = (const uint8_t *)uc->uc_mcontext.fpregs;
+	uintptr_t lo = (uintptr_t)si < (uintptr_t)uc ? (uintptr_t)si : (uintptr_t)uc;
+	uintptr_t hi = (uintptr_t)(uc + 1);
+
+	if (fp) {
+		uint16_t magic;
+		uint32_t magic1, size;
+
+		memcpy(&magic, fp + 110, 2);
+		memcpy(&magic1, fp + 112 + 464, 4);
+		memcpy(&size, fp + 112 + 468, 4);
+		/* extended_size counts the fsave header too (the kernel's ia32 frames, qemu's) */
+		size = magic != 0 ? 112 : magic1 == 0x46505853u ? size : 112 + 512;
+		if ((uintptr_t)fp + size > hi)
+			hi = (uintptr_t)fp + size;
+	}
+	return word + sizeof(uintptr_t) > lo && word < hi;
+}
+#endif
+
+/*
+ * x86_64: the stack below the interrupted RSP is free: a signal frame
+ * starts below the 128-byte red zone, and a call would have written there
+ * anyway.  i386: unless the frame reaches it (frame_has): then 0, and the
+ * thread goes back to the int3, to trap again until the batch is written
+ * (a few microseconds: the patcher waits for nothing but core syncs).
+ */
 __attribute__((no_sanitize("address")))
-static void emulate(ucontext_t *uc, const struct busy_site *s)
+static int emulate(const siginfo_t *si, ucontext_t *uc, const struct busy_site *s)
 {
 	greg_t *r = uc->uc_mcontext.gregs;
 	uintptr_t next = s->addr + s->len, target = next;
@@ -687,16 +861,25 @@ static void emulate(ucontext_t *uc, const struct busy_site *s)
 		target = next + (intptr_t)rel32(s->insn + 1);
 		break;
 	case INSN_CALL_IND:
-		target = *(const uintptr_t *)(next + (intptr_t)rel32(s->insn + 2));
+		target = call_ind_target(uc, s->insn, next);
 		break;
 	default:
 		break;
 	}
 	if (s->insn[0] == 0xe8 || s->insn[0] == 0xff) {
-		r[REG_RSP] -= 8;
-		*(uintptr_t *)r[REG_RSP] = next;
+		uintptr_t word = (uintptr_t)r[CONTEXT_SP_REG] - sizeof(uintptr_t);
+
+#if defined(__i386__)
+		if (frame_has(si, uc, word))
+			return 0;
+#else
+		(void)si;
+#endif
+		r[CONTEXT_SP_REG] = (greg_t)word;
+		*(uintptr_t *)word = next;
 	}
-	r[REG_RIP] = (greg_t)target;
+	r[CONTEXT_IP_REG] = (greg_t)target;
+	return 1;
 }
 
 static const struct busy_site *busy_find(const struct busy *b, uintptr_t ip)
@@ -717,22 +900,23 @@ static const struct busy_site *busy_find(const struct busy *b, uintptr_t ip)
 }
 
 
-static int steer_trap(ucontext_t *uc)
+static int steer_trap(const siginfo_t *si, ucontext_t *uc)
 {
-	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[CONTEXT_IP_REG] - 1;
 
 	for (int tries = 0; tries < 1000; tries++) {
 		const struct busy_site *s = busy_find(atomic_load(&g_busy), ip);
 
 		if (s) {
-			emulate(uc, s);
+			if (!emulate(si, uc, s))
+				uc->uc_mcontext.gregs[CONTEXT_IP_REG] = (greg_t)ip;
 			return 1;
 		}
 		if (!known_has(atomic_load(&g_known), ip))
 			return 0;
 		/* Acquire: a 0xcc seen here was written after its batch was published. */
 		if (__atomic_load_n((const uint8_t *)ip, __ATOMIC_ACQUIRE) != 0xcc) {
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+			uc->uc_mcontext.gregs[CONTEXT_IP_REG] = (greg_t)ip;
 			return 1;
 		}
 		/* 0xcc of a batch published after our first look: look again. */
@@ -746,13 +930,17 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 
 	if (si->si_code == SI_KERNEL) {
 		atomic_fetch_add(&g_readers, 1);
-		ours = steer_trap(ctx);
+		ours = steer_trap(si, ctx);
 		atomic_fetch_sub(&g_readers, 1);
 	}
-	if (ours)
+	if (ours) {
 		atomic_fetch_add_explicit(&g_traps, 1, memory_order_relaxed);
-	else
+#if defined(__i386__)
+		i386_gs_return(ctx);
+#endif
+	} else {
 		chain(&g_old_trap, sig, si, ctx);
+	}
 }
 
 
@@ -767,6 +955,34 @@ static void sync_cores(void)
 	mprotect(g_ipi_page, g_pagesize, PROT_READ | PROT_WRITE);
 }
 
+#if defined(__i386__)
+/* Does /proc/self/mem show our own bytes at our addresses (not under qemu-user with a guest base)? */
+static bool procmem_reads_own(int fd)
+{
+	static const uint32_t probe = 0x33383669;	/* "i386" */
+	uint32_t v = 0;
+
+	return fd >= 0 && pread(fd, &v, sizeof(v), (off_t)(uintptr_t)&probe) == (ssize_t)sizeof(v) && v == probe;
+}
+
+/*
+ * Does code written through /proc/self/mem run as written?  Not under
+ * qemu-user (where i386 programs often run): the kernel's write goes round
+ * qemu's write tracking, and qemu keeps running its translation of the old
+ * bytes.  Its guest stores (the mprotect writer) it sees.
+ */
+static bool procmem_runs(int fd, uint8_t *p)
+{
+	uint8_t code[6] = { 0xb8, 1, 0, 0, 0, 0xc3 };	/* mov $1, %eax; ret */
+	int (*fn)(void) = (int (*)(void))(uintptr_t)p;
+
+	if (pwrite(fd, code, sizeof(code), (off_t)(uintptr_t)p) != sizeof(code) || fn() != 1)
+		return false;
+	code[1] = 2;
+	return pwrite(fd, code, sizeof(code), (off_t)(uintptr_t)p) == sizeof(code) && fn() == 2;
+}
+#endif
+
 /* Does the kernel let us write a read-only executable page through /proc/self/mem? */
 static bool procmem_works(int fd)
 {
@@ -778,6 +994,9 @@ static bool procmem_works(int fd)
 	if (p == MAP_FAILED)
 		return false;
 	ok = pwrite(fd, &probe, 1, (off_t)(uintptr_t)p) == 1 && *(volatile uint8_t *)p == probe;
+#if defined(__i386__)
+	ok = ok && procmem_runs(fd, p);
+#endif
 	munmap(p, g_pagesize);
 	return ok;
 }
@@ -811,6 +1030,9 @@ static int proc_init(char *err, size_t errlen)
 		}
 	}
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+#if defined(__i386__)
+	i386_gs_init(!procmem_reads_own(fd));
+#endif
 	if (fd >= 0 && !(force && !strcmp(force, "mprotect")) && procmem_works(fd)) {
 		g_memfd = g_readfd = fd;
 		g_method = g_membarrier ? "procmem+membarrier" : "procmem+mprotect-ipi";

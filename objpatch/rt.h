@@ -73,6 +73,89 @@ struct rt_arch {
 	 */
 	uint8_t pad_site_len, pad_site_offset, pad_prefix_len;
 	uint8_t pad_prefix[4];
+	/*
+	 * A trampoline that finds the return address in a register (AArch64
+	 * pads: x9) keeps a copy in its own frame as the slot and passes
+	 * RT_ENTER_SLOT_COPY.  The function then saves what it got somewhere
+	 * below slot + slot_copy_above (its entry stack pointer), where an
+	 * unwinder reads it: rt_restore_slots() looks for it there.
+	 */
+	uint8_t slot_copy_above;
+	/*
+	 * i386: float and double both come back in x87's st(0), and the return
+	 * trampoline does not know which: CAPTURE_FP's word is st(0) stored as
+	 * a binary64 (exact for either), which rt_raw_value narrows for a float.
+	 */
+	bool fp_st0_double;
+	/*
+	 * ppc64: the disabled form of the site at `site` when it is not the
+	 * recorder's NOP (`b .+8` over the TOC restore a linker put after a
+	 * call to _mcount through a PLT stub), else NULL.  NULL: always the NOP.
+	 */
+	const uint8_t *(*site_nop)(uintptr_t site, size_t len);
+	/*
+	 * ppc64: how far a function's return-address slot (the LR save word in
+	 * its caller's frame) lies ABOVE its entry stack pointer; stack limits
+	 * handed to rt_rehook_slots() move up by it.  0: below (x86, AArch64).
+	 */
+	uint8_t slot_above_sp;
+	/* ppc64: the e_flags that pick this ABI's recorder descriptor (2: ELFv2, not ELFv1). */
+	uint32_t e_flags;
+	/*
+	 * s390x: a site's bytes in either state, from its kind and stub, where
+	 * the disabled form is a branch that never branches, to the stub: then
+	 * a toggle rewrites one byte.  Every site is written to that form when
+	 * its module is loaded, before anything enables it.  NULL: encode_call,
+	 * and the NOP.
+	 */
+	bool (*encode_site)(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub, unsigned kind, bool on);
+	/*
+	 * s390x: whether a site's hook call is in the form its kind's
+	 * trampolines expect (site_context bytes on each side of it are
+	 * readable text when it is asked).  NULL: every site is.
+	 */
+	bool (*site_ok)(uintptr_t site, unsigned kind);
+	uint8_t site_context;
+	/*
+	 * MIPS: a recorded site is the first instruction of a call sequence
+	 * (`lw t9, %call16(_mcount)(gp) ... jalr t9`) of which one word, the
+	 * call, is patched: its address (then the site, 4 bytes), or 0 when
+	 * the sequence is not one the trampolines handle (32 bytes from 8
+	 * before the recorded address are readable text when it is asked).
+	 * Called when the module is loaded, before its code runs: a sequence
+	 * recordmcount --nop took apart may be put back then.
+	 * NULL: the site is the recorded address.
+	 */
+	uintptr_t (*site_call)(uintptr_t recorded);
+	/*
+	 * MIPS: how far past a recorded address the hook's return address
+	 * can lie (a recording's sites are the recorded addresses, the
+	 * sequence is not read again).  0: RT_MAX_SITE.
+	 */
+	uint8_t ra_span;
+	/* MIPS n64: a stub's bytes, when a 64-bit address needs more than STUB_SIZE.  0: STUB_SIZE. */
+	uint8_t stub_size;
+	/*
+	 * ARM: how many bytes of the site at `site` a toggle writes (Thumb: one
+	 * halfword of the `bl`, ARM: its word), 0 if it is not a site the
+	 * trampolines handle, after putting back what recordmcount --nop took
+	 * (gcc's `push {lr}` before the call).  Called when the module is
+	 * loaded (`quiescent`: no other thread runs), then with site 0 once
+	 * after its last site: the writes may wait till then, to be made in
+	 * one batch.  NULL: the recorder's call forms and NOPs decide.
+	 */
+	size_t (*site_prepare)(uintptr_t site, bool quiescent);
+	/*
+	 * ARM: the stub area's size (0: one page), and what fills it beyond
+	 * the stubs encode_stub writes at its start (Thumb sites' sleds).
+	 */
+	uint32_t stub_area;
+	void (*fill_stubs)(uint8_t *area, size_t size);
+	/*
+	 * MIPS: `jal` reaches only the aligned region (mask: its size - 1) its
+	 * delay slot is in, so the stub page must lie in the text's.  0: any.
+	 */
+	uintptr_t reach_region;
 };
 
 extern const struct rt_arch rt_arch_host RT_HIDDEN;
@@ -107,8 +190,22 @@ size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w) R
 void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret,
 		  struct raw_value *v) RT_HIDDEN;
 
-/* Called by the trampolines (C ABI). */
+/* Called by the trampolines (C ABI).  `capture` may carry RT_ENTER_SLOT_COPY. */
+#define RT_ENTER_SLOT_COPY 0x100u
 void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture) RT_HIDDEN;
+/*
+ * rt_enter, where frames whose slots lie at or below `dead` (not only
+ * below `slot`) are known dead (ARM: a leaf's slot lies below its own
+ * saved registers, where a frame longjmp skipped had its slot).
+ */
+void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead) RT_HIDDEN;
+/*
+ * rt_enter for a function that returns its value in memory its caller
+ * provides, at `mem` (s390x: structs, __int128, long double, through a
+ * hidden pointer): the exit records the first 16 bytes there as the
+ * registers (ret_regs.gpr) and as the wide value (ret_regs.wide).
+ */
+void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem) RT_HIDDEN;
 uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
 /* The return trampolines written into hooked return slots: wide FP needs its own. */
 extern void rt_return_regs(void) RT_HIDDEN;
@@ -241,7 +338,10 @@ struct frame {
 	uintptr_t ret;		/* the real return address */
 	uintptr_t *slot;	/* where it lives on the stack */
 	uintptr_t ra;		/* the hook's return address: identifies the site */
-	uint32_t flags;
+	uint32_t flags;		/* enum capture */
+	bool slot_copy;		/* slot is the trampoline's copy (RT_ENTER_SLOT_COPY) */
+	bool tail;		/* entered by a tail call: `ret` is the trampoline, for the frame below */
+	uintptr_t mem;		/* rt_enter_mem: where the value will be returned; 0: registers */
 };
 
 struct tstate {

@@ -60,6 +60,15 @@ void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret,
 	case CAPTURE_FP:
 		memcpy(v->fpr, &w[0], 8);
 		v->have_fpr = true;
+		if (rt_arch_host.fp_st0_double && ret && ret->size == 4) {
+			double d;
+			float f;
+
+			memcpy(&d, &w[0], sizeof(d));
+			f = (float)d;	/* exact: st(0) held a float's value */
+			memset(v->fpr, 0, sizeof(v->fpr));
+			memcpy(v->fpr, &f, sizeof(f));
+		}
 		break;
 	case CAPTURE_WIDE_FP:
 		memcpy(v->fpr, &w[0], 16);

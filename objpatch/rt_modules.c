@@ -288,7 +288,7 @@ static size_t func_index_at(const struct rt_module *m, size_t from, size_t n, ui
 static const struct arch *host_arch(void)
 {
 	static const struct arch *a;
-	GElf_Ehdr e = { .e_machine = rt_arch_host.machine };
+	GElf_Ehdr e = { .e_machine = rt_arch_host.machine, .e_flags = rt_arch_host.e_flags };
 
 	if (a)
 		return a;
@@ -356,6 +356,14 @@ static const uint8_t *nop_bytes(size_t len)
 		if (forms[i].len == len)
 			return forms[i].nop;
 	return NULL;
+}
+
+/* A site's disabled form: the NOP, unless the arch wants another there (ppc64's `b .+8`). */
+static const uint8_t *site_nop(const struct rt_site *s)
+{
+	const uint8_t *own = rt_arch_host.site_nop ? rt_arch_host.site_nop(s->addr, s->len) : NULL;
+
+	return own ? own : nop_bytes(s->len);
 }
 
 static int name_unnamed(struct rt_module *m, struct rt_site *s)
@@ -524,7 +532,7 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 {
 	struct table_entry *te = NULL;
 	struct func_sym *fs;
-	size_t nt = 0, nf, bad = 0, unsupported = 0;
+	size_t nt = 0, nf, bad = 0, unsupported = 0, foreign = 0;
 
 	if (tables_read(obj, &te, &nt) < 0)
 		return -1;
@@ -565,8 +573,18 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		}
 		if (te[i].patchable)
 			len = prepare_pad(fd, addr);
+		else if (rt_arch_host.site_call)	/* MIPS: the site is the sequence's call word */
+			len = in_exec(fd, addr - 8, 32) && (addr = rt_arch_host.site_call(addr)) ? 4 : 0;
+		else if (rt_arch_host.site_prepare)	/* ARM: ARM or Thumb code, gcc's push before it */
+			len = in_exec(fd, addr - 4, 8) ? rt_arch_host.site_prepare(addr, fd->quiescent) : 0;
 		else
 			len = in_exec(fd, addr, 1) ? site_length((const uint8_t *)addr) : 0;
+		if (len && rt_arch_host.site_ok &&
+		    !(in_exec(fd, addr - rt_arch_host.site_context, len + 2u * rt_arch_host.site_context) &&
+		      rt_arch_host.site_ok(addr, kind))) {
+			foreign++;
+			continue;
+		}
 		if (!len || !in_exec(fd, addr, len)) {
 			bad++;
 			continue;
@@ -574,6 +592,8 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len, .kind = kind };
 		m->nsites++;
 	}
+	if (fd && rt_arch_host.site_prepare)
+		rt_arch_host.site_prepare(0, fd->quiescent);	/* the writes it put off, in one batch */
 	free(te);
 	free(fs);
 	for (size_t i = 1; i < m->nsites; i++)
@@ -587,6 +607,10 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 	if (unsupported)
 		fprintf(stderr, "objpatch: %s: %zu -fpatchable-function-entry pads: not patched on this "
 			"architecture yet; left alone\n", m->path, unsupported);
+	if (foreign)	/* site_ok: s390x's clang -pg */
+		fprintf(stderr, "objpatch: %s: %zu hook calls not where this machine's trampolines can "
+			"find the return address (mcount after the prologue? use -mfentry); left alone\n",
+			m->path, foreign);
 	return 0;
 }
 
@@ -627,7 +651,14 @@ static bool within_reach(const struct rt_module *m, uintptr_t p, uintptr_t size)
 {
 	uintptr_t span = p < m->lo ? m->hi - p : p + size - m->lo;
 
-	return span <= rt_arch_host.reach;
+	return span <= rt_arch_host.reach &&
+	       (!rt_arch_host.reach_region || (p & ~rt_arch_host.reach_region) == (m->lo & ~rt_arch_host.reach_region));
+}
+
+/* MIPS n64 needs longer stubs. */
+static size_t stub_size(void)
+{
+	return rt_arch_host.stub_size ? rt_arch_host.stub_size : STUB_SIZE;
 }
 
 /* A page within reach of every site, holding one stub per entry trampoline. */
@@ -635,20 +666,28 @@ static int make_stubs(struct rt_module *m)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), step = 1 << 20;
 	uintptr_t above = (m->hi + page - 1) & ~(page - 1), below = m->lo & ~(page - 1);
+	/* ARM's Thumb sleds need more than a page (stub_area). */
+	uintptr_t size = (rt_arch_host.stub_area + page - 1) & ~(page - 1);
 	void *p = MAP_FAILED;
+
+	if (size < page)
+		size = page;
+	/* RISC-V's `jal` reaches 1 MiB: look closer, else the adjacent pages are the only candidates. */
+	if (rt_arch_host.reach < (2u << 20))
+		step = 64 << 10;
 
 	/* The nearest free page above the text, then below it, a megabyte at a time. */
 	for (uintptr_t off = 0; off < rt_arch_host.reach && p == MAP_FAILED; off += step) {
-		uintptr_t cand[2] = { above + off, below > off + page ? below - off - page : 0 };
+		uintptr_t cand[2] = { above + off, below > off + size ? below - off - size : 0 };
 
 		for (int i = 0; i < 2 && p == MAP_FAILED; i++) {
-			if (!cand[i] || !within_reach(m, cand[i], page))
+			if (!cand[i] || !within_reach(m, cand[i], size))
 				continue;
-			p = mmap((void *)cand[i], page, PROT_READ | PROT_WRITE,
+			p = mmap((void *)cand[i], size, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 			/* Old kernels take the address as a hint only. */
-			if (p != MAP_FAILED && !within_reach(m, (uintptr_t)p, page)) {
-				munmap(p, page);
+			if (p != MAP_FAILED && !within_reach(m, (uintptr_t)p, size)) {
+				munmap(p, size);
 				p = MAP_FAILED;
 			}
 		}
@@ -657,13 +696,15 @@ static int make_stubs(struct rt_module *m)
 		return rt_error("%s: no free page within reach of its code", m->path), -1;
 	for (int k = 0; k < SITE_KINDS; k++)
 		for (int c = 0; c < CAPTURES; c++)
-			rt_arch_host.encode_stub((uint8_t *)p + (k * CAPTURES + c) * STUB_SIZE,
+			rt_arch_host.encode_stub((uint8_t *)p + (k * CAPTURES + c) * stub_size(),
 						 (uintptr_t)rt_arch_host.entry[k][c]);
-	if (mprotect(p, page, PROT_READ | PROT_EXEC)) {
-		munmap(p, page);
+	if (rt_arch_host.fill_stubs)
+		rt_arch_host.fill_stubs(p, size);
+	if (mprotect(p, size, PROT_READ | PROT_EXEC)) {
+		munmap(p, size);
 		return rt_error("%s: mprotect: %s", m->path, strerror(errno)), -1;
 	}
-	__builtin___clear_cache((char *)p, (char *)p + page);
+	__builtin___clear_cache((char *)p, (char *)p + size);
 	m->stubs = p;
 	return 0;
 }
@@ -774,7 +815,7 @@ static enum capture capture_for(struct rt_func *f)
 
 static uintptr_t stub_for(const struct rt_module *m, const struct rt_site *s)
 {
-	return (uintptr_t)m->stubs + (s->kind * CAPTURES + capture_for(&m->funcs[s->func])) * STUB_SIZE;
+	return (uintptr_t)m->stubs + (s->kind * CAPTURES + capture_for(&m->funcs[s->func])) * stub_size();
 }
 
 /* The bytes a site holds in a state: our call, or the NOP of its length. */
@@ -782,9 +823,11 @@ static bool site_bytes(const struct rt_module *m, const struct rt_site *s, bool 
 {
 	const uint8_t *nop;
 
+	if (rt_arch_host.encode_site)
+		return rt_arch_host.encode_site(out, s->len, s->addr, stub_for(m, s), s->kind, on);
 	if (on)
 		return rt_arch_host.encode_call(out, s->len, s->addr, stub_for(m, s));
-	nop = nop_bytes(s->len);
+	nop = site_nop(s);
 	if (!nop)
 		return false;
 	memcpy(out, nop, s->len);
@@ -914,9 +957,18 @@ static int first_patch(struct rt_module *m, struct change *ch)
  */
 #define DIRECT_BATCH 2048
 
+/* A site's disabled form: the NOP, or (encode_site) the one of its stub, built in `buf`. */
+static const uint8_t *disabled_form(const struct rt_module *m, const struct rt_site *s, uint8_t *buf)
+{
+	if (!rt_arch_host.encode_site)
+		return site_nop(s);
+	return site_bytes(m, s, false, buf) ? buf : NULL;
+}
+
 static size_t nop_all_direct(struct rt_module *m)
 {
 	struct patch_site ps[DIRECT_BATCH];
+	uint8_t bufs[DIRECT_BATCH][RT_MAX_SITE], buf[RT_MAX_SITE];
 	size_t done = 0, first = 0;
 
 	while (first < m->nsites) {
@@ -925,7 +977,7 @@ static size_t nop_all_direct(struct rt_module *m)
 
 		for (; i < m->nsites && k < DIRECT_BATCH; i++) {
 			struct rt_site *s = &m->sites[i];
-			const uint8_t *nop = nop_bytes(s->len);
+			const uint8_t *nop = disabled_form(m, s, bufs[k]);
 
 			if (!nop)
 				s->broken = true;
@@ -937,7 +989,7 @@ static size_t nop_all_direct(struct rt_module *m)
 		/* What each site holds now says what happened, whatever failed. */
 		for (size_t j = first; j < i; j++) {
 			struct rt_site *s = &m->sites[j];
-			const uint8_t *nop = nop_bytes(s->len);
+			const uint8_t *nop = disabled_form(m, s, buf);
 
 			if (nop && !same_bytes(nop, (const uint8_t *)s->addr, s->len))
 				s->broken = true;
@@ -977,10 +1029,20 @@ int rt_scan_modules(size_t *patched)
 		}
 		rt.mods = mods;
 		rt.mods[rt.nmods++] = m;
-		if (quiescent && !nfilters)
+		/*
+		 * s390x (encode_site): the disabled form holds the stub's
+		 * displacement, written first, so that enabling later changes one
+		 * byte; it needs each function's capture.  Other threads may run
+		 * (dlopen): on a store machine patch_text_quiescent() is the
+		 * ordinary batch, and the arch's store_ok() allows only changes to
+		 * a NOP there.
+		 */
+		if (rt_arch_host.encode_site && ensure_functions(m) < 0)
+			rc = -1;
+		else if (rt_arch_host.encode_site || (quiescent && !nfilters))
 			direct += nop_all_direct(m);
 		/* A module whose sites could not all be planned keeps those it could. */
-		else if (first_patch(m, &ch) < 0)
+		if (!(quiescent && !nfilters) && first_patch(m, &ch) < 0)
 			rc = -1;
 	}
 	free(sc.v);
@@ -1040,14 +1102,17 @@ static const struct rt_site *site_for_ra(const struct rt_module *m, uintptr_t ra
 
 struct rt_func *rt_func_for_ra(uintptr_t ra)
 {
+	/* MIPS: a recording's sites are the sequences' first words, up to ra_span before ra. */
+	uintptr_t span = rt_arch_host.ra_span ? rt_arch_host.ra_span : RT_MAX_SITE;
+
 	for (size_t i = 0; i < rt.nmods; i++) {
 		struct rt_module *m = rt.mods[i];
 		const struct rt_site *s;
 
-		if (ra <= m->lo || ra > m->hi + RT_MAX_SITE)
+		if (ra <= m->lo || ra > m->hi + span)
 			continue;
 		s = site_for_ra(m, ra);
-		if (s && ra - s->addr <= RT_MAX_SITE && ensure_functions(m) == 0)
+		if (s && ra - s->addr <= span && ensure_functions(m) == 0)
 			return &m->funcs[s->func];
 	}
 	return NULL;

@@ -271,11 +271,12 @@ static bool is_return_trampoline(uintptr_t a)
 	return a == (uintptr_t)rt_return_regs || a == (uintptr_t)rt_return_wide;
 }
 
-void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
+void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead)
 {
 	struct tstate *t = thread_state();
 	struct frame *f;
 	uint64_t ts;
+	bool tail;
 
 	if (!t)
 		return;
@@ -286,27 +287,60 @@ void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	ts = rt_timestamp();
-	if (t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= (uintptr_t)slot)
-		drop_dead_frames(t, (uintptr_t)slot, ts);
+	if (dead < (uintptr_t)slot)
+		dead = (uintptr_t)slot;
+	/*
+	 * A return address that is our trampoline already: a tail call, the
+	 * top frame's function jumped here and left its hooked return address
+	 * for this one.  Its frame is not dead, whatever the slots say (gcc's
+	 * AArch64 frames keep the slot at their bottom, so a smaller frame's
+	 * lies higher): nothing is dropped, and the new frame is pushed as
+	 * that frame's tail, returning first (rt_exit).
+	 */
+	tail = is_return_trampoline(*slot);
+	if (!tail && t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= dead)
+		drop_dead_frames(t, dead, ts);
 	if (t->depth >= rt.depth) {
 		t->missed_depth++;
 		goto out;
 	}
-	if (is_return_trampoline(*slot))
-		goto out;	/* hooked already: a second hook in one function */
+	if (tail && !t->depth)
+		goto out;	/* no frame it could belong to: left as it is */
 	if (!emit_entry(t, ra, t->depth, ts))
 		goto out;
 	f = &t->frames[t->depth];
 	f->ret = *slot;
+	f->tail = tail;
 	f->slot = slot;
 	f->ra = ra;
-	f->flags = capture;
+	f->flags = capture & ~RT_ENTER_SLOT_COPY;
+	f->slot_copy = capture & RT_ENTER_SLOT_COPY;
+	f->mem = 0;
 	t->depth++;
 	atomic_signal_fence(memory_order_seq_cst);
-	*slot = return_trampoline(capture);
+	*slot = return_trampoline(f->flags);
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
+}
+
+/*
+ * The frame rt_enter just pushed, if it did (a signal handler's calls in
+ * between are gone again by now), learns where its value will be.
+ */
+void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
+{
+	rt_enter_dead(ra, slot, capture, (uintptr_t)slot);
+}
+
+void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem)
+{
+	struct tstate *t;
+
+	rt_enter(ra, slot, capture);
+	t = self;
+	if (t && t->depth && t->frames[t->depth - 1].slot == slot && is_return_trampoline(*slot))
+		t->frames[t->depth - 1].mem = mem;
 }
 
 /*
@@ -339,6 +373,27 @@ static int procmem_fd(void)
 	return fd;
 }
 
+/*
+ * qemu-user with a guest base (32-bit guests on a 64-bit host), where
+ * /proc/self/mem holds the host's addresses: write() checks the guest's
+ * range and fails with EFAULT instead of faulting.  n is at most a page,
+ * which a pipe's buffer takes whole.
+ */
+static ssize_t read_through_pipe(void *dst, uintptr_t addr, size_t n)
+{
+	int p[2];
+	ssize_t r;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	r = write(p[1], (const void *)addr, n);
+	if (r > 0)
+		r = read(p[0], dst, (size_t)r);
+	close(p[0]);
+	close(p[1]);
+	return r;
+}
+
 static ssize_t read_memory(void *dst, uintptr_t addr, size_t n)
 {
 	struct iovec local = { dst, n }, remote = { (void *)addr, n };
@@ -347,6 +402,8 @@ static ssize_t read_memory(void *dst, uintptr_t addr, size_t n)
 
 	if (r < 0 && errno == ENOSYS && (fd = procmem_fd()) >= 0)
 		r = pread(fd, dst, n, (off_t)addr);
+	else if (r < 0 && errno == ENOSYS)
+		r = read_through_pipe(dst, addr, n);
 	errno = saved;
 	return r;
 }
@@ -401,6 +458,21 @@ static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, u
 	commit(t, EV_HEADER_WORDS + n);
 }
 
+/*
+ * A value returned in memory (rt_enter_mem): its first 16 bytes stand for
+ * the registers, read without faulting (a smaller value's buffer may end
+ * sooner); the trampoline's saved registers stay as they were.
+ */
+static const struct ret_regs *memory_value(const struct ret_regs *regs, uintptr_t mem, struct ret_regs *copy)
+{
+	*copy = *regs;
+	if (read_memory(copy->gpr, mem, sizeof(copy->gpr)) != (ssize_t)sizeof(copy->gpr) &&
+	    read_memory(copy->gpr, mem, 8) != 8)
+		return regs;
+	memcpy(copy->wide, copy->gpr, sizeof(copy->wide));
+	return copy;
+}
+
 static void __attribute__((noreturn)) lost_return(uintptr_t sp)
 {
 	char msg[160];
@@ -422,17 +494,30 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 
 	if (!t || !t->depth || (uintptr_t)t->frames[t->depth - 1].slot >= sp)
 		lost_return(sp);
-	/* The returning frame is the outermost one whose slot lies below sp. */
+	/*
+	 * The returning frame is the outermost one whose slot lies below sp,
+	 * or the last of the tail calls it made: each of those returns to the
+	 * trampoline again (its `ret`), one pass per frame, so every function
+	 * of the chain gets its exit, all with the value the last one returned.
+	 */
 	f = t->depth - 1;
 	while (f > 0 && (uintptr_t)t->frames[f - 1].slot < sp)
 		f--;
+	while (f + 1 < t->depth && t->frames[f + 1].tail)
+		f++;
 	t->busy++;
 	atomic_signal_fence(memory_order_seq_cst);
 	while (t->depth - 1 > f) {
 		t->depth--;
 		emit_unwound(t, t->depth, ts);
 	}
-	emit_exit(t, &t->frames[f], f, ts, regs);
+	if (t->frames[f].mem) {
+		struct ret_regs copy;
+
+		emit_exit(t, &t->frames[f], f, ts, memory_value(regs, t->frames[f].mem, &copy));
+	} else {
+		emit_exit(t, &t->frames[f], f, ts, regs);
+	}
 	/*
 	 * Read before the frame is given up: from `busy--` on, a signal
 	 * handler's traced calls push their frames at index f, and a return
@@ -454,12 +539,63 @@ struct tstate *rt_current(void)
 }
 
 
+/* Where frame i really returns: a tail call's `ret` is the trampoline, its caller's is real. */
+static uintptr_t real_return(const struct tstate *t, uint32_t i)
+{
+	while (i > 0 && t->frames[i].tail)
+		i--;
+	return t->frames[i].ret;
+}
+
+/* The caller's frame record, NULL where the chain ends or goes the wrong way. */
+static const uintptr_t *next_record(const uintptr_t *rec)
+{
+	return rec[0] > (uintptr_t)rec ? (const uintptr_t *)rec[0] : NULL;
+}
+
+/*
+ * A frame whose slot is the trampoline's copy (AArch64 pads): the function
+ * got the return trampoline in a register, and its prologue saved it in
+ * its frame record, somewhere below its entry stack pointer (slot +
+ * slot_copy_above); that word is what an unwinder reads.  The records are
+ * found by walking the frame-pointer chain (AArch64: {caller's x29, x30}
+ * at x29), not by scanning the stack, where dead frames leave stale
+ * trampoline addresses: one taken for the slot would make a later return
+ * look like this frame's.  The record found becomes the frame's slot.  Not
+ * found (no frame pointer, or a pac-ret function that signed it first):
+ * the slot stays, the unwinder meets the trampoline and the program
+ * terminates as it would untraced without unwind tables.
+ */
+static void find_saved_copies(struct tstate *t)
+{
+	const uintptr_t *rec = __builtin_frame_address(0);
+	uintptr_t lo = (uintptr_t)rec;
+
+	for (uint32_t i = t->depth; i-- > 0; lo = (uintptr_t)t->frames[i].slot) {
+		struct frame *f = &t->frames[i];
+		uintptr_t top = (uintptr_t)f->slot + rt_arch_host.slot_copy_above;
+
+		if (!f->slot_copy)
+			continue;
+		/* Records go up the stack: one walk serves every frame. */
+		for (; rec && (uintptr_t)rec < top; rec = next_record(rec)) {
+			if ((uintptr_t)rec > lo && is_return_trampoline(rec[1])) {
+				f->slot = (uintptr_t *)&rec[1];
+				f->slot_copy = false;
+				break;
+			}
+		}
+	}
+}
+
 /* Puts the real return addresses back, for an unwinder about to walk the stack. */
 void rt_restore_slots(struct tstate *t)
 {
+	if (rt_arch_host.slot_copy_above)
+		find_saved_copies(t);
 	for (uint32_t i = 0; i < t->depth; i++)
 		if (is_return_trampoline(*t->frames[i].slot))
-			*t->frames[i].slot = t->frames[i].ret;
+			*t->frames[i].slot = real_return(t, i);
 }
 
 /* Frames above `sp` survived (a catch, a finished walk): hook them again; the rest are gone. */
@@ -470,7 +606,7 @@ void rt_rehook_slots(struct tstate *t, uintptr_t sp)
 	t->busy++;
 	drop_dead_frames(t, sp, ts);
 	for (uint32_t i = 0; i < t->depth; i++)
-		if (*t->frames[i].slot == t->frames[i].ret)
+		if (*t->frames[i].slot == real_return(t, i))
 			*t->frames[i].slot = return_trampoline(t->frames[i].flags);
 	t->busy--;
 }

@@ -74,9 +74,12 @@ API void *__cxa_begin_catch(void *e)
 
 	if (!real)
 		real = (void *(*)(void *))next_symbol("__cxa_begin_catch");
-	/* The catching function's stack pointer: frames below it were unwound. */
+	/*
+	 * The catching function's stack pointer: frames below it were unwound
+	 * (on ppc64 their slots lie up to slot_above_sp above it, in its frame).
+	 */
 	if (rt_current() && rt_current()->depth)
-		rt_rehook_slots(rt_current(), (uintptr_t)__builtin_dwarf_cfa());
+		rt_rehook_slots(rt_current(), (uintptr_t)__builtin_dwarf_cfa() + rt_arch_host.slot_above_sp);
 	return real(e);
 }
 

@@ -274,8 +274,8 @@ static void free_argv(char **v)
 /* qemu-ARCH -L ROOT -E LD_PRELOAD=LIB PROGRAM ARGS...: every string owned, for free_argv(). */
 static char **qemu_argv(const struct foreign *f, const char *lib, char **args, int nargs)
 {
-	char **v = calloc((size_t)nargs + 7, sizeof(*v));
-	const char *root = getenv("QEMU_LD_PREFIX");
+	char **v = calloc((size_t)nargs + 9, sizeof(*v));
+	const char *root = getenv("QEMU_LD_PREFIX"), *path = getenv("LD_LIBRARY_PATH");
 	int n = 0;
 	bool ok;
 
@@ -284,6 +284,15 @@ static char **qemu_argv(const struct foreign *f, const char *lib, char **args, i
 	ok = asprintf(&v[n++], "qemu-%s", f->name) >= 0 && (v[n++] = strdup("-L")) &&
 	     (root && *root ? (v[n++] = strdup(root)) != NULL : asprintf(&v[n++], "/usr/%s", f->triple) >= 0) &&
 	     (v[n++] = strdup("-E")) && asprintf(&v[n++], "LD_PRELOAD=%s", lib) >= 0 &&
+	     /*
+	      * The guest's loader reads the host's /etc/ld.so.cache, which may
+	      * name the host's multilib copy of the guest's libc (i386's
+	      * /lib32): another build than the cross ld.so's, and mixing them
+	      * hangs the first pthread_create.  The root's lib/ goes first.
+	      */
+	     (v[n++] = strdup("-E")) &&
+	     asprintf(&v[n++], "LD_LIBRARY_PATH=%s/lib%s%s", v[2], path && *path ? ":" : "",
+		      path && *path ? path : "") >= 0 &&
 	     /* qemu does not search PATH for the program. */
 	     (v[n++] = program_path(args[0]));
 	for (int i = 1; ok && i < nargs; i++)

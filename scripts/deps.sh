@@ -76,6 +76,49 @@ foreign_libelf() {	# foreign_libelf DEBIAN-ARCH TRIPLE
 	find "$tmp/root" \( -name 'libelf*.so*' -o -name 'libz.so*' \) -exec $sudo cp -P {} "$lib/" \;
 	rm -rf "$tmp"
 }
+# Debian 12 has no riscv64 packages (not a release architecture), so there
+# is no libelf1:riscv64 to unpack: build libelf and zlib from Debian's own
+# sources with the cross compiler instead.  apt reads a private deb-src list
+# and keeps its indexes in the temporary directory, so the system's sources
+# are untouched.  Only lib/ and libelf/ of elfutils are built (libdw, the
+# tools and debuginfod would take far longer and need more libraries); the
+# host's libelf.h, gelf.h and zlib.h serve (same versions, and the cross gcc
+# searches /usr/include after its own include directory).
+source_libelf() {	# source_libelf TRIPLE
+	local triple=$1 lib=/usr/$1/lib tmp
+	[ -d "$lib" ] || return 0
+	[ -e "$lib/libelf.so" ] && [ -e "$lib/libelf.so.1" ] && [ -e "$lib/libz.so.1" ] && return 0
+	command -v "$triple-gcc" >/dev/null || return 0
+	echo "deps: building libelf and zlib for $triple from Debian's sources into $lib"
+	# dpkg-source unpacks and patches the sources; the tarballs are bzip2.
+	command -v dpkg-source >/dev/null && command -v bzip2 >/dev/null ||
+		$sudo apt-get install -y -qq --no-install-recommends dpkg-dev bzip2 >/dev/null
+	tmp=$(mktemp -d)
+	# One && chain: `set -e` does not apply inside a subshell whose status is tested.
+	(
+		apt=(apt-get -qq -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$tmp/parts"
+			-o Dir::State::Lists="$tmp/lists" -o Dir::Cache="$tmp/cache" -o APT::Sandbox::User=root)
+		cd "$tmp" && mkdir -p parts lists/partial cache/archives/partial &&
+		printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm' \
+			'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+			>parts/src.sources &&
+		"${apt[@]}" update &&
+		"${apt[@]}" source --download-only elfutils zlib &&
+		dpkg-source -q --no-check -x zlib_*.dsc zlib >/dev/null &&
+		dpkg-source -q --no-check -x elfutils_*.dsc elfutils >/dev/null &&
+		(cd zlib && CHOST=$triple ./configure --prefix="$tmp/inst" >/dev/null &&
+			make -s -j"$(nproc)" shared >/dev/null && make -s install >/dev/null) &&
+		# libelf needs zlib (compressed sections): the one just built;
+		# bzip2, lzma and zstd only serve libdw and the tools: left out.
+		(cd elfutils && ./configure -q --host="$triple" --prefix="$tmp/inst" \
+			--disable-debuginfod --disable-libdebuginfod --without-bzlib --without-lzma \
+			--without-zstd --disable-nls CPPFLAGS="-I$tmp/inst/include" LDFLAGS="-L$tmp/inst/lib" >/dev/null &&
+			make -s -j"$(nproc)" -C lib >/dev/null && make -s -j"$(nproc)" -C libelf >/dev/null &&
+			make -s -C libelf install >/dev/null)
+	) || { echo "deps: building libelf for $triple failed (in $tmp)" >&2; return 1; }
+	find "$tmp/inst/lib" \( -name 'libelf*.so*' -o -name 'libz.so*' \) -exec $sudo cp -P {} "$lib/" \;
+	rm -rf "$tmp"
+}
 foreign_libelf arm64 aarch64-linux-gnu
 foreign_libelf i386 i686-linux-gnu
 foreign_libelf armhf arm-linux-gnueabihf
@@ -83,3 +126,4 @@ foreign_libelf ppc64el powerpc64le-linux-gnu
 foreign_libelf s390x s390x-linux-gnu
 foreign_libelf mipsel mipsel-linux-gnu
 foreign_libelf mips64el mips64el-linux-gnuabi64
+source_libelf riscv64-linux-gnu

@@ -51,6 +51,13 @@ for cc in gcc clang; do
 	x86_64_variant "$cc" "$cxx" nop --nop
 done
 
+# Tail calls (a function jumping to another keeps the hooked return
+# address for it): every form and compiler.
+tail_check gcc-pg gcc - -pg
+tail_check gcc-fentry gcc - -pg -mfentry
+tail_check clang-pg clang - -pg
+tail_check clang-fentry clang - -pg -mfentry
+
 # Shared libraries: one linked to the program, one dlopen()ed after
 # start-up; and a shadow stack shallower than the program's recursion.
 dl_test() {

@@ -29,7 +29,13 @@ build() {
 		diag "$out"
 		return 1
 	fi
-	compile_ok "[$label] link" "$cxx" -pie -o "$dir/prog" "$dir/rt_test.o" "$dir/rt_cxx.o" -pthread &&
+	# RT_LDFLAGS: more link flags (MIPS non-PIC objects: -no-pie, which comes last and wins).
+	# shellcheck disable=SC2086
+	compile_ok "[$label] link" "$cxx" -pie ${RT_LDFLAGS:-} -o "$dir/prog" "$dir/rt_test.o" "$dir/rt_cxx.o" -pthread || return 1
+	if [ "$strip" = - ]; then
+		ok 0 "[$label] builds: ${CFLAGS[*]} $* objects, recordmcount --mode=user${rmc:+ $rmc}, PIE, symbols kept"
+		return
+	fi
 	compile_ok "[$label] strip" "$strip" "$dir/prog" || return 1
 	ok 0 "[$label] builds: -pg objects, recordmcount --mode=user${rmc:+ $rmc}, PIE linked without -pg, stripped"
 }
@@ -101,11 +107,13 @@ traced() {
 	fi
 	local threads=(--require-threads 4)
 	[ "$fmt" = folded ] && threads=()	# folded stacks merge the threads
-	check_trace "$label" "$fmt" "$RT/rt_expect.txt" "$trace" --require-fork "${threads[@]}"
+	# RT_EXPECT: a machine's own copy where its ABI legitimately differs (t/95-rt-s390x.t).
+	check_trace "$label" "$fmt" "${RT_EXPECT:-$RT/rt_expect.txt}" "$trace" --require-fork "${threads[@]}"
 }
 
 # cross_variant QEMU TRIPLE CC CXX NAME RMC-FLAGS [CFLAGS...]: rt_test + rt_cxx for
-# another machine.  `objpatch run` sees a program for that machine and
+# another machine (KEEP_SYMBOLS=1: not stripped, for compiler-made tables,
+# which the runtime reads with the symbols).  `objpatch run` sees a program for that machine and
 # starts it under qemu-QEMU with build/QEMU/libobjpatch.so preloaded in the
 # guest (never in qemu itself).  CC may be clang: it gets --target=TRIPLE.
 cross_variant() {
@@ -121,11 +129,11 @@ cross_variant() {
 		fi
 	done
 	CC_TARGET=("${target[@]}")
-	build "$label" "$dir" "$cc" "$cxx" $p-strip "$rmc" "$@"
+	build "$label" "$dir" "$cc" "$cxx" "$(if [ -n "${KEEP_SYMBOLS:-}" ]; then echo -; else echo $p-strip; fi)" "$rmc" "$@"
 	status=$?
 	CC_TARGET=()
 	[ "$status" = 0 ] || return
-	stripped "$label" "$dir/prog" $p-readelf
+	[ -n "${KEEP_SYMBOLS:-}" ] || stripped "$label" "$dir/prog" $p-readelf
 	untraced "$label" qemu-$q -L "$sysroot" "$dir/prog"
 	if [ ! -e "$lib" ]; then
 		ok 1 "[$label] traced runs: build/$q/libobjpatch.so was not built"
@@ -142,9 +150,14 @@ cross_variant() {
 # every change goes through an mprotect window, and the threads fault into
 # it and wait.
 toggle_cross() {
-	local q=$1 p=$2 label="toggle $1" dir=$T_TMP/toggle-$1 status tool
+	local q=$1 p=$2 rmc=${TOGGLE_RMC---nop} label dir status tool
 	local lib=$TOP/build/$1/libobjpatch.a
 	shift 2
+	# Sites as --nop leaves them, or the calls (TOGGLE_RMC=""); CFLAGS too.
+	label="toggle $q ${rmc:-calls}${*:+ $*}"
+	dir=$T_TMP/toggle-$q
+	[ "$rmc" = --nop ] || dir+=-calls
+	[ $# -eq 0 ] || dir+=$(printf '%s' "$*" | tr -c 'a-zA-Z0-9' '_')
 	for tool in $p-gcc qemu-$q; do
 		command -v "$tool" >/dev/null || { skip "[$label] $tool is not installed"; return; }
 	done
@@ -152,7 +165,8 @@ toggle_cross() {
 	mkdir -p "$dir"
 	compile_ok "[$label]" $p-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -pthread -I"$TOP/objpatch" \
 		-c "$RT/rt_toggle.c" -o "$dir/rt_toggle.o" &&
-	compile_ok "[$label] recordmcount --mode=user --nop" "$RMC" --mode=user --nop "$dir/rt_toggle.o" &&
+	# shellcheck disable=SC2086
+	compile_ok "[$label] recordmcount --mode=user $rmc" "$RMC" --mode=user $rmc "$dir/rt_toggle.o" &&
 	compile_ok "[$label] link with build/$q/libobjpatch.a" $p-gcc -pie -o "$dir/rt_toggle" \
 		"$dir/rt_toggle.o" "$lib" -pthread -lelf -ldl || return
 	OBJPATCH_OUTPUT=$dir/trace.text timeout 300 qemu-$q -L /usr/$p "$dir/rt_toggle" \
@@ -163,4 +177,33 @@ toggle_cross() {
 	grep -q '^# ' "$dir/out" && diag "[$label] $(grep '^# ' "$dir/out" | sed 's/^# //')"
 	[ -s "$dir/err" ] && diag "[$label] stderr:" "$(head -20 "$dir/err")"
 	check_trace "$label" text "$RT/rt_toggle_expect.txt" "$dir/trace.text"
+}
+
+# tail_check LABEL CC RUN [CFLAGS...]: rt_tail.c (tail calls between traced
+# functions) built with CC and CFLAGS, `recordmcount --mode=user $TAIL_RMC`, run
+# untraced by RUN (`-` natively, else e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu")
+# and traced by `objpatch run` (which starts qemu itself), the trace
+# checked against rt_tail_expect.txt.
+tail_check() {
+	local label="$1 tail calls" cc=$2 run=$3 dir=$T_TMP/tail-$1 status
+	shift 3
+	mkdir -p "$dir"
+	# shellcheck disable=SC2086
+	compile_ok "[$label]" $cc -std=gnu11 "${WARN[@]}" -O2 -g -fno-omit-frame-pointer "$@" -I"$RT" \
+		-c "$RT/rt_tail.c" -o "$dir/rt_tail.o" &&
+	# shellcheck disable=SC2086
+	compile_ok "[$label] recordmcount --mode=user ${TAIL_RMC:-}" "$RMC" --mode=user ${TAIL_RMC:-} "$dir/rt_tail.o" &&
+	compile_ok "[$label] link" $cc -pie -o "$dir/rt_tail" "$dir/rt_tail.o" || return
+	if [ "$run" = - ]; then
+		timeout 60 "$dir/rt_tail" > "$dir/out" 2>&1
+	else
+		# shellcheck disable=SC2086
+		timeout 60 $run "$dir/rt_tail" > "$dir/out" 2>&1
+	fi
+	program_ok "[$label] runs untraced, its checks pass" $? "$dir/out"
+	timeout 120 "$OBJPATCH" run --output "$dir/trace.text" -- "$dir/rt_tail" > "$dir/out" 2> "$dir/err"
+	status=$?
+	program_ok "[$label] traced: exit 0, the program's checks pass" "$status" "$dir/out"
+	[ -s "$dir/err" ] && diag "[$label] stderr:" "$(head -5 "$dir/err")"
+	check_trace "$label" text "$RT/rt_tail_expect.txt" "$dir/trace.text"
 }

@@ -117,7 +117,7 @@ ENTRY rt_entry_mcount_all, 5
 	mov x0, x30
 	add x1, sp, #224
 	mov x29, sp
-	mov w2, #\capture
+	mov w2, #(\capture | 0x100)	/* RT_ENTER_SLOT_COPY */
 	bl rt_enter
 	RESTORE_ARGS
 	ldr x9, [sp, #224]

@@ -68,6 +68,8 @@ const struct rt_arch rt_arch_host = {
 	.pad_site_offset = 4,
 	.pad_prefix_len = 4,
 	.pad_prefix = { 0xe9, 0x03, 0x1e, 0xaa },
+	/* PADENTRY's copy of x9 is 16 bytes below the function's entry sp. */
+	.slot_copy_above = 16,
 	/* long double is IEEE binary128, returned in q0. */
 	.wide_in_fpr0 = true,
 };

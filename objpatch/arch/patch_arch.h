@@ -26,6 +26,18 @@
 #include "x86_64-patch.h"
 #elif defined(__aarch64__)
 #include "aarch64-patch.h"
+#elif defined(__arm__)
+#include "arm-patch.h"
+#elif defined(__mips__)
+#include "mips-patch.h"
+#elif defined(__s390x__)
+#include "s390x-patch.h"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include "ppc64le-patch.h"
+#elif defined(__i386__)
+#include "i386-patch.h"
+#elif defined(__riscv) && __riscv_xlen == 64
+#include "riscv64-patch.h"
 #endif
 
 #endif
