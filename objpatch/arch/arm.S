@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * 32-bit ARM trampolines, in ARM state: ARM sites reach them through a
+ * stub with `bl`, Thumb sites through a sled with `blx` (arm.c), so lr
+ * holds the site's return address with the caller's state in bit 0, and
+ * `bx` goes back to the right state.
+ *
+ * Entry: a __gnu_mcount_nc replacement.  gcc's sequence is `push {lr};
+ * bl`, so on entry [sp] holds the traced function's lr, which must be
+ * popped into lr on the way back (the hook's ABI); arm.c says which word is
+ * the slot.  r0-r3 and d0-d7 (arguments, hard-float) and ip are kept, as
+ * glibc's __gnu_mcount_nc keeps them; sp is 8-byte aligned for the C call
+ * whatever the site left (gcc's push leaves it 4 off).
+ *
+ * Return: the traced function returns here (`bx lr` or `pop {pc}`, both
+ * interworking; our address is even: ARM state).  r0-r3 and d0-d7 are
+ * saved (r0:r1 for 64-bit integers, s0/d0 for float/double, d0-d3 for
+ * homogeneous aggregates), struct ret_regs is filled for rt_exit with each
+ * 32-bit register zero-extended, and `bx ip` goes to the real return
+ * address with the caller's state.
+ */
+	.syntax unified
+	.arm
+	.fpu vfpv3-d16
+	.text
+
+/* ENTRY name, capture (enum capture in rt.h) */
+.macro ENTRY name, capture
+	.globl \name
+	.hidden \name
+	.type \name, %function
+	.p2align 4
+\name:
+	.fnstart
+	.cantunwind
+	push {r0-r5, ip, lr}
+	add r5, sp, #32		/* the word `push {lr}` left */
+	mov r4, sp
+	bic ip, r4, #7
+	mov sp, ip
+	vpush {d0-d7}
+	bic r0, lr, #1		/* the site's return address, without the state bit */
+	mov r1, r5
+	mov r2, #\capture
+	bl rt_arm_enter
+	vpop {d0-d7}
+	mov sp, r4
+	pop {r0-r5, ip, lr}
+	mov ip, lr
+	ldr lr, [sp], #4
+	bx ip
+	.fnend
+	.size \name, . - \name
+.endm
+
+/* One per enum capture (rt.h), in its order. */
+ENTRY rt_entry_mcount_gpr, 0
+ENTRY rt_entry_mcount_none, 1
+ENTRY rt_entry_mcount_fp, 2
+ENTRY rt_entry_mcount_wide, 3
+ENTRY rt_entry_mcount_string, 4
+ENTRY rt_entry_mcount_all, 5
+
+/*
+ * clang's `bl mcount` (no `push {lr}` before it): the prologue made a frame
+ * record, lr saved just above the frame pointer, r7 in Thumb code and r11
+ * in ARM code (bit 0 of lr says which the site is); that word is the slot.
+ * lr holds the site's return address and nothing is popped.
+ */
+.macro PLAIN name, capture
+	.globl \name
+	.hidden \name
+	.type \name, %function
+	.p2align 4
+\name:
+	.fnstart
+	.cantunwind
+	push {r0-r5, ip, lr}
+	tst lr, #1
+	addne r5, r7, #4
+	addeq r5, fp, #4
+	mov r4, sp
+	bic ip, r4, #7
+	mov sp, ip
+	vpush {d0-d7}
+	bic r0, lr, #1
+	mov r1, r5
+	mov r2, #\capture
+	bl rt_enter
+	vpop {d0-d7}
+	mov sp, r4
+	pop {r0-r5, ip, lr}
+	bx lr
+	.fnend
+	.size \name, . - \name
+.endm
+
+/* The SITE_FENTRY row (arm.c), one per enum capture. */
+PLAIN rt_entry_clang_gpr, 0
+PLAIN rt_entry_clang_none, 1
+PLAIN rt_entry_clang_fp, 2
+PLAIN rt_entry_clang_wide, 3
+PLAIN rt_entry_clang_string, 4
+PLAIN rt_entry_clang_all, 5
+
+/*
+ * struct ret_regs at sp while rt_exit runs: r0, r1 at 0 and 8 (each
+ * zero-extended), d0, d1 at 16 and 32, d2-d7 after the struct at 64.  One
+ * trampoline serves every capture (long double is double here).
+ */
+	.globl rt_return_regs
+	.hidden rt_return_regs
+	.type rt_return_regs, %function
+	.globl rt_return_wide
+	.hidden rt_return_wide
+	.type rt_return_wide, %function
+	.p2align 4
+	/* An unwinder looks up the address before a return address. */
+	nop
+rt_return_regs:
+rt_return_wide:
+	.fnstart
+	.cantunwind
+	push {r0-r4, lr}
+	mov r4, sp
+	sub ip, sp, #112
+	bic ip, ip, #7
+	mov sp, ip
+	str r0, [sp, #0]
+	str r1, [sp, #8]
+	mov r2, #0
+	str r2, [sp, #4]
+	str r2, [sp, #12]
+	vstr d0, [sp, #16]
+	vstr d1, [sp, #32]
+	add r2, sp, #64
+	vstmia r2, {d2-d7}
+	mov r0, sp
+	add r1, r4, #24		/* sp as the function returned */
+	bl rt_exit
+	mov ip, r0
+	vldr d0, [sp, #16]
+	vldr d1, [sp, #32]
+	add r2, sp, #64
+	vldmia r2, {d2-d7}
+	mov sp, r4
+	pop {r0-r4, lr}
+	bx ip
+	.fnend
+	.size rt_return_regs, . - rt_return_regs
+	.size rt_return_wide, . - rt_return_wide
+
+	.section .note.GNU-stack, "", %progbits
