@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * s390x trampolines.  A site (`brasl %rN,stub`) reaches a stub near its
+ * module, which branches here through %r1.
+ *
+ * The slot: every traced function's return address is taken from, and the
+ * return trampoline put into, 112(%r15) at its entry, the word of the
+ * register save area (in its caller's frame, the callee's to use) where
+ * the ABI's prologue `stmg %r6,%r15,48(%r15)` keeps %r14, and where the
+ * CFI says it is while the function runs: the C++ unwinder finds the real
+ * address there once rt_restore_slots() has put it back.  A leaf function
+ * that saves nothing leaves our word alone.
+ *  - mcount (gcc -pg): `stg %r14,8(%r15); brasl %r14,stub; lg %r14,8(%r15)`
+ *    at the function's start: the address is at 8(%r15), copied into the
+ *    slot for rt_enter and back again for the `lg`, which then loads what
+ *    rt_enter left there.
+ *  - fentry (-mfentry): `brasl %r0,stub` at the function's start: the
+ *    address is still in %r14 (stored into the slot, reloaded after), we
+ *    go back through %r0.
+ * Frames are matched by slot address (rt_record.c): a frame's slot is its
+ * entry %r15 + 112, and it returns with %r15 back at its entry value, so
+ * the return trampoline passes rt_exit %r15 + 160, the returning function's
+ * CFA: above its own slot, below its caller's (whose entry %r15 is at least
+ * 160 higher: every function that calls allocates a save area).
+ *
+ * Everything a hook must keep is kept: the argument registers %r2-%r6,
+ * %f0/%f2/%f4/%f6, and %r0 (the static chain, for mcount sites).
+ *
+ * Return: the traced function's `br %r14` comes here; %r2, %r3, %f0 and
+ * %f2 are saved as struct ret_regs (rt.h), rt_exit gives back the real
+ * return address, and we go there with the registers as they were.
+ */
+	.text
+
+/* Our frame: the callee's save area, then %r0-%r6, %r14, %f0/%f2/%f4/%f6. */
+FRAME = 256
+SLOT = FRAME + 112	/* the traced function's slot, from our %r15 */
+
+.macro SAVE_ARGS
+	stmg %r0,%r6,160(%r15)
+	stg %r14,216(%r15)
+	std %f0,224(%r15)
+	std %f2,232(%r15)
+	std %f4,240(%r15)
+	std %f6,248(%r15)
+.endm
+
+.macro RESTORE_ARGS
+	lmg %r0,%r6,160(%r15)
+	lg %r14,216(%r15)
+	ld %f0,224(%r15)
+	ld %f2,232(%r15)
+	ld %f4,240(%r15)
+	ld %f6,248(%r15)
+.endm
+
+/*
+ * The call into C.  Every value a WIDE or ALL capture is for (long double,
+ * __int128, structs, unions, complex) comes back in memory on s390x, at
+ * the address in %r2 at the entry: rt_enter_mem keeps it for the exit.
+ */
+.macro ENTER_C capture
+	la %r3,SLOT(%r15)
+	lghi %r4,\capture
+.if \capture == 3 || \capture == 5
+	lg %r5,160+16(%r15)
+	brasl %r14,rt_enter_mem
+.else
+	brasl %r14,rt_enter
+.endif
+.endm
+
+/* ENTRY name, capture (enum capture in rt.h): gcc -pg's `brasl %r14,stub` */
+.macro ENTRY name, capture
+	.globl \name
+	.hidden \name
+	.type \name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	lg %r1,8(%r15)
+	stg %r1,112(%r15)
+	aghi %r15,-FRAME
+	.cfi_adjust_cfa_offset FRAME
+	SAVE_ARGS
+	.cfi_offset %r14, -(FRAME + 160 - 216)
+	lgr %r2,%r14
+	ENTER_C \capture
+	lg %r1,SLOT(%r15)
+	stg %r1,FRAME+8(%r15)
+	RESTORE_ARGS
+	aghi %r15,FRAME
+	.cfi_adjust_cfa_offset -FRAME
+	.cfi_restore %r14
+	br %r14
+	.cfi_endproc
+	.size \name, . - \name
+.endm
+
+/* One per enum capture (rt.h), in its order. */
+ENTRY rt_entry_mcount_gpr, 0
+ENTRY rt_entry_mcount_none, 1
+ENTRY rt_entry_mcount_fp, 2
+ENTRY rt_entry_mcount_wide, 3
+ENTRY rt_entry_mcount_string, 4
+ENTRY rt_entry_mcount_all, 5
+
+/* FENTRY name, capture: -mfentry's `brasl %r0,stub`, %r14 untouched */
+.macro FENTRY name, capture
+	.globl \name
+	.hidden \name
+	.type \name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	.cfi_register %r14, %r0
+	stg %r14,112(%r15)
+	aghi %r15,-FRAME
+	.cfi_adjust_cfa_offset FRAME
+	SAVE_ARGS
+	.cfi_offset %r14, -(FRAME + 160 - 160)
+	lgr %r2,%r0
+	ENTER_C \capture
+	RESTORE_ARGS
+	lg %r14,SLOT(%r15)
+	lgr %r1,%r0
+	aghi %r15,FRAME
+	.cfi_adjust_cfa_offset -FRAME
+	.cfi_register %r14, %r1
+	br %r1
+	.cfi_endproc
+	.size \name, . - \name
+.endm
+
+/* The entry-hook row (SITE_FENTRY), one per enum capture. */
+FENTRY rt_entry_fentry_gpr, 0
+FENTRY rt_entry_fentry_none, 1
+FENTRY rt_entry_fentry_fp, 2
+FENTRY rt_entry_fentry_wide, 3
+FENTRY rt_entry_fentry_string, 4
+FENTRY rt_entry_fentry_all, 5
+
+/*
+ * struct ret_regs (rt.h) at 160(%r15) while rt_exit runs: %r2, %r3 at 0,
+ * %f0 at 16, %f2 at 32 (each register's 8 bytes first), `wide` at 48.
+ * One trampoline serves every capture, so rt_return_wide is another name
+ * for it.
+ */
+RFRAME = 224
+	.globl rt_return_regs
+	.hidden rt_return_regs
+	.type rt_return_regs, @function
+	.globl rt_return_wide
+	.hidden rt_return_wide
+	.type rt_return_wide, @function
+	.p2align 4
+	/* The unwinder looks up the address before a return address: no FDE there. */
+	nopr %r7
+rt_return_regs:
+rt_return_wide:
+	.cfi_startproc
+	.cfi_undefined %r14
+	aghi %r15,-RFRAME
+	.cfi_adjust_cfa_offset RFRAME
+	stmg %r2,%r3,160(%r15)
+	std %f0,176(%r15)
+	std %f2,192(%r15)
+	la %r2,160(%r15)
+	la %r3,RFRAME+160(%r15)
+	brasl %r14,rt_exit
+	lgr %r14,%r2
+	lmg %r2,%r3,160(%r15)
+	ld %f0,176(%r15)
+	ld %f2,192(%r15)
+	aghi %r15,RFRAME
+	.cfi_adjust_cfa_offset -RFRAME
+	br %r14
+	.cfi_endproc
+	.size rt_return_regs, . - rt_return_regs
+	.size rt_return_wide, . - rt_return_wide
+
+	.section .note.GNU-stack, "", @progbits
