@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The runtime on MIPS n64 (mips64el) under qemu-user (t/rt-lib.sh): rt_test
+# + rt_cxx (v0/v1, $f0/$f2, binary128 long double in $f0:$f2, small structs
+# in registers, a C++ exception and a longjmp through traced frames, leaf
+# functions that keep their return address in ra) built
+#  - with gcc -pg as Debian builds (PIE: the hook is called through the GOT,
+#    `ld t9; jalr t9`, whose jalr becomes `jal stub` or a NOP);
+#  - with clang (its sequence has `move at,ra` between the load and the
+#    jalr, and the function's own work in the delay slot);
+#  - non-PIC (-fno-pic -mno-abicalls, linked -no-pie below 4 GiB, where
+#    such code must lie): `jal _mcount; nop`, as is and after
+#    recordmcount --nop;
+# each traced in all three formats.  Then rt_toggle's 10,000 live toggles
+# with 8 threads (PIE; recordmcount --nop has no NOP form for PIC sequences
+# and refuses them, so none there); tail calls (rt_tail.c).  About 35 s
+# (12 s on an idle 2-core machine).
+. "$(dirname "$0")/rt-lib.sh"
+
+cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ pg ""
+# clang compiles the C part; the cross g++ (which also links) the C++ part.
+cross_variant mips64el mips64el-linux-gnuabi64 clang mips64el-linux-gnuabi64-g++ clang ""
+RT_LDFLAGS="-no-pie -Wl,-Ttext-segment=0x10000000"
+cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ nopic "" \
+	-fno-pic -mno-abicalls
+cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ nopic-nop --nop \
+	-fno-pic -mno-abicalls
+RT_LDFLAGS=
+TOGGLE_RMC="" toggle_cross mips64el mips64el-linux-gnuabi64
+
+# Tail calls between traced functions (rt_tail.c; clang cannot build it for
+# MIPS: its KEEP() of a double asks for a GPR).
+tail_check mips64el-gcc mips64el-linux-gnuabi64-gcc "qemu-mips64el -L /usr/mips64el-linux-gnuabi64" -pg
+
+done_testing
