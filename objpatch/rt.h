@@ -110,24 +110,6 @@ struct rt_arch {
 	 */
 	bool (*encode_site)(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub, unsigned kind, bool on);
 	/*
-	 * s390x: whether a site's hook call is in the form its kind's
-	 * trampolines expect (site_context bytes on each side of it are
-	 * readable text when it is asked).  NULL: every site is.
-	 */
-	bool (*site_ok)(uintptr_t site, unsigned kind);
-	uint8_t site_context;
-	/*
-	 * MIPS: a recorded site is the first instruction of a call sequence
-	 * (`lw t9, %call16(_mcount)(gp) ... jalr t9`) of which one word, the
-	 * call, is patched: its address (then the site, 4 bytes), or 0 when
-	 * the sequence is not one the trampolines handle (32 bytes from 8
-	 * before the recorded address are readable text when it is asked).
-	 * Called when the module is loaded, before its code runs: a sequence
-	 * recordmcount --nop took apart may be put back then.
-	 * NULL: the site is the recorded address.
-	 */
-	uintptr_t (*site_call)(uintptr_t recorded);
-	/*
 	 * MIPS: how far past a recorded address the hook's return address
 	 * can lie (a recording's sites are the recorded addresses, the
 	 * sequence is not read again).  0: RT_MAX_SITE.
@@ -136,15 +118,22 @@ struct rt_arch {
 	/* MIPS n64: a stub's bytes, when a 64-bit address needs more than STUB_SIZE.  0: STUB_SIZE. */
 	uint8_t stub_size;
 	/*
-	 * ARM: how many bytes of the site at `site` a toggle writes (Thumb: one
-	 * halfword of the `bl`, ARM: its word), 0 if it is not a site the
-	 * trampolines handle, after putting back what recordmcount --nop took
-	 * (gcc's `push {lr}` before the call).  Called when the module is
-	 * loaded (`quiescent`: no other thread runs), then with site 0 once
-	 * after its last site: the writes may wait till then, to be made in
-	 * one batch.  NULL: the recorder's call forms and NOPs decide.
+	 * A recorded site made ready when its module is loaded, where the
+	 * recorder's call forms and NOPs are not the whole story.  Given the
+	 * recorded address in *site (site_before bytes before it and
+	 * site_after from it are readable text), it returns how many bytes a
+	 * toggle writes, after moving *site to them (MIPS: the sequence's call
+	 * word) and putting back what recordmcount --nop took (ARM's `push
+	 * {lr}`, MIPS's stack adjustment); 0 for a site it cannot drive, or
+	 * RT_SITE_REFUSED for a hook call whose return address its trampolines
+	 * cannot find (s390x: clang's mcount after the prologue).  Called
+	 * before the module's code runs (`quiescent`: no other thread runs
+	 * either), then with site NULL once after the module's last site: its
+	 * writes may wait till then, to be made in one batch.  NULL: the
+	 * recorder's call forms and NOPs decide (rt_site_length()).
 	 */
-	size_t (*site_prepare)(uintptr_t site, bool quiescent);
+	size_t (*prepare_site)(uintptr_t *site, unsigned kind, bool quiescent);
+	uint8_t site_before, site_after;
 	/*
 	 * ARM: the stub area's size (0: one page), and what fills it beyond
 	 * the stubs encode_stub writes at its start (Thumb sites' sleds).
@@ -159,6 +148,10 @@ struct rt_arch {
 };
 
 extern const struct rt_arch rt_arch_host RT_HIDDEN;
+
+#define RT_SITE_REFUSED ((size_t)-1)
+/* The recorder's reading of a site: the length of the hook call or NOP at `code`, or 0. */
+size_t rt_site_length(const uint8_t *code) RT_HIDDEN;
 
 /* The entry trampolines of a site kind, one per capture, as the arch's .S names them. */
 #define RT_ENTRIES(kind)                                                         \

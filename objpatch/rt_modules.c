@@ -341,7 +341,7 @@ static bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 }
 
 /* How many bytes the site holds, a hook call or its NOP; 0: neither. */
-static size_t site_length(const uint8_t *code)
+size_t rt_site_length(const uint8_t *code)
 {
 	for (size_t i = 0; i < nforms; i++)
 		if (insn_matches(forms[i].call, code, forms[i].len, host_big_endian) ||
@@ -508,7 +508,7 @@ static size_t prepare_pad(const struct found *fd, uintptr_t site)
 	if (!in_exec(fd, site - pre, pre + len) ||
 	    (pre && !same_bytes((const uint8_t *)(site - pre), rt_arch_host.pad_prefix, pre)))
 		return 0;
-	if (site_length((const uint8_t *)site) == len || adopt_nops(site, len, fd->quiescent))
+	if (rt_site_length((const uint8_t *)site) == len || adopt_nops(site, len, fd->quiescent))
 		return len;
 	return 0;
 }
@@ -573,15 +573,13 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		}
 		if (te[i].patchable)
 			len = prepare_pad(fd, addr);
-		else if (rt_arch_host.site_call)	/* MIPS: the site is the sequence's call word */
-			len = in_exec(fd, addr - 8, 32) && (addr = rt_arch_host.site_call(addr)) ? 4 : 0;
-		else if (rt_arch_host.site_prepare)	/* ARM: ARM or Thumb code, gcc's push before it */
-			len = in_exec(fd, addr - 4, 8) ? rt_arch_host.site_prepare(addr, fd->quiescent) : 0;
+		else if (rt_arch_host.prepare_site)
+			len = in_exec(fd, addr - rt_arch_host.site_before,
+				      (size_t)rt_arch_host.site_before + rt_arch_host.site_after) ?
+			      rt_arch_host.prepare_site(&addr, kind, fd->quiescent) : 0;
 		else
-			len = in_exec(fd, addr, 1) ? site_length((const uint8_t *)addr) : 0;
-		if (len && rt_arch_host.site_ok &&
-		    !(in_exec(fd, addr - rt_arch_host.site_context, len + 2u * rt_arch_host.site_context) &&
-		      rt_arch_host.site_ok(addr, kind))) {
+			len = in_exec(fd, addr, 1) ? rt_site_length((const uint8_t *)addr) : 0;
+		if (len == RT_SITE_REFUSED) {
 			foreign++;
 			continue;
 		}
@@ -592,8 +590,8 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len, .kind = kind };
 		m->nsites++;
 	}
-	if (fd && rt_arch_host.site_prepare)
-		rt_arch_host.site_prepare(0, fd->quiescent);	/* the writes it put off, in one batch */
+	if (fd && rt_arch_host.prepare_site)
+		rt_arch_host.prepare_site(NULL, 0, fd->quiescent);	/* the writes it put off, in one batch */
 	free(te);
 	free(fs);
 	for (size_t i = 1; i < m->nsites; i++)
@@ -607,7 +605,7 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 	if (unsupported)
 		fprintf(stderr, "objpatch: %s: %zu -fpatchable-function-entry pads: not patched on this "
 			"architecture yet; left alone\n", m->path, unsupported);
-	if (foreign)	/* site_ok: s390x's clang -pg */
+	if (foreign)	/* RT_SITE_REFUSED: s390x's clang -pg */
 		fprintf(stderr, "objpatch: %s: %zu hook calls not where this machine's trampolines can "
 			"find the return address (mcount after the prologue? use -mfentry); left alone\n",
 			m->path, foreign);

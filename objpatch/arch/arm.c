@@ -245,15 +245,18 @@ static bool is_clang_site(uintptr_t site, size_t len)
  * `push {lr}` and the call; any other is taken for clang's.  Site 0: the
  * module's last site was seen, the writes are made.
  */
-static size_t arm_site_prepare(uintptr_t site, bool quiescent)
+static size_t arm_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 {
 	const struct call_form *a = arm_form(), *t = thumb_form();
+	uintptr_t site;
 
+	(void)kind;		/* gcc's and clang's forms tell themselves apart */
 	(void)quiescent;	/* see the header comment: modules are prepared before they run */
-	if (!site) {
+	if (!at) {
 		flush();
 		return 0;
 	}
+	site = *at;
 	if (!(site & 3) && is(&a->prefix, site - 4)) {
 		if (is(&a->site, site) || get32(site) == ARM_POP_LR)
 			return 4;
@@ -364,7 +367,10 @@ const struct rt_arch rt_arch_host = {
 	.reach = T2_BLX_REACH - STUB_AREA,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(clang) },
 	.site_nop = arm_site_nop,
-	.site_prepare = arm_site_prepare,
+	.prepare_site = arm_prepare_site,
+	/* gcc's `push {lr}` before the call, the call itself. */
+	.site_before = 4,
+	.site_after = 4,
 	.stub_area = STUB_AREA,
 	.fill_stubs = arm_fill_stubs,
 };

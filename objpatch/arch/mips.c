@@ -150,7 +150,7 @@ static bool restore_push(uintptr_t at)
 #endif
 
 /* The recorded sequence's call word, if the trampolines can drive it; 0 otherwise. */
-static uintptr_t mips_site_call(uintptr_t at)
+static uintptr_t site_call(uintptr_t at)
 {
 	uint32_t w = word(at);
 	uintptr_t call = 0;
@@ -182,6 +182,19 @@ static uintptr_t mips_site_call(uintptr_t at)
 	return call;
 }
 
+/* The site a toggle writes: the recorded sequence's call word, 4 bytes. */
+static size_t mips_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
+{
+	uintptr_t call;
+
+	(void)kind;
+	(void)quiescent;
+	if (!at || !(call = site_call(*at)))
+		return 0;
+	*at = call;
+	return 4;
+}
+
 /* The disabled form of every site: the call word's replacement. */
 static const uint8_t *mips_site_nop(uintptr_t site, size_t len)
 {
@@ -202,7 +215,10 @@ const struct rt_arch rt_arch_host = {
 	/* No entry hooks: the second row only fills the stub page's layout. */
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(mcount) },
 	.site_nop = mips_site_nop,
-	.site_call = mips_site_call,
+	.prepare_site = mips_prepare_site,
+	/* o32's `move at, ra` and push before the recorded word, clang's call up to 12 after it. */
+	.site_before = 8,
+	.site_after = 24,
 	.ra_span = 24,
 #if _MIPS_SIM != _ABIO32
 	.stub_size = 32,

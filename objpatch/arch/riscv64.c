@@ -107,11 +107,17 @@ static bool rv_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t 
  * ra` (or recordmcount --nop's two NOPs, or our disabled form), 4 for the
  * relaxed `jal ra`; 0 for anything else, which is left alone.
  */
-static size_t rv_site_prepare(uintptr_t site, bool quiescent)
+static size_t rv_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 {
-	uint32_t w0 = get32((const uint8_t *)site), w1;
+	uintptr_t site;
+	uint32_t w0, w1;
 
+	(void)kind;
 	(void)quiescent;
+	if (!at)
+		return 0;	/* nothing put off */
+	site = *at;
+	w0 = get32((const uint8_t *)site);
 	if ((w0 & 0xfff) == RV_JAL_RA)
 		return 4;
 	if ((w0 & 0xfff) != RV_AUIPC_RA && w0 != RV_NOP)
@@ -225,7 +231,9 @@ const struct rt_arch rt_arch_host = {
 	/* long double is binary128, returned in a0:a1: rt_return_wide copies them to `wide`. */
 	.wide_in_fpr0 = false,
 	.encode_site = rv_encode_site,
-	.site_prepare = rv_site_prepare,
+	.prepare_site = rv_prepare_site,
+	/* The pair's two words (a relaxed `jal` at the end of its text has only one: see above). */
+	.site_after = 4,
 };
 
 /*

@@ -82,12 +82,18 @@ static void s390x_encode_stub(uint8_t *stub, uintptr_t target)
  * from there just after.  clang calls mcount after its prologue has moved
  * %r15 by a frame size only the prologue knows: such a site is refused.
  */
-static bool s390x_site_ok(uintptr_t site, unsigned kind)
+static size_t s390x_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 {
-	if (kind != SITE_MCOUNT)
-		return true;
-	return memcmp((const void *)(site - SITE_LEN), STG_R14_8_R15, SITE_LEN) == 0 &&
-	       memcmp((const void *)(site + SITE_LEN), LG_R14_8_R15, SITE_LEN) == 0;
+	size_t len;
+
+	(void)quiescent;
+	if (!at || !(len = rt_site_length((const uint8_t *)*at)))
+		return 0;
+	if (kind == SITE_MCOUNT &&
+	    (memcmp((const void *)(*at - SITE_LEN), STG_R14_8_R15, SITE_LEN) != 0 ||
+	     memcmp((const void *)(*at + SITE_LEN), LG_R14_8_R15, SITE_LEN) != 0))
+		return RT_SITE_REFUSED;
+	return len;
 }
 
 const struct rt_arch rt_arch_host = {
@@ -99,8 +105,10 @@ const struct rt_arch rt_arch_host = {
 	.reach = BRASL_REACH - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
 	.encode_site = s390x_encode_site,
-	.site_ok = s390x_site_ok,
-	.site_context = SITE_LEN,
+	.prepare_site = s390x_prepare_site,
+	/* gcc's `stg` before the site, the site and the `lg` after it. */
+	.site_before = SITE_LEN,
+	.site_after = 2 * SITE_LEN,
 };
 
 /*
