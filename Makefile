@@ -67,7 +67,7 @@ CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_Q
 	$(wildcard objpatch/arch/$(call cross_field,$(m),2).c), \
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
-.PHONY: all check demo install clean bench bench-runtime bench-layout $(CROSS_RUNTIMES)
+.PHONY: all check demo install clean bench bench-runtime bench-layout bench-cross $(CROSS_RUNTIMES)
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the targets are not installed: a sanitized host
@@ -128,6 +128,11 @@ bench-runtime: all
 # NOP'd sites over random code layouts (issue 4); writes bench/RESULTS-layout.md.
 bench-layout: all
 	bench/layout.sh
+
+# The runtime's cost per traced call on each machine under qemu-user (issue 7);
+# writes bench/RESULTS-cross.md.
+bench-cross: all
+	bench/cross.sh
 
 # Kbuild on a real kernel (scripts/kbuild-test.sh: linux-source-6.1 for ARM,
 # built with our tool and with the kernel's): minutes, so not part of check.

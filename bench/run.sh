@@ -357,7 +357,7 @@ sections_of() { readelf -h "$corpus/$1" | awk '/Number of section headers/ { pri
 {
 	echo "# Benchmark: kernel recordmcount vs ours"
 	echo
-	echo "The tracing runtime's figures (against uftrace) are in bench/RESULTS-runtime.md (\`make bench-runtime\`); the cost of NOP'd sites over random code layouts in bench/RESULTS-layout.md (\`make bench-layout\`)."
+	echo "The tracing runtime's figures (against uftrace) are in bench/RESULTS-runtime.md (\`make bench-runtime\`); the cost of NOP'd sites over random code layouts in bench/RESULTS-layout.md (\`make bench-layout\`); the runtime on other machines under qemu-user, copied below from bench/RESULTS-cross.md (\`make bench-cross\`), at the end."
 	echo
 	echo "Written by \`bench/run.sh\` (\`make bench\`); every number below was measured by that run."
 	echo
@@ -689,5 +689,10 @@ sections_of() { readelf -h "$corpus/$1" | awk '/Number of section headers/ { pri
 	fi
 	echo
 	echo "Benchmark run time: $(($(date +%s) - started)) s (corpus generation excluded when cached)."
+	# The runtime on the other machines: bench/cross.sh's last run, as it wrote it.
+	if [ -s "$top/bench/RESULTS-cross.md" ]; then
+		echo
+		sed 's/^#/##/' "$top/bench/RESULTS-cross.md"
+	fi
 } > "$results_md"
 echo "bench: wrote $results_md" >&2

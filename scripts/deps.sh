@@ -28,6 +28,8 @@ packages=(
 	linux-source-6.1
 	dwarves hyperfine uftrace
 	flex bison bc
+	# dpkg-source and bzip2: riscv64's libelf is built from Debian's sources (below)
+	dpkg-dev bzip2
 )
 
 sudo=""
@@ -90,9 +92,6 @@ source_libelf() {	# source_libelf TRIPLE
 	[ -e "$lib/libelf.so" ] && [ -e "$lib/libelf.so.1" ] && [ -e "$lib/libz.so.1" ] && return 0
 	command -v "$triple-gcc" >/dev/null || return 0
 	echo "deps: building libelf and zlib for $triple from Debian's sources into $lib"
-	# dpkg-source unpacks and patches the sources; the tarballs are bzip2.
-	command -v dpkg-source >/dev/null && command -v bzip2 >/dev/null ||
-		$sudo apt-get install -y -qq --no-install-recommends dpkg-dev bzip2 >/dev/null
 	tmp=$(mktemp -d)
 	# One && chain: `set -e` does not apply inside a subshell whose status is tested.
 	(

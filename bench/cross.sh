@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The runtime on other machines under qemu-user (issue 7): the cost of a
+# traced call as a ratio to the same program untraced, per machine.
+# bench/runtime/calls.c is built for each machine whose runtime exists
+# (build/QEMU/libobjpatch.so) with gcc -O2 -g -pg and recorded with
+# `recordmcount --mode=user` (MIPS PIC sequences have no NOP form, so no
+# --nop anywhere: the runtime writes every site's disabled form), and run
+# under qemu-QEMU through `objpatch`:
+#   untraced:  objpatch run --filter NONE -- calls N   (every site disabled)
+#   traced:    objpatch record --output F -- calls N   (every function's
+#              entry, exit and return value recorded, formatted later)
+# Each is timed end to end (wall clock, median of CROSS_REPS runs) at N and
+# at 0 iterations; the 0-iteration run (qemu and the runtime starting) is
+# subtracted, so the figures are the loop's: ratio = traced loop / untraced
+# loop, and ns per traced call = (traced loop - untraced loop) / traced
+# calls.  A trace of `calls 1000` is checked to hold every call first.
+# Writes a Markdown table to stdout and to CROSS_RESULTS (default
+# bench/RESULTS-cross.md; empty: not written).
+#
+# Then each machine's runtime tests, t/95-rt-QEMU.t, are run (prove -v) and
+# their passed and failed tests counted, unless CROSS_TESTS=0.
+#
+# Environment: CROSS_ITERS (iterations, 5 calls each; default 1000000),
+# CROSS_REPS (default 5), CROSS_MACHINES (default: all below), CROSS_TESTS.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+iters=${CROSS_ITERS:-1000000}
+reps=${CROSS_REPS:-5}
+results=${CROSS_RESULTS-$top/bench/RESULTS-cross.md}
+out=$top/build/bench/cross
+mkdir -p "$out"
+# QEMU:TRIPLE, as the Makefile's CROSS_MACHINES
+machines=${CROSS_MACHINES:-"aarch64:aarch64-linux-gnu i386:i686-linux-gnu arm:arm-linux-gnueabihf
+	riscv64:riscv64-linux-gnu ppc64le:powerpc64le-linux-gnu s390x:s390x-linux-gnu
+	mipsel:mipsel-linux-gnu mips64el:mips64el-linux-gnuabi64"}
+
+now_ns() { date +%s%N; }
+
+# median_ns CMD...: wall time of CMD, median of $reps runs, in ns
+median_ns() {
+	local t0 t1 i v=()
+	for ((i = 0; i < reps; i++)); do
+		t0=$(now_ns)
+		"$@" > /dev/null 2>&1 || { echo "bench/cross.sh: failed: $*" >&2; return 1; }
+		t1=$(now_ns)
+		v+=($((t1 - t0)))
+	done
+	printf '%s\n' "${v[@]}" | sort -n | sed -n "$((reps / 2 + 1))p"
+}
+
+calc() { python3 -c "print(format($1, '$2'))"; }
+
+untraced_run() {	# untraced_run PROG N: the runtime loaded, every site disabled
+	"$top/build/objpatch" run --filter __bench_no_such_function__ --output /dev/null -- "$@"
+}
+
+traced_run() {	# traced_run PROG N
+	rm -f "$out/rec.data"*
+	"$top/build/objpatch" record --output "$out/rec.data" -- "$@"
+}
+
+rows=()
+tests=()
+for m in $machines; do
+	q=${m%%:*} p=${m#*:} d=$out/$q
+	lib=$top/build/$q/libobjpatch.so
+	if [ ! -e "$lib" ] || ! command -v "$p-gcc" > /dev/null || ! command -v "qemu-$q" > /dev/null; then
+		echo "bench/cross.sh: $q: no runtime, cross gcc or qemu-$q; left out" >&2
+		continue
+	fi
+	mkdir -p "$d"
+	"$p-gcc" -O2 -g -pg -c bench/runtime/calls.c -o "$d/calls.o"
+	build/recordmcount --mode=user "$d/calls.o"
+	"$p-gcc" -pie -o "$d/calls" "$d/calls.o"
+	calls=$(untraced_run "$d/calls" "$iters" | sed -n 's/.*traced_calls=\([0-9]*\).*/\1/p')
+	u0=$(median_ns untraced_run "$d/calls" 0)
+	un=$(median_ns untraced_run "$d/calls" "$iters")
+	t0=$(median_ns traced_run "$d/calls" 0)
+	tn=$(median_ns traced_run "$d/calls" "$iters")
+	# The trace must hold every call: a broken runtime is no benchmark.
+	# (objpatch report reads only its own machine's recordings: run formats in the guest.)
+	want=$(untraced_run "$d/calls" 1000 | sed -n 's/.*traced_calls=\([0-9]*\).*/\1/p')
+	build/objpatch run --format text --output "$out/check.text" -- "$d/calls" 1000 > /dev/null
+	got=$(grep -cE '[a-z_]\(\)( \{|;)' "$out/check.text" || true)
+	if [ "$got" != "$want" ]; then
+		echo "bench/cross.sh: $q: the trace of \`calls 1000\` holds $got calls, the program made $want" >&2
+		exit 1
+	fi
+	rows+=("| $q | $calls | $(calc "($un - $u0) / 1e6" .1f) | $(calc "($tn - $t0) / 1e6" .1f) | $(calc "($tn - $t0) / ($un - $u0)" .1f) | $(calc "(($tn - $t0) - ($un - $u0)) / $calls" .0f) |")
+	if [ "${CROSS_TESTS:-1}" != 0 ] && [ -e "t/95-rt-$q.t" ]; then
+		local_start=$(now_ns)
+		prove -v "t/95-rt-$q.t" > "$out/$q.tests" 2>&1 || true
+		tests+=("| $q | $(grep '^ok ' "$out/$q.tests" | grep -vc '# skip' || true) | $(grep -c '^not ok ' "$out/$q.tests" || true) | $(grep -c '^ok .* # skip' "$out/$q.tests" || true) | $(calc "($(now_ns) - $local_start) / 1e9" .0f) |")
+	fi
+done
+
+{
+	echo "# The runtime under qemu-user: cost of a traced call (bench/cross.sh)"
+	echo
+	echo "\`CROSS_ITERS=$iters CROSS_REPS=$reps bench/cross.sh\` on $(nproc) cores, $(uname -r), $(qemu-aarch64 --version | head -1)."
+	echo "bench/runtime/calls.c (gcc -O2 -g -pg, \`recordmcount --mode=user\`, PIE), $iters iterations of 5 calls."
+	echo "Untraced: \`objpatch run --filter\` matching nothing, every site in its disabled form.  Traced: \`objpatch record\`, every function's entry, exit and return value."
+	echo "Loop times: wall clock, median of $reps runs, minus the median of the same run at 0 iterations."
+	echo
+	echo "| machine | traced calls | untraced loop (ms) | traced loop (ms) | ratio | ns per traced call |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	printf '%s\n' "${rows[@]}"
+	if [ ${#tests[@]} -gt 0 ]; then
+		echo
+		echo "## Each machine's runtime tests (\`prove -v t/95-rt-MACHINE.t\`, in the same run)"
+		echo
+		echo "| machine | passed | failed | skipped | seconds |"
+		echo "|---|---:|---:|---:|---:|"
+		printf '%s\n' "${tests[@]}"
+	fi
+} | if [ -n "$results" ]; then tee "$results"; else cat; fi
