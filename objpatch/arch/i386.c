@@ -143,32 +143,5 @@ const struct rt_arch rt_arch_host = {
 	.fp_st0_double = true,
 };
 
-/*
- * As on x86_64: the TSC when the kernel's clocksource is the TSC (constant
- * rate), CLOCK_MONOTONIC otherwise.  Under qemu-user rdtsc is the host's
- * counter scaled by qemu (cpu_get_host_ticks), as cheap as a helper call.
- */
-static bool use_tsc;
-
-void rt_timestamp_init(void)
-{
-	char buf[64] = "";
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
-
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	use_tsc = strncmp(buf, "tsc", 3) == 0;
-}
-
-uint64_t rt_timestamp(void)
-{
-	struct timespec t;
-
-	if (__builtin_expect(use_tsc, 1))
-		return __rdtsc();
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+/* Timestamps: the TSC or CLOCK_MONOTONIC, as on x86_64. */
+#include "x86_tsc.h"
