@@ -48,16 +48,4 @@ static enum insn_kind classify(const uint8_t *b, size_t len)
 	return INSN_BAD;
 }
 
-static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, size_t len)
-{
-	(void)old;
-	(void)new;
-	return len == 4 && !(addr & 3);
-}
-
-/* Single-copy atomic: a core running it meanwhile sees the old word or the new. */
-static inline __attribute__((always_inline)) void store_text(uintptr_t at, const uint8_t *b, size_t n)
-{
-	(void)n;
-	__asm__ volatile("str %w1, [%0]" : : "r"(at), "r"(a64_word(b)) : "memory");
-}
+#include "word_store.h"

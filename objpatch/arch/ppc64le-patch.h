@@ -57,16 +57,4 @@ static enum insn_kind classify(const uint8_t *b, size_t len)
 	return INSN_BAD;
 }
 
-static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, size_t len)
-{
-	(void)old;
-	(void)new;
-	return len == 4 && !(addr & 3);
-}
-
-/* Single-copy atomic: another thread sees the old word or the new. */
-static inline __attribute__((always_inline)) void store_text(uintptr_t at, const uint8_t *b, size_t n)
-{
-	(void)n;
-	__asm__ volatile("stw %1, 0(%0)" : : "b"(at), "r"(ppc_word(b)) : "memory");
-}
+#include "word_store.h"

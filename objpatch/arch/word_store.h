@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The store protocol's part shared by the machines whose every site is one
+ * aligned 32-bit instruction word (aarch64, ppc64le, MIPS): a change is one
+ * aligned word store, which each of their architectures makes single-copy
+ * atomic, so a core running the word meanwhile executes the old one or the
+ * new.  Included by their <arch>-patch.h, after its classify().
+ */
+
+/* The word as it lies in memory, whatever the byte order. */
+static inline __attribute__((always_inline)) uint32_t word_in_memory(const uint8_t *b)
+{
+	uint32_t w;
+
+	__builtin_memcpy(&w, b, sizeof(w));
+	return w;
+}
+
+static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, size_t len)
+{
+	(void)old;
+	(void)new;
+	return len == 4 && !(addr & 3);
+}
+
+static inline __attribute__((always_inline)) void store_text(uintptr_t at, const uint8_t *b, size_t n)
+{
+	(void)n;
+	*(volatile uint32_t *)at = word_in_memory(b);
+}
