@@ -130,7 +130,8 @@ static ssize_t relatives_in(struct elfobj *obj, uint64_t lo, uint64_t hi, struct
 			v[n++] = (struct relative){ r.r_offset, r.r_addend };
 		}
 	}
-	qsort(v, n, sizeof(*v), cmp_relative);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_relative);
 	*out = v;
 	return (ssize_t)n;
 }
