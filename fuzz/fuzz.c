@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sanitizer/common_interface_defs.h>
 #include "fuzz.h"
+#include "../objpatch/tables.h"
 
 /* Bytes a file written by an iteration may have. */
 #define FUZZ_MAX_OUTPUT (64 << 20)
@@ -177,4 +178,12 @@ __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	fuzz_init();
 	return 0;
+}
+
+bool fuzz_has_proto_table(const struct elfobj *obj)
+{
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (strcmp(obj->sec[i].name, PROTO_TABLE) == 0 || strcmp(obj->sec[i].name, PROTO_STRINGS) == 0)
+			return true;
+	return false;
 }

@@ -59,5 +59,7 @@ void fuzz_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 
 
 /* An error message must be one line: the tools print it as `tool: FILE: reason`. */
 void fuzz_check_error(const struct elfobj *obj);
+/* A prototype table of the input's own, which the reader may well refuse: recordmcount adds none beside it. */
+bool fuzz_has_proto_table(const struct elfobj *obj);
 
 #endif

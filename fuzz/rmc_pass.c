@@ -95,15 +95,6 @@ static void check_protos(struct elfobj *obj)
 	free(p);
 }
 
-/* A table of the input's own, which the reader may well refuse: not ours to check. */
-static bool has_proto_table(const struct elfobj *obj)
-{
-	for (size_t i = 1; i < obj->nsec; i++)
-		if (strcmp(obj->sec[i].name, PROTO_TABLE) == 0 || strcmp(obj->sec[i].name, PROTO_STRINGS) == 0)
-			return true;
-	return false;
-}
-
 static void check_output(const char *path, const struct recording *rec, bool fresh)
 {
 	struct elfobj obj;
@@ -135,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	rc = fuzz_load(&obj, data, size, false);
 	if (rc == 0) {
-		fresh = obj.ehdr.e_type == ET_REL && !elfobj_has_tables(&obj) && !has_proto_table(&obj);
+		fresh = obj.ehdr.e_type == ET_REL && !elfobj_has_tables(&obj) && !fuzz_has_proto_table(&obj);
 		rc = record(&obj, opt, out, &rec);
 	}
 	if (rc < 0) {

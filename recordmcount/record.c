@@ -477,7 +477,8 @@ int record_object(struct elfobj *obj, struct recording *rec, const struct record
 	if (!elfobj_has_tables(obj)) {
 		if (record_sites(obj, rec, o->nop, o->warn) < 0 || emit_tables(obj, rec, o->mode) < 0)
 			return -1;
-		return o->protos ? emit_protos(obj, rec) : 0;
+		/* A prototype table without site tables is not ours to add to: no second one. */
+		return o->protos && !section_named(obj, PROTO_TABLE, NULL) ? emit_protos(obj, rec) : 0;
 	}
 	/*
 	 * The compiler recorded the sites itself (-mrecord-mcount,

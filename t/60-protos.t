@@ -530,4 +530,15 @@ for base in x86_64-gcc i386-dwarf4 s390x sh4; do
 done
 [ -f "$L/gcc/pie" ] && mutate_protos pie "$L/gcc/pie"
 
+# An object that brings a prototype table of its own but no site table (found
+# by the dwarf_table fuzzer): the sites are recorded, no second table is added.
+if [ -f "$B/x86_64-gcc.o" ]; then
+	printf 'junk' > "$B/own-proto.bin"
+	objcopy --add-section __mcount_proto="$B/own-proto.bin" "$B/x86_64-gcc.o" "$B/own-proto.o" &&
+		run_ok "own prototype table: recordmcount" "$RMC" "$B/own-proto.o" &&
+		is "$(readelf -SW "$B/own-proto.o" | grep -c ' __mcount_proto ')" 1 \
+			"own prototype table: still one __mcount_proto, none added beside it" &&
+		is "$(readelf -SW "$B/own-proto.o" | grep -c ' __mcount_loc ')" 1 "own prototype table: the sites recorded"
+fi
+
 done_testing
