@@ -27,25 +27,44 @@ LDLIBS := -ldw -lelf
 ELF_LIBS := -lelf
 endif
 
-ARCH_SRC := $(wildcard arch/*.c)
-# The runtime's architecture (objpatch/arch/$(RT_ARCH).[cS]): the compiler's,
-# one name per family (i686 is i386, mipsel and mips64el are mips).
+# The layers (README, "Layout"), bottom up; each folder depends only on the
+# ones before it.  Every architecture's runtime port (arch/*/rt_*) is built
+# into the runtime only.
+ARCH_SRC := arch/arch.c $(foreach f,$(wildcard arch/*/*.c),$(if $(filter rt_%,$(notdir $(f))),,$(f)))
+ELF_SRC := $(wildcard elf/*.c)
+TABLES_SRC := $(wildcard tables/*.c)
+TRACE_SRC := $(wildcard trace/*.c)
+DWARF_SRC := $(wildcard dwarf/*.c)
+# The runtime's machine (arch/*/rt_$(RT_ARCH).[cS]): the compiler's, one
+# name per port (i686 is i386, mipsel and mips64el are mips).
 RT_ARCH ?= $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i386/; s/^mips.*/mips/; s/^powerpc64le$$/ppc64le/')
-RMC_SRC := $(wildcard recordmcount/*.c dwarf/*.c) objpatch/tables.c objpatch/sig.c
-RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRC) $(RMC_SRC))
+RT_PORT := $(wildcard arch/*/rt_$(RT_ARCH).c)
+RT_PORT_S := $(RT_PORT:.c=.S)
 
-LIB_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
-	objpatch/format.c objpatch/patch.c
-OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC) objpatch/cli.c objpatch/run.c objpatch/report.c objpatch/annotate.c \
-	objpatch/rt_modules.c objpatch/rt_output.c objpatch/rt_record.c objpatch/rt_capture.c \
-	objpatch/arch/$(RT_ARCH).c) \
-	$(BUILD)/obj/objpatch/arch/$(RT_ARCH)-S.o
+# The tools link each layer below them as an archive, so a tool gets only
+# the members it calls (t/05-layers.t checks what each binary holds).
+layer_a = $(BUILD)/obj/layer-$(1).a
+define layer_archive
+$(call layer_a,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(2))
+	rm -f $$@
+	$$(AR) rcs $$@ $$^
+endef
+$(eval $(call layer_archive,arch,$(ARCH_SRC)))
+$(eval $(call layer_archive,elf,$(ELF_SRC)))
+$(eval $(call layer_archive,tables,$(TABLES_SRC)))
+$(eval $(call layer_archive,trace,$(TRACE_SRC)))
+$(eval $(call layer_archive,dwarf,$(DWARF_SRC)))
+
+RMC_SRC := $(wildcard recordmcount/*.c) $(DWARF_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC)
+RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard recordmcount/*.c)) \
+	$(foreach l,dwarf tables elf arch,$(call layer_a,$(l)))
 
 # The tracing runtime: PIC objects for libobjpatch.so (LD_PRELOAD) and
 # libobjpatch.a, only the API and the interposed symbols exported.
-RT_SRC := $(ARCH_SRC) recordmcount/elfobj.c recordmcount/functions.c objpatch/tables.c objpatch/sig.c \
-	objpatch/format.c objpatch/patch.c $(wildcard objpatch/rt_*.c) objpatch/arch/$(RT_ARCH).c
-RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(BUILD)/pic/objpatch/arch/$(RT_ARCH)-S.o
+RT_SRC := $(wildcard objpatch/lib/*.c) $(TRACE_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(RT_PORT)
+RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(patsubst %.S,$(BUILD)/pic/%-S.o,$(RT_PORT_S))
+OBJPATCH_SRC := $(wildcard objpatch/cli/*.c) $(filter-out objpatch/lib/rt_api.c objpatch/lib/rt_unwind.c,$(RT_SRC))
+OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(OBJPATCH_SRC)) $(patsubst %.S,$(BUILD)/obj/%-S.o,$(RT_PORT_S))
 # The runtime is preloaded into programs that have no sanitizer runtime, so
 # SANITIZE=1 leaves it uninstrumented (its shared code is checked under
 # ASan/UBSan by t/70 and t/80).
@@ -54,8 +73,8 @@ RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-
 RT_LIBS := -lelf -ldl -pthread
 
 # Runtimes for other machines' programs, which `objpatch run` starts under
-# qemu-user with $(BUILD)/QEMU/libobjpatch.so (objpatch/run.c): built by
-# `make all` for each machine whose runtime exists (objpatch/arch/RT_ARCH.c)
+# qemu-user with $(BUILD)/QEMU/libobjpatch.so (objpatch/cli/run.c): built by
+# `make all` for each machine whose runtime exists (arch/*/rt_RT_ARCH.c)
 # and whose cross compiler is installed; each links that machine's libelf
 # (scripts/deps.sh).  One word per machine: QEMU:RT_ARCH:TRIPLE.
 CROSS_MACHINES := aarch64:aarch64:aarch64-linux-gnu i386:i386:i686-linux-gnu arm:arm:arm-linux-gnueabihf \
@@ -64,7 +83,7 @@ CROSS_MACHINES := aarch64:aarch64:aarch64-linux-gnu i386:i386:i686-linux-gnu arm
 cross_field = $(word $(2),$(subst :, ,$(1)))
 HOST_QEMU := $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i386/')
 CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_QEMU),$(call cross_field,$(m),1)), \
-	$(wildcard objpatch/arch/$(call cross_field,$(m),2).c), \
+	$(wildcard arch/*/rt_$(call cross_field,$(m),2).c), \
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
 .PHONY: all check demo install clean bench bench-runtime bench-layout bench-cross $(CROSS_RUNTIMES)
@@ -80,21 +99,26 @@ runtime-$(call cross_field,$(1),1):
 endef
 $(foreach m,$(CROSS_MACHINES),$(eval $(call cross_runtime,$(m))))
 
-$(BUILD)/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h objpatch/arch/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+# Include roots: the tree's top ("elf/elfobj.h"); header dependencies from
+# the compiler's own lists (-MMD).
+DEPFLAGS = -I. -MMD -MP
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-$(BUILD)/pic/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h objpatch/arch/*.h)
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_ALL_CFLAGS) $(RUNTIME_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_ALL_CFLAGS) $(RUNTIME_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%-S.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
+	$(CC) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/pic/%-S.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) $(RUNTIME_CFLAGS) -c $< -o $@
+	$(CC) $(RUNTIME_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/libobjpatch.so: $(RT_OBJ)
 	$(CC) -shared $(RT_ALL_CFLAGS) $(RUNTIME_CFLAGS) $(filter-out -static -fsanitize=%,$(LDFLAGS)) -Wl,-z,defs \
@@ -148,21 +172,20 @@ FUZZ_TIME ?= 60
 FUZZ_HARNESSES := rmc_pass dwarf_table table_reader annotate
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -O1 -g $(FUZZ_SAN)
-FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(ARCH_SRC) fuzz/fuzz.c $(wildcard dwarf/*.c) \
-	$(filter-out recordmcount/main.c,$(wildcard recordmcount/*.c)) objpatch/tables.c objpatch/sig.c \
-	objpatch/format.c objpatch/annotate.c)
+FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,fuzz/fuzz.c $(filter-out recordmcount/main.c,$(RMC_SRC)) \
+	$(TRACE_SRC) objpatch/cli/annotate.c)
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/%)
 fuzz: fuzz-build
 	fuzz/run.sh $(BUILD)/fuzz $(FUZZ_TIME) $(FUZZ_HARNESSES)
-$(BUILD)/fuzz/obj/%.o: %.c $(wildcard arch/*.h recordmcount/*.h dwarf/*.h objpatch/*.h fuzz/*.h)
+$(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 $(BUILD)/fuzz/libfuzz.a: $(FUZZ_LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzz/libfuzz.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) -ldw -lelf
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I. -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) -ldw -lelf
 $(BUILD)/fuzz/annotate: $(BUILD)/fuzz/annotate.image
 $(BUILD)/fuzz/annotate.image: fuzz/annotate-image.sh testdata/annotate/kernel.c $(BUILD)/recordmcount
 	fuzz/annotate-image.sh $(BUILD)/recordmcount $@
@@ -173,7 +196,7 @@ install: all
 	install -m 755 $(BUILD)/recordmcount $(BUILD)/objpatch $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(BUILD)/libobjpatch.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/libobjpatch.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 objpatch/objpatch.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 objpatch/lib/objpatch.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 man/recordmcount.1 man/objpatch.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/libobjpatch.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 man/mcount-tables.5 $(DESTDIR)$(PREFIX)/share/man/man5/

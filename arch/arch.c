@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The registry of architecture descriptors and the instruction-pattern helpers. */
 #include <string.h>
-#include "arch.h"
+#include "arch/arch.h"
 
 extern const struct arch arch_x86_64, arch_i386, arch_arm, arch_aarch64,
 	arch_mips32, arch_mips64, arch_ppc32, arch_ppc64, arch_ppc64le, arch_s390x, arch_sh,

@@ -161,8 +161,8 @@ if [ -n "$noprotos" ] && [ -n "$pahole" ]; then
 		command -v "$cc" > /dev/null || continue
 		ok=1
 		mkdir -p "$dw/pristine/repo-$cc"
-		for f in recordmcount/*.c dwarf/*.c objpatch/*.c arch/*.c; do
-			"$cc" -std=gnu11 -D_GNU_SOURCE -DVERSION='"bench"' -O2 -g -pg -c "$f" \
+		for f in recordmcount/*.c dwarf/*.c elf/*.c tables/*.c trace/*.c objpatch/*/*.c arch/*.c $(ls arch/*/*.c | grep -v /rt_); do
+			"$cc" -std=gnu11 -D_GNU_SOURCE -DVERSION='"bench"' -I. -O2 -g -pg -c "$f" \
 				-o "$dw/pristine/repo-$cc/$(tr / - <<< "${f%.c}").o" 2>> "$dw/compile.log" || ok=""
 		done
 		if [ -n "$ok" ]; then dw_ccs+=" $cc"; else rm -rf "$dw/pristine/repo-$cc"; fi
@@ -550,7 +550,7 @@ sections_of() { readelf -h "$corpus/$1" | awk '/Number of section headers/ { pri
 		echo
 		echo "## DWARF prototype tables against BTF"
 		echo
-		echo "By default ours also writes the prototype tables (\`__mcount_proto\` records + \`__mcount_str\` strings, man/mcount-tables.5) when an object has DWARF. Compared with the \`.BTF\` section that \`pahole -J\` ($("$pahole" --version)) writes for the same objects. Objects: the corpus's -g objects (${#dw_corpus[@]}, every arch, riscv64 included) and this repository's own sources (\`recordmcount/*.c dwarf/*.c objpatch/*.c arch/*.c\`, their DWARF describes libelf, libdw and stdio headers) compiled with \`-O2 -g -pg\` by$dw_ccs (x86_64)."
+		echo "By default ours also writes the prototype tables (\`__mcount_proto\` records + \`__mcount_str\` strings, man/mcount-tables.5) when an object has DWARF. Compared with the \`.BTF\` section that \`pahole -J\` ($("$pahole" --version)) writes for the same objects. Objects: the corpus's -g objects (${#dw_corpus[@]}, every arch, riscv64 included) and this repository's own sources (\`recordmcount dwarf elf tables trace objpatch arch\`, their DWARF describes libelf, libdw and stdio headers) compiled with \`-O2 -g -pg\` by$dw_ccs (x86_64)."
 		echo
 		echo "### Size"
 		echo

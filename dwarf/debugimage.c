@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "debugimage.h"
+#include "dwarf/debugimage.h"
 
 /* What libdw reads to describe functions; .debug_line and location lists are not needed. */
 static const char *const debug_sections[] = {

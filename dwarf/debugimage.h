@@ -14,7 +14,7 @@
 #define DWARF_DEBUGIMAGE_H
 
 #include <elfutils/libdw.h>
-#include "../recordmcount/elfobj.h"
+#include "elf/elfobj.h"
 
 struct debug_image {
 	int fd;

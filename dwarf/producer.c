@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dwarf.h>
 #include <string.h>
-#include "debugimage.h"
-#include "producer.h"
+#include "dwarf/debugimage.h"
+#include "dwarf/producer.h"
 
 /* `opt` as a word of the producer string: what follows it, or NULL. */
 static const char *option_value(const char *producer, const char *opt)

@@ -3,7 +3,7 @@
 #ifndef DWARF_PRODUCER_H
 #define DWARF_PRODUCER_H
 #include <stddef.h>
-#include "../recordmcount/elfobj.h"
+#include "elf/elfobj.h"
 
 /*
  * The value of option `opt` (e.g. "-fpatchable-function-entry=") in the

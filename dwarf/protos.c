@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "debugimage.h"
-#include "protos.h"
+#include "dwarf/debugimage.h"
+#include "dwarf/protos.h"
 
 /* ---- a growable string ---- */
 

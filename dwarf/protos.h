@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../objpatch/tables.h"
-#include "../recordmcount/elfobj.h"
+#include "tables/tables.h"
+#include "elf/elfobj.h"
 
 struct proto_param {
 	char *name;		/* "" when unnamed */

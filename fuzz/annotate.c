@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "fuzz.h"
-#include "../objpatch/annotate.h"
+#include "fuzz/fuzz.h"
+#include "objpatch/cli/annotate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fuzz.h"
-#include "../recordmcount/functions.h"
-#include "../recordmcount/record.h"
-#include "../dwarf/table.h"
-#include "../objpatch/sig.h"
+#include "fuzz/fuzz.h"
+#include "elf/functions.h"
+#include "recordmcount/record.h"
+#include "recordmcount/protos.h"
+#include "tables/sig.h"
 
 enum { OPT_RECORDED = 1 };
 
@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0)
 		rc = opt & OPT_RECORDED ? record_sites(&obj, &rec, false, NULL) : all_functions(&obj, &rec);
 	if (rc == 0 && (opt & OPT_RECORDED))
-		rc = emit_tables(&obj, &rec, MODE_USER);
+		rc = emit_tables(&obj, rec.sites, rec.nsites, MODE_USER);
 	if (rc == 0)
 		rc = emit_protos(&obj, &rec);
 	if (rc == 0 && obj.modified)

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sanitizer/common_interface_defs.h>
-#include "fuzz.h"
-#include "../objpatch/tables.h"
+#include "fuzz/fuzz.h"
+#include "tables/tables.h"
 
 /* Bytes a file written by an iteration may have. */
 #define FUZZ_MAX_OUTPUT (64 << 20)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../recordmcount/elfobj.h"
+#include "elf/elfobj.h"
 
 /* Byte of e_ident that no reader looks at (EI_PAD's last): harness options. */
 #define FUZZ_OPTION_BYTE 15

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fuzz.h"
-#include "../recordmcount/record.h"
-#include "../dwarf/table.h"
-#include "../objpatch/sig.h"
+#include "fuzz/fuzz.h"
+#include "recordmcount/record.h"
+#include "recordmcount/protos.h"
+#include "tables/sig.h"
 
 enum { OPT_USER = 1, OPT_NO_PROTOS = 2, OPT_NOP = 4, OPT_WARN = 8 };
 

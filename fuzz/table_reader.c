@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fuzz.h"
-#include "../recordmcount/check.h"
-#include "../recordmcount/functions.h"
-#include "../objpatch/tables.h"
-#include "../objpatch/sig.h"
+#include "fuzz/fuzz.h"
+#include "recordmcount/check.h"
+#include "elf/functions.h"
+#include "tables/tables.h"
+#include "tables/sig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../dwarf/producer.h"
-#include "check.h"
-#include "functions.h"
-#include "record.h"
+#include "dwarf/producer.h"
+#include "recordmcount/check.h"
+#include "elf/functions.h"
+#include "recordmcount/record.h"
 
 static const char *const kind_names[CHECK_NKINDS] = {
 	[CHECK_MISSING] = "missing",

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "check.h"
-#include "record.h"
-#include "../dwarf/table.h"
+#include "recordmcount/check.h"
+#include "recordmcount/record.h"
+#include "recordmcount/protos.h"
 
 #ifndef VERSION
 #define VERSION "0.1"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
 #include <string.h>
-#include "../dwarf/table.h"
-#include "emit.h"
-#include "functions.h"
-#include "record.h"
+#include "recordmcount/protos.h"
+#include "tables/emit.h"
+#include "elf/functions.h"
+#include "recordmcount/record.h"
 
 static const char *const traceable_sections[] = {
 	".init.text", ".ref.text", ".sched.text", ".spinlock.text", ".irqentry.text",
@@ -418,7 +418,7 @@ static int kernel_table_to_user(struct elfobj *obj, const struct recording *rec)
 	}
 	classify_entries(obj, &calls, fs, nf);
 	free(fs);
-	rc = emit_tables(obj, &calls, MODE_USER);
+	rc = emit_tables(obj, calls.sites, calls.nsites, MODE_USER);
 	recording_free(&calls);
 	if (rc < 0)
 		return -1;
@@ -451,7 +451,7 @@ static int split_patchable(struct elfobj *obj, const struct recording *rec)
 		return 0;
 	if (pick_sites(obj, rec, true, &pads) < 0)
 		return -1;
-	rc = emit_tables(obj, &pads, MODE_PATCHABLE);
+	rc = emit_tables(obj, pads.sites, pads.nsites, MODE_PATCHABLE);
 	recording_free(&pads);
 	if (rc < 0)
 		return -1;
@@ -475,7 +475,7 @@ int record_object(struct elfobj *obj, struct recording *rec, const struct record
 	bool has_protos;
 
 	if (!elfobj_has_tables(obj)) {
-		if (record_sites(obj, rec, o->nop, o->warn) < 0 || emit_tables(obj, rec, o->mode) < 0)
+		if (record_sites(obj, rec, o->nop, o->warn) < 0 || emit_tables(obj, rec->sites, rec->nsites, o->mode) < 0)
 			return -1;
 		/* A prototype table without site tables is not ours to add to: no second one. */
 		return o->protos && !section_named(obj, PROTO_TABLE, NULL) ? emit_protos(obj, rec) : 0;

@@ -4,25 +4,9 @@
 #define RECORDMCOUNT_RECORD_H
 
 #include <stdio.h>
-#include "elfobj.h"
-#include "../objpatch/tables.h"
-
-enum table_mode {
-	MODE_KERNEL,	/* one __mcount_loc of absolute pointers, as Kbuild expects */
-	MODE_USER,	/* __mcount_rel per function section: link-order, COMDAT- and PIE-safe */
-	/*
-	 * Not an option: user mode's repair of gcc 12's -fpatchable-function-entry
-	 * table, the compiler's absolute entries in one table per text section.
-	 */
-	MODE_PATCHABLE,
-};
-
-struct site {
-	uint32_t sec;
-	uint64_t off;
-	bool entry;	/* calls an entry hook (arch.h): user mode puts it in __fentry_rel */
-	bool patchable;	/* the compiler's patchable entry: its function starts at or after it */
-};
+#include "elf/elfobj.h"
+#include "tables/emit.h"
+#include "tables/tables.h"
 
 struct recording {
 	struct site *sites;	/* in traceable sections, sorted by (sec, off) */
@@ -40,7 +24,6 @@ bool elfobj_has_tables(const struct elfobj *obj);
  * `nop_traced` the recorded ones too.  `warn` gets -w lines.
  */
 int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FILE *warn);
-int emit_tables(struct elfobj *obj, const struct recording *rec, enum table_mode mode);
 /*
  * The sites the compiler recorded itself (-mrecord-mcount, or
  * -fpatchable-function-entry), and whether the object has a prototype

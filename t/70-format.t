@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The return-value formatter (objpatch/format.c) through its unit test,
+# The return-value formatter (trace/format.c) through its unit test,
 # testdata/format/format_test.c: every type class, integer widths with
 # trimming and sign extension, errno names (checked against <errno.h>),
 # enums, pointers, strings through a fake read_mem, shortest round-trip
@@ -18,8 +18,8 @@
 # About 4 s on 2 cores.
 . "$(dirname "$0")/lib.sh"
 
-SRC=("$TOP/testdata/format/format_test.c" "$TOP/objpatch/format.c" "$TOP/objpatch/sig.c")
-WARN=(-std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -D_GNU_SOURCE)
+SRC=("$TOP/testdata/format/format_test.c" "$TOP/trace/format.c" "$TOP/tables/sig.c")
+WARN=(-std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -D_GNU_SOURCE -I"$TOP")
 # tables.h includes libelf's headers for its declarations; cross sysroots lack
 # them, and the host's are the same for every target.
 CROSS=(-idirafter /usr/include)

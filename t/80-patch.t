@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch/patch.c, the runtime's text writer, under load: builds
+# objpatch/lib/patch.c, the runtime's text writer, under load: builds
 # testdata/runtime/patch_stress.c with it and runs it (8 threads running a
 # 5-byte and a 6-byte site while they are toggled 10,000 times; batches of
 # 4096 sites; refusals; fork; foreign SIGTRAPs chained; a stray write to
@@ -19,7 +19,7 @@
 
 CC=${CC:-cc}
 SRC=$TOP/testdata/runtime/patch_stress.c
-FLAGS=(-std=gnu11 -D_GNU_SOURCE -pthread -Wall -Wextra -Werror -I"$TOP/objpatch")
+FLAGS=(-std=gnu11 -D_GNU_SOURCE -pthread -Wall -Wextra -Werror -I"$TOP/objpatch/lib" -I"$TOP")
 
 if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
 	skip "live text patching is implemented and tested on x86_64 Linux only (this is $(uname -sm))"
@@ -30,7 +30,7 @@ fi
 build() {	# build NAME FLAGS...: 0 when the stress program was built
 	local name=$1 out
 	shift
-	if out=$("${BUILD_CC:-$CC}" "${FLAGS[@]}" "$@" "$SRC" "$TOP/objpatch/patch.c" \
+	if out=$("${BUILD_CC:-$CC}" "${FLAGS[@]}" "$@" "$SRC" "$TOP/objpatch/lib/patch.c" \
 		-o "$T_TMP/$name" 2>&1); then
 		ok 0 "[$name] builds with ${BUILD_CC:-$CC} -Wall -Wextra -Werror $*"
 		return 0

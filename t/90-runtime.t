@@ -122,7 +122,7 @@ record_report
 toggle_test() {
 	local dir=$T_TMP/toggle label=toggle fmt status out
 	mkdir -p "$dir"
-	compile_ok "[$label]" gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$TOP/objpatch" \
+	compile_ok "[$label]" gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$TOP/objpatch/lib" -I"$TOP" \
 		-c "$RT/rt_toggle.c" -o "$dir/rt_toggle.o" || return
 	if ! out=$("$RMC" --mode=user --nop "$dir/rt_toggle.o" 2>&1); then
 		ok 1 "[$label] recordmcount --mode=user --nop"

@@ -29,7 +29,7 @@ fi
 dir=$T_TMP/stress
 mkdir -p "$dir"
 san=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
-if gcc -std=gnu11 -Wall -Wextra -Werror -O1 -g "${san[@]}" -pg -mfentry -I"$TOP/objpatch" \
+if gcc -std=gnu11 -Wall -Wextra -Werror -O1 -g "${san[@]}" -pg -mfentry -I"$TOP/objpatch/lib" -I"$TOP" \
 	-c "$RT/rt_stress.c" -o "$dir/rt_stress.o" 2> "$dir/build.log" &&
 	"$RMC" --mode=user --nop "$dir/rt_stress.o" 2>> "$dir/build.log" &&
 	gcc -pie "${san[@]}" -o "$dir/rt_stress" "$dir/rt_stress.o" "$TOP/build/libobjpatch.a" \

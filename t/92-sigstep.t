@@ -40,7 +40,7 @@ variant() {
 	local label=$1 cflags=$2 lib=$3 d=$dir/$1 status out signalled handled
 	mkdir -p "$d"
 	# shellcheck disable=SC2086
-	compile_ok "[$label] rt_sigstep" gcc -std=gnu11 -Wall -Wextra -Werror -O1 -g $cflags -I"$TOP/objpatch" \
+	compile_ok "[$label] rt_sigstep" gcc -std=gnu11 -Wall -Wextra -Werror -O1 -g $cflags -I"$TOP/objpatch/lib" -I"$TOP" \
 		-c "$RT/rt_sigstep.c" -o "$d/rt_sigstep.o" || return
 	compile_ok "[$label] recordmcount" "$RMC" --mode=user --nop "$d/rt_sigstep.o" || return
 	compile_ok "[$label] link" gcc -pie -o "$d/rt_sigstep" "$d/rt_sigstep.o" "$lib" -Wl,-rpath,"$TOP/build" -pthread -lelf -ldl || return

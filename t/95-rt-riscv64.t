@@ -91,7 +91,7 @@ toggle_jal() {
 	done
 	[ -e "$lib" ] || { ok 1 "[$label] build/riscv64/libobjpatch.a was not built"; return; }
 	mkdir -p "$dir"
-	compile_ok "[$label]" $P-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -pthread -I"$TOP/objpatch" \
+	compile_ok "[$label]" $P-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -pthread -I"$TOP/objpatch/lib" -I"$TOP" \
 		-c "$RT/rt_toggle.c" -o "$dir/rt_toggle.o" &&
 	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/rt_toggle.o" &&
 	compile_ok "[$label] link with build/riscv64/libobjpatch.a" $P-gcc -pie -o "$dir/rt_toggle" \

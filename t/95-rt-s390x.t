@@ -51,7 +51,7 @@ site_forms() {
 	[ -e "$TOP/build/s390x/libobjpatch.a" ] || { ok 1 "[$label] build/s390x/libobjpatch.a was not built"; return; }
 	mkdir -p "$dir"
 	compile_ok "[$label]" $P-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -DSITE_OFF="$off" -DLINK="$link" \
-		-I"$TOP/objpatch" -I"$RT" -c "$RT/rt_s390x.c" -o "$dir/rt_s390x.o" &&
+		-I"$TOP/objpatch/lib" -I"$TOP" -I"$RT" -c "$RT/rt_s390x.c" -o "$dir/rt_s390x.o" &&
 	compile_ok "[$label] recordmcount --mode=user${rmc:+ $rmc}" "$RMC" --mode=user $rmc "$dir/rt_s390x.o" &&
 	compile_ok "[$label] link with build/s390x/libobjpatch.a" $P-gcc -pie -o "$dir/prog" "$dir/rt_s390x.o" \
 		"$TOP/build/s390x/libobjpatch.a" -pthread -lelf -ldl || return

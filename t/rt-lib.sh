@@ -163,7 +163,7 @@ toggle_cross() {
 	done
 	[ -e "$lib" ] || { ok 1 "[$label] build/$q/libobjpatch.a was not built"; return; }
 	mkdir -p "$dir"
-	compile_ok "[$label]" $p-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -pthread -I"$TOP/objpatch" \
+	compile_ok "[$label]" $p-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" "$@" -pthread -I"$TOP/objpatch/lib" -I"$TOP" \
 		-c "$RT/rt_toggle.c" -o "$dir/rt_toggle.o" &&
 	# shellcheck disable=SC2086
 	compile_ok "[$label] recordmcount --mode=user $rmc" "$RMC" --mode=user $rmc "$dir/rt_toggle.o" &&

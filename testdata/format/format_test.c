@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../objpatch/format.h"
-#include "../../objpatch/tables.h"
+#include "trace/format.h"
+#include "tables/tables.h"
 
 static int failed;
 

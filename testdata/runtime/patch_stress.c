@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "patch.h"
+#include "arch/patch.h"
 
 #define NWORKERS 8
 #define MANY 4096

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* AArch64: `bl _mcount` after `mov x0, x30`; the mov is harmless alone. */
+#include "arch/arch.h"
+
+static const char *const arm64_hooks[] = { "_mcount", "__fentry__", NULL };
+
+static const struct call_form arm64_calls[] = {
+	{ .rtype = R_AARCH64_CALL26, .site_adjust = 0, .site = PAT(WM(0x94000000, 0xfc000000)), .nop = PAT(W(0xd503201f)) },
+};
+
+static bool arm64_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 4)
+		return false;
+	*to = pc + (uint64_t)(insn_sext(insn_load(code, 4, be) & 0x3ffffff, 26) * 4);
+	return true;
+}
+
+static const struct call_decoder arm64_decoders[] = {
+	{ .insn = PAT(WM(0x94000000, 0xfc000000)), .target = arm64_bl, .len = 4 },
+};
+
+static const struct insn_pattern arm64_pad_nops[] = { PAT(W(0xd503201f)) };
+/* The kernel's ftrace writes `mov x9, x30` before the `bl`. */
+static const struct insn_pattern arm64_pad_patched[] = { PAT(W(0xaa1e03e9)) };
+/* bti c, j, jc */
+static const struct insn_pattern arm64_landing_pads[] = { PAT(WM(0xd503241f, 0xffffff3f)) };
+
+const struct arch arch_aarch64 = {
+	.name = "aarch64",
+	.machine = EM_AARCH64,
+	.elfclass = ELFCLASS64,
+	.hooks = arm64_hooks,
+	.calls = arm64_calls,
+	.ncalls = ARRAY_SIZE(arm64_calls),
+	.pad_nops = arm64_pad_nops,
+	.npad_nops = ARRAY_SIZE(arm64_pad_nops),
+	.pad_patched = arm64_pad_patched,
+	.npad_patched = ARRAY_SIZE(arm64_pad_patched),
+	.landing_pads = arm64_landing_pads,
+	.nlanding_pads = ARRAY_SIZE(arm64_landing_pads),
+	.reloc_abs = R_AARCH64_ABS64,
+	.reloc_abs32 = R_AARCH64_ABS32,
+	.reloc_rel32 = R_AARCH64_PREL32,
+	.reloc_none = R_AARCH64_NONE,
+	.reloc_relative = R_AARCH64_RELATIVE,
+	.code_always_le = true,
+	.decoders = arm64_decoders,
+	.ndecoders = ARRAY_SIZE(arm64_decoders),
+	/* After `bti c`, the frame record's stp, `mov x29, sp` and `mov x0, x30`. */
+	.hook_window = 64,
+	.insn_align = 4,
+};

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * MIPS o32/n32 and n64.  One call can carry several relocations against the
+ * hook: %hi/%lo (and %highest/%higher on n64) with -mlong-calls, %call16 plus
+ * the R_MIPS_JALR hint in PIC code.  They form one site, recorded at the
+ * first instruction of the sequence.
+ */
+#include "arch/arch.h"
+
+#define R_MIPS_PC32 248		/* GNU extension, not in every <elf.h> */
+
+static const char *const mips_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
+
+#define JAL		WM(0x0c000000, 0xfc000000)
+#define LUI		WM(0x3c000000, 0xfc000000)
+#define LW_T9		WM(0x8c190000, 0xfc1f0000)
+#define LD_T9		WM(0xdc190000, 0xfc1f0000)
+#define JALR_RA		WM(0x0000f809, 0xfc1fffff)
+#define MIPS_NOP	W(0x00000000)
+
+/*
+ * `jal _mcount` with the o32 `addiu sp,sp,-8` in its delay slot (which
+ * _mcount itself undoes) is replaced together with that slot.  Any other delay
+ * slot instruction (clang fills it with the function's own work) runs in
+ * either case, so only the jal goes.
+ */
+#define JAL_SP_FORM(delay) { .rtype = R_MIPS_26, .site = PAT(JAL), .nop_expect = PAT(JAL, delay), \
+			     .nop = PAT(MIPS_NOP, MIPS_NOP) }
+
+static const struct call_form mips_calls[] = {
+	JAL_SP_FORM(W(0x27bdfff8)),		/* addiu sp,sp,-8 */
+	JAL_SP_FORM(W(0x67bdfff8)),		/* daddiu sp,sp,-8 */
+	{ .rtype = R_MIPS_26, .site = PAT(JAL), .nop = PAT(MIPS_NOP) },
+	{ .rtype = R_MIPS_HI16, .site_adjust = 0, .site = PAT(LUI) },
+	{ .rtype = R_MIPS_HIGHEST, .site_adjust = 0, .site = PAT(LUI) },
+	{ .rtype = R_MIPS_CALL_HI16, .site_adjust = 0, .site = PAT(LUI) },
+	{ .rtype = R_MIPS_CALL16, .site_adjust = 0, .site = PAT(LW_T9) },
+	{ .rtype = R_MIPS_CALL16, .site_adjust = 0, .site = PAT(LD_T9) },
+	{ .rtype = R_MIPS_JALR, .site_adjust = 0, .site = PAT(JALR_RA) },
+};
+
+/* jal: the target's low 28 bits, in the 256 MiB region of the delay slot. */
+static bool mips_jal(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 4)
+		return false;
+	*to = ((pc + 4) & ~(uint64_t)0x0fffffff) | (uint64_t)(insn_load(code, 4, be) & 0x03ffffff) << 2;
+	return true;
+}
+
+#define RS(w)	(((w) >> 21) & 31)
+#define RT(w)	(((w) >> 16) & 31)
+#define IMM(w)	((uint64_t)insn_sext((w) & 0xffff, 16))
+
+/* -mlong-calls, 32-bit addresses (or -msym32): `lui rA, %hi; (d)addiu rB, rA, %lo`. */
+static bool mips_lui_addiu(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	uint32_t lui, add;
+
+	(void)pc;
+	if (avail < 8)
+		return false;
+	lui = insn_load(code, 4, be);
+	add = insn_load(code + 4, 4, be);
+	if (RS(add) != RT(lui))
+		return false;
+	*to = (uint64_t)insn_sext((IMM(lui) << 16) + IMM(add), 32);
+	if ((add >> 26) == 0x09)	/* addiu: an o32 address, 32 bits */
+		*to &= 0xffffffffu;
+	return true;
+}
+
+/*
+ * -mlong-calls, n64: `lui rA, %highest; lui rB, %hi; daddiu rA, rA,
+ * %higher; daddiu rB, rB, %lo; dsll32 rA, rA, 0; daddu rA, rA, rB`, as gcc
+ * schedules it.
+ */
+static bool mips_lui_n64(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	uint32_t w[6];
+
+	(void)pc;
+	if (avail < 24)
+		return false;
+	for (unsigned i = 0; i < 6; i++)
+		w[i] = insn_load(code + 4 * i, 4, be);
+	if (RS(w[2]) != RT(w[0]) || RT(w[2]) != RT(w[0]) || RS(w[3]) != RT(w[1]) || RT(w[3]) != RT(w[1]))
+		return false;
+	uint64_t a = (IMM(w[0]) << 16) + IMM(w[2]), b = (IMM(w[1]) << 16) + IMM(w[3]);
+
+	*to = (a << 32) + b;
+	return true;
+}
+
+#define ADDIU	WM(0x24000000, 0xfc000000)
+#define DADDIU	WM(0x64000000, 0xfc000000)
+
+/* PIC code loads the hook's address through $gp: accepted, not verified. */
+static const struct call_decoder mips_decoders[] = {
+	{ .insn = PAT(JAL), .target = mips_jal, .len = 4 },
+	{ .insn = PAT(LUI, ADDIU), .target = mips_lui_addiu, .len = 8 },
+	{ .insn = PAT(LUI, DADDIU), .target = mips_lui_addiu, .len = 8 },
+	{ .insn = PAT(LUI, LUI, DADDIU, DADDIU, WM(0x0000003c, 0xffe007ff), WM(0x0000002d, 0xfc0007ff)),
+	  .target = mips_lui_n64, .len = 24 },
+	{ .insn = PAT(LW_T9), .len = 4 },
+	{ .insn = PAT(LD_T9), .len = 4 },
+};
+
+/* After the prologue's stack adjustment and register saves (clang). */
+#define MIPS_HOOK_WINDOW 96
+
+/*
+ * The longest sequence (n64 %highest..%lo) spans 12 bytes, and two
+ * functions' calls are at least 16 bytes apart (call, delay slot, return,
+ * its delay slot).
+ */
+#define MIPS_SEQ_WINDOW 16
+
+static const struct insn_pattern mips_pad_nops[] = { PAT(W(0x00000000)) };
+
+const struct arch arch_mips32 = {
+	.name = "mips",
+	.machine = EM_MIPS,
+	.elfclass = ELFCLASS32,
+	.hooks = mips_hooks,
+	.calls = mips_calls,
+	.ncalls = ARRAY_SIZE(mips_calls),
+	.seq_window = MIPS_SEQ_WINDOW,
+	.pad_nops = mips_pad_nops,
+	.npad_nops = ARRAY_SIZE(mips_pad_nops),
+	.pad_all_before = true,
+	.reloc_abs = R_MIPS_32,
+	.reloc_abs32 = R_MIPS_32,
+	.reloc_rel32 = R_MIPS_PC32,
+	.reloc_none = R_MIPS_NONE,
+	.decoders = mips_decoders,
+	.ndecoders = ARRAY_SIZE(mips_decoders),
+	.hook_window = MIPS_HOOK_WINDOW,
+	.insn_align = 4,
+};
+
+/*
+ * MIPS64 r_info is not ELF64_R_INFO: a 32-bit symbol index, then the bytes
+ * ssym, type3, type2 and type, stored in that order.  Read as a 64-bit word
+ * in the file's byte order that puts the type in the low byte on big-endian
+ * and in the high byte on little-endian files.  `type` carries all four
+ * bytes (type | type2 << 8 | type3 << 16 | ssym << 24), so that a
+ * relocation written back keeps its composition (gcc's n64 gp setup:
+ * R_MIPS_GPREL16 / R_MIPS_SUB / R_MIPS_HI16, which ld rejects as a plain
+ * GPREL16); a hook's relocations have none, and compare as their type.
+ */
+static void mips64_rinfo_decode(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type)
+{
+	uint32_t t;
+
+	if (big_endian) {
+		*sym = (uint32_t)(info >> 32);
+		*type = (uint32_t)info;
+		return;
+	}
+	*sym = (uint32_t)info;
+	t = (uint32_t)(info >> 32);
+	*type = t >> 24 | ((t >> 16) & 0xff) << 8 | ((t >> 8) & 0xff) << 16 | (t & 0xff) << 24;
+}
+
+static uint64_t mips64_rinfo_encode(uint32_t sym, uint32_t type, bool big_endian)
+{
+	uint32_t t;
+
+	if (big_endian)
+		return (uint64_t)sym << 32 | type;
+	t = (type & 0xff) << 24 | ((type >> 8) & 0xff) << 16 | ((type >> 16) & 0xff) << 8 | type >> 24;
+	return sym | (uint64_t)t << 32;
+}
+
+const struct arch arch_mips64 = {
+	.name = "mips64",
+	.machine = EM_MIPS,
+	.elfclass = ELFCLASS64,
+	.hooks = mips_hooks,
+	.calls = mips_calls,
+	.ncalls = ARRAY_SIZE(mips_calls),
+	.seq_window = MIPS_SEQ_WINDOW,
+	.pad_nops = mips_pad_nops,
+	.npad_nops = ARRAY_SIZE(mips_pad_nops),
+	.pad_all_before = true,
+	.reloc_abs = R_MIPS_64,
+	.reloc_abs32 = R_MIPS_32,
+	.reloc_rel32 = R_MIPS_PC32,
+	.reloc_none = R_MIPS_NONE,
+	.rinfo_decode = mips64_rinfo_decode,
+	.rinfo_encode = mips64_rinfo_encode,
+	.decoders = mips_decoders,
+	.ndecoders = ARRAY_SIZE(mips_decoders),
+	.hook_window = MIPS_HOOK_WINDOW,
+	.insn_align = 4,
+};

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The runtime's MIPS part, o32 (mipsel) and n64 (mips64el): how a site calls
+ * its trampoline, the stub near each module, the traced function's return
+ * address, timestamps.
+ *
+ * A site is a call sequence, recorded at its first instruction
+ * (arch/mips.c), of which only the call word ever changes:
+ *   gcc, PIC (Debian's default):  move at,ra; [addiu sp,sp,-8;] lw/ld t9,%call16(_mcount)(gp);
+ *                                 jalr t9; nop
+ *   clang, PIC:                   lw/ld t9,%call16(_mcount)(rX); ...; move at,ra; jalr t9;
+ *                                 <delay slot: o32 addiu sp,sp,-8, n64 the function's own work>
+ *   non-PIC:                      move at,ra; jal _mcount; <o32: addiu sp,sp,-8>
+ * The call word (jalr t9 or jal) becomes `jal stub` when enabled.  The o32
+ * hook convention makes the callee pop the 8 bytes the sequence pushed
+ * (glibc's _mcount: `addu sp,sp,56` for its 48), so there the disabled word
+ * is `addiu sp,sp,8`, which undoes that push as the hook would; on n64
+ * nothing is pushed and it is a NOP.  Each state change is one aligned
+ * word (mips-patch.h); the load of t9 and the delay slot stay as the
+ * compiler wrote them, harmless in both states.  recordmcount --nop
+ * leaves PIC sequences alone (they have no NOP form); a non-PIC o32
+ * `jal` + push it turned into two NOPs gets its push back at start-up
+ * (restore_push).
+ *
+ * `jal` reaches the 256 MiB region its delay slot is in, so a stub page
+ * across such a boundary from the text cannot be called: those sites are
+ * refused (encode_call fails).  The stub loads the trampoline's address into
+ * t9 (free: the sequence loaded _mcount's address there, unused now) and
+ * jumps, so the trampoline finds itself in t9 as PIC code expects.
+ *
+ * The traced function's return address: the hook gets it in at ($1) and
+ * gives it back in ra ($31), as glibc's _mcount does (`j $31; move $31,$1`).
+ * A function that calls anything saved ra in its prologue before the hook,
+ * and returns through that stack word; a leaf did not, and returns through
+ * ra.  rt_mips_enter() tells them apart by reading the prologue backwards
+ * from the call, as the kernel's ftrace_get_parent_ra_addr() does, and
+ * hooks the stack word, or (a leaf) a copy of at that goes back in ra.
+ *
+ * MIPS has no entry hook (-mfentry), and gcc's
+ * -fpatchable-function-entry pads are not traced here (pad_site_len 0).
+ */
+#include <elf.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "arch/patch.h"
+#include "arch/port.h"
+
+RT_ENTRIES(mcount)
+
+#if _MIPS_SIM == _ABIO32
+#define SAVE_RA		0xafbf0000u	/* sw ra, imm(sp) */
+#define ADD_SP		0x27bd0000u	/* addiu sp, sp, imm */
+#define LOAD_T9		0x8c190000u	/* lw t9, imm(rX) */
+#define DISABLED	0x27bd0008u	/* addiu sp, sp, 8: the hook's pop */
+#define ELFCLASS_HOST	ELFCLASS32
+#else
+#define SAVE_RA		0xffbf0000u	/* sd ra, imm(sp) */
+#define ADD_SP		0x67bd0000u	/* daddiu sp, sp, imm */
+#define LOAD_T9		0xdc190000u	/* ld t9, imm(rX) */
+#define DISABLED	0x00000000u	/* nop */
+#define ELFCLASS_HOST	ELFCLASS64
+#endif
+#define HI_MASK		0xffff0000u
+#define LOAD_T9_MASK	0xfc1f0000u	/* any base register */
+#define PUSH8		(ADD_SP | 0xfff8u)	/* the o32 sequence's push */
+#define JALR_T9		0x0320f809u
+#define JAL		0x0c000000u
+#define OP(w)		((w) >> 26)
+#define NOP		0x00000000u
+#define MOVE_AT_RA	0x03e00825u	/* or at, ra, zero */
+#define REGION		((uintptr_t)0x0fffffff)
+
+static uint32_t word(uintptr_t a)
+{
+	uint32_t w;
+
+	memcpy(&w, (const void *)a, 4);
+	return w;
+}
+
+static void put(uint8_t *p, uint32_t w)
+{
+	memcpy(p, &w, 4);	/* instructions are in the data's byte order */
+}
+
+static bool mips_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
+{
+	if (len != 4 || (stub & 3) || ((site + 4) & ~REGION) != (stub & ~REGION))
+		return false;
+	put(code, JAL | (uint32_t)((stub & REGION) >> 2));
+	return true;
+}
+
+/*
+ * o32: lui t9, %hi; addiu t9, t9, %lo; jr t9; nop.  n64, for addresses
+ * below 2^47 (user space): lui t9, bits 47..32; ori t9, bits 31..16;
+ * dsll t9, 16; ori t9, bits 15..0; jr t9; nop; and NOPs to stub_size.
+ */
+static void mips_encode_stub(uint8_t *stub, uintptr_t target)
+{
+#if _MIPS_SIM == _ABIO32
+	uint32_t lo = target & 0xffff, hi = (uint32_t)((target + 0x8000) >> 16) & 0xffff;
+
+	put(stub, 0x3c190000u | hi);
+	put(stub + 4, 0x27390000u | lo);
+	put(stub + 8, 0x03200008u);
+	put(stub + 12, NOP);
+#else
+	uint64_t t = target;
+
+	put(stub, 0x3c190000u | (uint32_t)((t >> 32) & 0xffff));
+	put(stub + 4, 0x37390000u | (uint32_t)((t >> 16) & 0xffff));
+	put(stub + 8, 0x0019cc38u);	/* dsll t9, t9, 16 */
+	put(stub + 12, 0x37390000u | (uint32_t)(t & 0xffff));
+	put(stub + 16, 0x03200008u);	/* jr t9 */
+	put(stub + 20, NOP);
+	put(stub + 24, NOP);
+	put(stub + 28, NOP);
+#endif
+}
+
+#if _MIPS_SIM == _ABIO32
+/*
+ * recordmcount --nop wrote `nop; nop` over a non-PIC `jal _mcount; addiu
+ * sp,sp,-8`: no single word could toggle that, so the push goes back
+ * with the disabled word before it (`addiu sp,sp,8; addiu sp,sp,-8`) when
+ * the module is loaded, before its code runs (as ARM puts gcc's `push
+ * {lr}` back).  Both words go through one mprotect window, so no thread
+ * runs the page between the two stores; only one that ran the first NOP
+ * and was stopped before the second for the whole window could see the
+ * push alone.  (Whether other threads exist cannot be told under
+ * qemu-user, whose /proc/self/stat shows no thread count.)
+ */
+static bool restore_push(uintptr_t at)
+{
+	static const uint32_t nop = NOP, pop = DISABLED, push = PUSH8;
+	struct patch_site ps[2] = {
+		{ (void *)at, (const uint8_t *)&nop, (const uint8_t *)&pop, 4 },
+		{ (void *)(at + 4), (const uint8_t *)&nop, (const uint8_t *)&push, 4 },
+	};
+	char err[256];
+
+	if (patch_text_batch(ps, 2, err, sizeof(err)) < 0) {
+		fprintf(stderr, "objpatch: %s\n", err);
+		return false;
+	}
+	return true;
+}
+#endif
+
+/* The recorded sequence's call word, if the trampolines can drive it; 0 otherwise. */
+static uintptr_t site_call(uintptr_t at)
+{
+	uint32_t w = word(at);
+	uintptr_t call = 0;
+
+#if _MIPS_SIM == _ABIO32
+	if (w == NOP && word(at + 4) == NOP && word(at - 4) == MOVE_AT_RA)
+		return restore_push(at) ? at : 0;
+#endif
+	/*
+	 * The code is as the compiler and recordmcount left it (a module is
+	 * read once, when it is loaded): a `jal`, an n64 `jal` + NOP that
+	 * --nop made two NOPs, or a load of t9 and its `jalr`.
+	 */
+	if (OP(w) == OP(JAL) || (w == NOP && _MIPS_SIM != _ABIO32)) {
+		call = at;
+	} else if ((w & LOAD_T9_MASK) == LOAD_T9) {
+		/* clang schedules up to two instructions between the load and the call. */
+		for (uintptr_t a = at + 4; a <= at + 12 && !call; a += 4)
+			if (word(a) == JALR_T9)
+				call = a;
+	}
+	if (!call)
+		return 0;
+#if _MIPS_SIM == _ABIO32
+	/* The push the trampoline (or the disabled word) undoes: in the delay slot, or before the load. */
+	if (word(call + 4) != PUSH8 && !(call == at + 4 && word(at - 4) == PUSH8))
+		return 0;
+#endif
+	return call;
+}
+
+/* The site a toggle writes: the recorded sequence's call word, 4 bytes. */
+static size_t mips_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
+{
+	uintptr_t call;
+
+	(void)kind;
+	(void)quiescent;
+	if (!at || !(call = site_call(*at)))
+		return 0;
+	*at = call;
+	return 4;
+}
+
+/* The disabled form of every site: the call word's replacement. */
+static const uint8_t *mips_site_nop(uintptr_t site, size_t len)
+{
+	static const uint32_t disabled = DISABLED;
+
+	(void)site;
+	return len == 4 ? (const uint8_t *)&disabled : NULL;
+}
+
+const struct rt_arch rt_arch_host = {
+	.machine = EM_MIPS,
+	.elfclass = ELFCLASS_HOST,
+	.encode_call = mips_encode_call,
+	.encode_stub = mips_encode_stub,
+	.reach = (uintptr_t)1 << 27,
+	/* In the text's 256 MiB region (a module across a boundary has some sites refused). */
+	.reach_region = REGION,
+	/* No entry hooks: the second row only fills the stub page's layout. */
+	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(mcount) },
+	.site_nop = mips_site_nop,
+	.prepare_site = mips_prepare_site,
+	/* o32's `move at, ra` and push before the recorded word, clang's call up to 12 after it. */
+	.site_before = 8,
+	.site_after = 24,
+	.ra_span = 24,
+#if _MIPS_SIM != _ABIO32
+	.stub_size = 32,
+#endif
+};
+
+static bool is_branch(uint32_t w)
+{
+	unsigned op = OP(w), fn = w & 0x3f;
+
+	return (op == 0 && (fn == 8 || fn == 9)) || (op >= 1 && op <= 7) || (op >= 20 && op <= 23) ||
+	       (op == 17 && ((w >> 21) & 31) == 8);
+}
+
+/* syscall, break, teq...: how a noreturn function (__builtin_trap) may end; never in a prologue. */
+static bool is_trap(uint32_t w)
+{
+	unsigned fn = w & 0x3f;
+
+	return OP(w) == 0 && (fn == 0x0c || fn == 0x0d || (fn >= 0x30 && fn <= 0x36));
+}
+
+/* Writes sp (rd or rt 29) other than `(d)addiu sp, sp, imm`: the prologue is not one we can read. */
+static bool writes_sp(uint32_t w)
+{
+	unsigned op = OP(w);
+
+	if (op == 0)
+		return ((w >> 11) & 31) == 29;
+	return (op == 8 || op == 9 || op == 24 || op == 25 || (op >= 12 && op <= 15) || (op >= 32 && op <= 39) ||
+		op == 26 || op == 27 || op == 55) && ((w >> 16) & 31) == 29;
+}
+
+void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capture) RT_HIDDEN;
+
+/*
+ * Called by the entry trampolines: ra = the call word + 8, sp = the stack
+ * pointer the hook got (o32: 8 below the function's), regslot = the
+ * trampoline's copy of at, which goes back to the function in ra.
+ *
+ * The prologue is read backwards from the call (read_prologue), adding
+ * up the stack adjustments (the delay slot's too: it ran before the
+ * trampoline), to the previous function's end (a jump or branch, whose
+ * delay slot is not ours, or a trap), which gives the function's entry
+ * sp; on the way, the nearest `sw/sd ra, off(sp)` is where the function
+ * saved its return address.
+ * gcc keeps the whole prologue before the hook (a blockage), clang only
+ * schedules instructions that leave sp alone between them.  A prologue
+ * that moves sp otherwise, or is longer than 64 instructions, is not
+ * traced, nor is one whose saved word does not hold what at holds: an
+ * unknown prologue costs an entry, never a wrong return.
+ *
+ * Frames are matched to returns by the slot's address (rt_record.c), and a
+ * dead frame (longjmp) must lie at or below a new frame's slot at the same
+ * depth: gcc and clang save ra in the top word of the frame, so a leaf
+ * uses that word's address too, the highest below its entry sp, which it
+ * holds meanwhile: a leaf's saved register, or (o32) the 8 bytes the
+ * sequence pushed.  rt_enter works on our copy of at put there, and the
+ * word gets its own value back before the function goes on.
+ */
+enum frame_kind { FRAME_UNKNOWN, FRAME_SAVED, FRAME_LEAF };
+
+/* What the prologue before `call` says, and the word's offset from the hook's sp. */
+static enum frame_kind read_prologue(uintptr_t call, intptr_t *off)
+{
+	intptr_t pushed = 0, last = 0;
+	uint32_t w = word(call + 4);
+	unsigned n = 0;
+
+	if ((w & HI_MASK) == ADD_SP)
+		pushed = last = (int16_t)(w & 0xffff);
+	for (uintptr_t a = call - 4;; a -= 4) {
+		if (++n > 64)
+			return FRAME_UNKNOWN;
+		w = word(a);
+		if (is_branch(w)) {
+			pushed -= last;	/* the instruction after it was its delay slot */
+			break;
+		}
+		if (is_trap(w))
+			break;
+		last = 0;
+		if ((w & HI_MASK) == SAVE_RA) {
+			*off = -pushed + (int16_t)(w & 0xffff);
+			return FRAME_SAVED;
+		}
+		if ((w & HI_MASK) == ADD_SP)
+			pushed += last = (int16_t)(w & 0xffff);
+		else if (writes_sp(w))
+			return FRAME_UNKNOWN;
+	}
+	*off = -pushed - (intptr_t)sizeof(uintptr_t);
+	return FRAME_LEAF;
+}
+
+/*
+ * read_prologue()'s answers by call address, per thread (no locking; the
+ * code does not change while its module is loaded): under qemu-user the
+ * walk cost a sixth of a traced call.
+ */
+#define PROLOGUE_CACHE 64
+static __thread struct {
+	uintptr_t call;
+	int32_t off;
+	uint8_t kind;
+} prologues[PROLOGUE_CACHE] __attribute__((tls_model("initial-exec")));
+
+void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capture)
+{
+	uintptr_t call = ra - 8, *slot, kept;
+	unsigned h = (unsigned)(call >> 2) % PROLOGUE_CACHE;
+	enum frame_kind kind;
+	intptr_t off = 0;
+
+	if (prologues[h].call == call) {
+		kind = prologues[h].kind;
+		off = prologues[h].off;
+	} else {
+		kind = read_prologue(call, &off);
+		prologues[h].call = call;
+		prologues[h].off = (int32_t)off;
+		prologues[h].kind = (uint8_t)kind;
+	}
+	if (kind == FRAME_UNKNOWN)
+		return;
+	slot = (uintptr_t *)(sp + off);
+	if (kind == FRAME_SAVED) {
+		if (*slot != *regslot)
+			return;
+		rt_enter(ra, slot, capture);
+		/* ra as well: whichever the function returns through leads to the return trampoline. */
+		*regslot = *slot;
+		return;
+	}
+	kept = *slot;
+	*slot = *regslot;
+	rt_enter(ra, slot, capture);
+	*regslot = *slot;
+	*slot = kept;
+}
+
+/*
+ * CLOCK_MONOTONIC: the cycle counter (rdhwr $2) is CP0 Count, 32 bits on
+ * MIPS64 too, which wraps within seconds, and qemu-user reads it as 0.
+ */
+void rt_timestamp_init(void)
+{
+}
+
+uint64_t rt_timestamp(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The contract between the tracing runtime (objpatch/lib) and one machine's
+ * port (arch/<family>/rt_<machine>.[cS]): what a port provides (its
+ * rt_arch_host, entry and return trampolines, timestamps) and the entry
+ * points its trampolines and helpers call, which the runtime implements.
+ * The runtime is above this layer and a port never includes it: each side
+ * sees the other only through this header.
+ */
+#ifndef ARCH_PORT_H
+#define ARCH_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+
+/* How the hook finds the traced function's return address. */
+enum site_kind {
+	SITE_MCOUNT,	/* called after the prologue: the frame pointer locates it */
+	SITE_FENTRY,	/* called as the first instruction: it is on top of the stack */
+	SITE_KINDS,
+};
+
+/*
+ * What a function's exit records, chosen per site from its return type when
+ * the site is enabled (each has its own entry trampoline), so most calls
+ * store one word or none.
+ */
+enum capture {
+	CAPTURE_GPR,	/* the first integer return register (also: type unknown) */
+	CAPTURE_NONE,	/* void */
+	CAPTURE_FP,	/* the first FP register's low 8 bytes */
+	CAPTURE_WIDE_FP,	/* long double: x87's st(0), AArch64's whole q0 */
+	CAPTURE_STRING,	/* char *: the characters too, while they still exist */
+	CAPTURE_ALL,	/* both integer and both FP registers: structs, __int128 */
+	CAPTURES,
+};
+
+#define STUB_SIZE 16
+#define RT_MAX_SITE 8
+
+/*
+ * What the generic code needs beyond the recorder's descriptor (arch/), which
+ * already knows the call and NOP encodings a site may hold.
+ */
+struct rt_arch {
+	uint16_t machine;
+	uint8_t elfclass;
+	/* The enabled form of a site of `len` bytes: a call to `stub`; false if out of reach. */
+	bool (*encode_call)(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub);
+	/* A stub (STUB_SIZE bytes) that jumps to `target` from anywhere. */
+	void (*encode_stub)(uint8_t *stub, uintptr_t target);
+	/* How far a site's call reaches, each way. */
+	uintptr_t reach;
+	/* The entry trampolines, by kind and capture. */
+	void (*entry[SITE_KINDS][CAPTURES])(void);
+	/* A wide FP return (long double) is the first FP register's 16 bytes, not ret_regs.wide. */
+	bool wide_in_fpr0;
+	/*
+	 * -fpatchable-function-entry pads, traced as entry-hook sites
+	 * (SITE_FENTRY); pad_site_len 0: not on this arch.  The site is
+	 * pad_site_len bytes at pad_site_offset from the function's entry;
+	 * before it, pad_prefix is written once at start-up (AArch64's
+	 * `mov x9, x30`, which keeps the caller's return address for the
+	 * trampoline while the `bl` takes x30).
+	 */
+	uint8_t pad_site_len, pad_site_offset, pad_prefix_len;
+	uint8_t pad_prefix[4];
+	/*
+	 * A trampoline that finds the return address in a register (AArch64
+	 * pads: x9) keeps a copy in its own frame as the slot and passes
+	 * RT_ENTER_SLOT_COPY.  The function then saves what it got somewhere
+	 * below slot + slot_copy_above (its entry stack pointer), where an
+	 * unwinder reads it: rt_restore_slots() looks for it there.
+	 */
+	uint8_t slot_copy_above;
+	/*
+	 * i386: float and double both come back in x87's st(0), and the return
+	 * trampoline does not know which: CAPTURE_FP's word is st(0) stored as
+	 * a binary64 (exact for either), which rt_raw_value narrows for a float.
+	 */
+	bool fp_st0_double;
+	/*
+	 * ppc64: the disabled form of the site at `site` when it is not the
+	 * recorder's NOP (`b .+8` over the TOC restore a linker put after a
+	 * call to _mcount through a PLT stub), else NULL.  NULL: always the NOP.
+	 */
+	const uint8_t *(*site_nop)(uintptr_t site, size_t len);
+	/*
+	 * ppc64: how far a function's return-address slot (the LR save word in
+	 * its caller's frame) lies ABOVE its entry stack pointer; stack limits
+	 * handed to rt_rehook_slots() move up by it.  0: below (x86, AArch64).
+	 */
+	uint8_t slot_above_sp;
+	/* ppc64: the e_flags that pick this ABI's recorder descriptor (2: ELFv2, not ELFv1). */
+	uint32_t e_flags;
+	/*
+	 * s390x: a site's bytes in either state, from its kind and stub, where
+	 * the disabled form is a branch that never branches, to the stub: then
+	 * a toggle rewrites one byte.  Every site is written to that form when
+	 * its module is loaded, before anything enables it.  NULL: encode_call,
+	 * and the NOP.
+	 */
+	bool (*encode_site)(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub, unsigned kind, bool on);
+	/*
+	 * MIPS: how far past a recorded address the hook's return address
+	 * can lie (a recording's sites are the recorded addresses, the
+	 * sequence is not read again).  0: RT_MAX_SITE.
+	 */
+	uint8_t ra_span;
+	/* MIPS n64: a stub's bytes, when a 64-bit address needs more than STUB_SIZE.  0: STUB_SIZE. */
+	uint8_t stub_size;
+	/*
+	 * A recorded site made ready when its module is loaded, where the
+	 * recorder's call forms and NOPs are not the whole story.  Given the
+	 * recorded address in *site (site_before bytes before it and
+	 * site_after from it are readable text), it returns how many bytes a
+	 * toggle writes, after moving *site to them (MIPS: the sequence's call
+	 * word) and putting back what recordmcount --nop took (ARM's `push
+	 * {lr}`, MIPS's stack adjustment); 0 for a site it cannot drive, or
+	 * RT_SITE_REFUSED for a hook call whose return address its trampolines
+	 * cannot find (s390x: clang's mcount after the prologue).  Called
+	 * before the module's code runs (`quiescent`: no other thread runs
+	 * either), then with site NULL once after the module's last site: its
+	 * writes may wait till then, to be made in one batch.  NULL: the
+	 * recorder's call forms and NOPs decide (rt_site_length()).
+	 */
+	size_t (*prepare_site)(uintptr_t *site, unsigned kind, bool quiescent);
+	uint8_t site_before, site_after;
+	/*
+	 * ARM: the stub area's size (0: one page), and what fills it beyond
+	 * the stubs encode_stub writes at its start (Thumb sites' sleds).
+	 */
+	uint32_t stub_area;
+	void (*fill_stubs)(uint8_t *area, size_t size);
+	/*
+	 * MIPS: `jal` reaches only the aligned region (mask: its size - 1) its
+	 * delay slot is in, so the stub page must lie in the text's.  0: any.
+	 */
+	uintptr_t reach_region;
+};
+
+extern const struct rt_arch rt_arch_host RT_HIDDEN;
+
+#define RT_SITE_REFUSED ((size_t)-1)
+/* The recorder's reading of a site: the length of the hook call or NOP at `code`, or 0. */
+size_t rt_site_length(const uint8_t *code) RT_HIDDEN;
+
+/* The entry trampolines of a site kind, one per capture, as the arch's .S names them. */
+#define RT_ENTRIES(kind)                                                         \
+	void rt_entry_##kind##_gpr(void) RT_HIDDEN;                              \
+	void rt_entry_##kind##_none(void) RT_HIDDEN;                             \
+	void rt_entry_##kind##_fp(void) RT_HIDDEN;                               \
+	void rt_entry_##kind##_wide(void) RT_HIDDEN;                             \
+	void rt_entry_##kind##_string(void) RT_HIDDEN;                           \
+	void rt_entry_##kind##_all(void) RT_HIDDEN;
+#define RT_ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
+			     rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
+
+/* Registers saved by the return trampoline, in its layout (x86_64.S, ...). */
+struct ret_regs {
+	uint64_t gpr[2];
+	uint8_t fpr[2][16];	/* the first two vector registers */
+	uint8_t wide[16];	/* CAPTURE_WIDE_FP on x86_64: st(0) */
+};
+
+#define CAPTURE_MAX_WORDS 6
+
+uint64_t rt_timestamp(void) RT_HIDDEN;
+void rt_timestamp_init(void) RT_HIDDEN;
+/* How many words rt_capture_words() writes for a capture. */
+size_t rt_capture_count(enum capture c) RT_HIDDEN;
+/* The words of an exit event that keep what `capture` needs; returns how many. */
+size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w) RT_HIDDEN;
+
+/* Called by the trampolines (C ABI).  `capture` may carry RT_ENTER_SLOT_COPY. */
+#define RT_ENTER_SLOT_COPY 0x100u
+void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture) RT_HIDDEN;
+/*
+ * rt_enter, where frames whose slots lie at or below `dead` (not only
+ * below `slot`) are known dead (ARM: a leaf's slot lies below its own
+ * saved registers, where a frame longjmp skipped had its slot).
+ */
+void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead) RT_HIDDEN;
+/*
+ * rt_enter for a function that returns its value in memory its caller
+ * provides, at `mem` (s390x: structs, __int128, long double, through a
+ * hidden pointer): the exit records the first 16 bytes there as the
+ * registers (ret_regs.gpr) and as the wide value (ret_regs.wide).
+ */
+void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem) RT_HIDDEN;
+uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
+/* The return trampolines written into hooked return slots: wide FP needs its own. */
+extern void rt_return_regs(void) RT_HIDDEN;
+extern void rt_return_wide(void) RT_HIDDEN;
+
+struct frame {
+	uintptr_t ret;		/* the real return address */
+	uintptr_t *slot;	/* where it lives on the stack */
+	uintptr_t ra;		/* the hook's return address: identifies the site */
+	uint32_t flags;		/* enum capture */
+	bool slot_copy;		/* slot is the trampoline's copy (RT_ENTER_SLOT_COPY) */
+	bool tail;		/* entered by a tail call: `ret` is the trampoline, for the frame below */
+	uintptr_t mem;		/* rt_enter_mem: where the value will be returned; 0: registers */
+};
+
+/*
+ * The calling thread's traced frames, outermost first, and how many
+ * (*depth); NULL and 0 before its first traced call.  Ports that search
+ * the stack for a return slot (ARM) check what the runtime holds.
+ */
+const struct frame *rt_frames(uint32_t *depth) RT_HIDDEN;
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ppc64le: every site is one aligned 32-bit word, and nop, b and bl are
+ * "patch class" instructions (Power ISA v3.0, Book II, "concurrent
+ * modification and execution of instructions"): a thread running the word
+ * while it changes executes the old or the new one.  So the store protocol,
+ * one `stw` per site; __builtin___clear_cache then does the
+ * dcbst/sync/icbi/isync the ISA asks for (icbi reaches every core).
+ */
+#define PATCH_PROTOCOL PATCH_STORE
+/* gp_regs[PT_NIP] (asm/ptrace.h: 32): the interrupted instruction. */
+#define PPC_PT_NIP 32
+#define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.gp_regs[PPC_PT_NIP])
+#define PATCHER_TEXT_ARCH
+/*
+ * qemu-user (7.2) reports a ppc64 fetch from a page that is not executable
+ * as SEGV_MAPERR at address NULL, like any other fault (the kernel: the
+ * instruction's address, SEGV_ACCERR): patch.c's on_segv then goes by the
+ * instruction and the window (unreported_fault).
+ */
+#define SEGV_ADDR_UNREPORTED 1
+
+#define PPC_NOP		0x60000000u
+#define PPC_B_PLUS_8	0x48000008u	/* the disabled form over a TOC restore (ppc64le.c) */
+#define PPC_BL		0x48000001u
+#define PPC_BL_MASK	0xfc000003u
+
+/* 0 or -errno: the kernel sets CR0.SO on failure, with the positive errno in r3. */
+static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
+{
+	register long r0 __asm__("r0") = n;
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+
+	__asm__ volatile("sc\n\tbns+ 1f\n\tneg %1, %1\n1:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6)
+			 :
+			 : "r7", "r8", "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
+	return r3;
+}
+
+static inline uint32_t ppc_word(const uint8_t *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static enum insn_kind classify(const uint8_t *b, size_t len)
+{
+	uint32_t w = len == 4 ? ppc_word(b) : 0;
+
+	if (w == PPC_NOP || w == PPC_B_PLUS_8)
+		return INSN_NOP;
+	if ((w & PPC_BL_MASK) == PPC_BL)
+		return INSN_CALL;
+	return INSN_BAD;
+}
+
+#include "arch/word_store.h"

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * PowerPC 32-bit and 64-bit (ELFv1 big-endian with dot symbols, ELFv2
+ * little-endian).  The call is `bl _mcount`; on ppc64 the nop after it is the
+ * TOC-restore slot and stays as it is.
+ */
+#include "arch/arch.h"
+
+#define R_PPC64_REL24_NOTOC 116	/* Power10, not in every <elf.h> */
+
+static const char *const ppc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
+
+#define BL	PAT(WM(0x48000001, 0xfc000003))
+#define PPC_NOP	PAT(W(0x60000000))
+
+/* bl: LI:00 relative to the instruction (AA clear: the pattern requires it). */
+static bool ppc_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 4)
+		return false;
+	*to = pc + (uint64_t)insn_sext(insn_load(code, 4, be) & 0x03fffffc, 26);
+	return true;
+}
+
+static const struct call_decoder ppc_decoders[] = {
+	{ .insn = BL, .target = ppc_bl, .len = 4 },
+};
+
+/*
+ * After `mflr r0; stw/std r0` and, on ppc64, the ELFv2 global entry's TOC
+ * setup or the frame's stores.
+ */
+#define PPC_HOOK_WINDOW 64
+
+/* nop (ori 0,0,0) */
+static const struct insn_pattern ppc_pad_nops[] = { PAT(W(0x60000000)) };
+
+#define PPC_DECODE \
+	.decoders = ppc_decoders, \
+	.ndecoders = ARRAY_SIZE(ppc_decoders), \
+	.hook_window = PPC_HOOK_WINDOW, \
+	.insn_align = 4, \
+	.pad_nops = ppc_pad_nops, \
+	.npad_nops = ARRAY_SIZE(ppc_pad_nops)
+
+static const struct call_form ppc32_calls[] = {
+	{ .rtype = R_PPC_REL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+	{ .rtype = R_PPC_PLTREL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+	{ .rtype = R_PPC_LOCAL24PC, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+};
+
+const struct arch arch_ppc32 = {
+	.name = "ppc",
+	.machine = EM_PPC,
+	.elfclass = ELFCLASS32,
+	.hooks = ppc_hooks,
+	.calls = ppc32_calls,
+	.ncalls = ARRAY_SIZE(ppc32_calls),
+	.reloc_abs = R_PPC_ADDR32,
+	.reloc_abs32 = R_PPC_ADDR32,
+	.reloc_rel32 = R_PPC_REL32,
+	.reloc_none = R_PPC_NONE,
+	.reloc_relative = R_PPC_RELATIVE,
+	PPC_DECODE,
+};
+
+static const struct call_form ppc64_calls[] = {
+	{ .rtype = R_PPC64_REL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+	{ .rtype = R_PPC64_REL24_NOTOC, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+};
+
+/* ELFv1 (big-endian) uses function descriptors; ELFv2 (e_flags 2) does not. */
+static bool ppc64_elfv1(const GElf_Ehdr *ehdr)
+{
+	return (ehdr->e_flags & EF_PPC64_ABI) != 2;
+}
+
+static bool ppc64_elfv2(const GElf_Ehdr *ehdr)
+{
+	return !ppc64_elfv1(ehdr);
+}
+
+#define PPC64_COMMON \
+	.machine = EM_PPC64, \
+	.elfclass = ELFCLASS64, \
+	.hooks = ppc_hooks, \
+	.calls = ppc64_calls, \
+	.ncalls = ARRAY_SIZE(ppc64_calls), \
+	.reloc_abs = R_PPC64_ADDR64, \
+	.reloc_abs32 = R_PPC64_ADDR32, \
+	.reloc_rel32 = R_PPC64_REL32, \
+	.reloc_none = R_PPC64_NONE, \
+	.reloc_relative = R_PPC64_RELATIVE, \
+	.linker_nops_at_entry = true, \
+	PPC_DECODE
+
+const struct arch arch_ppc64 = {
+	.name = "ppc64",
+	.match = ppc64_elfv1,
+	.func_descriptors = ".opd",
+	PPC64_COMMON,
+};
+
+const struct arch arch_ppc64le = {
+	.name = "ppc64le",
+	.match = ppc64_elfv2,
+	PPC64_COMMON,
+};

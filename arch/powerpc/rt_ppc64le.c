@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The runtime's ppc64le (ELFv2) part: how an enabled site calls its
+ * trampoline, the stub near each module, timestamps and return-value
+ * capture.
+ *
+ * A site is gcc's or clang's `bl _mcount` (after the prologue) or the NOP
+ * recordmcount --nop left; the enabled form is `bl stub`, so the stub page
+ * must lie within the +-32 MiB a `bl` reaches.  When the linker sent the
+ * call to _mcount through a PLT stub (libc's), the `nop` after it became
+ * the TOC restore `ld r2,24(r1)`: the PLT stub saved r2 there, and a plain
+ * NOP would leave the restore to load a word nobody stored.  Such a site's
+ * disabled form is `b .+8`, which jumps over the restore, as the kernel's
+ * ftrace does for modules; its enabled form `bl stub` is fine either way,
+ * since the entry trampoline stores r2 where the restore looks (ppc64le.S).
+ * nop, b and bl are all "patch class" instructions (Power ISA v3.0, Book II,
+ * "concurrent modification and execution of instructions"): another thread
+ * running the word while it changes sees the old or the new one.
+ */
+#include <elf.h>
+#include <string.h>
+#include "arch/port.h"
+
+RT_ENTRIES(mcount)
+/* No entry-hook sites on ppc64le (-mprofile-kernel is the kernel's): never used. */
+RT_ENTRIES(fentry)
+
+#define BL		0x48000001u
+#define LI_MASK		0x03fffffcu
+#define BL_REACH	((uintptr_t)1 << 25)
+#define B_PLUS_8	0x48000008u	/* b .+8 */
+#define LD_R2_24_R1	0xe8410018u	/* ld r2,24(r1): the linker's TOC restore */
+#define MFLR_R0		0x7c0802a6u
+#define MFLR_R12	0x7d8802a6u
+#define LD_R12_0_R12	0xe98c0000u	/* ld r12,0(r12) */
+#define MTLR_R0		0x7c0803a6u
+#define MTCTR_R12	0x7d8903a6u
+#define BCTR		0x4e800420u
+#define TRAP		0x7fe00008u	/* tw 31,0,0: never reached, fills the tail */
+
+/*
+ * The stubs' shared tail: in the stub page (make_stubs() maps one page per
+ * module and puts its stubs, SITE_KINDS x CAPTURES x STUB_SIZE = 192 bytes,
+ * at its start), at a fixed offset past them, so each stub finds it.
+ */
+#define TAIL_OFFSET	0x400u
+#define TAIL_WORDS	6
+_Static_assert(SITE_KINDS * CAPTURES * STUB_SIZE <= TAIL_OFFSET, "the stubs would overlap their tail");
+
+static void put32(uint8_t *p, uint32_t insn)
+{
+	memcpy(p, &insn, 4);	/* ppc64le: instructions are little-endian, like data */
+}
+
+static uint32_t get32(uintptr_t p)
+{
+	uint32_t w;
+
+	memcpy(&w, (const void *)p, 4);
+	return w;
+}
+
+static bool branch_to(uint8_t *code, uintptr_t from, uintptr_t to, uint32_t op)
+{
+	intptr_t d = (intptr_t)(to - from);
+
+	if ((d & 3) || d < -(intptr_t)BL_REACH || d >= (intptr_t)BL_REACH)
+		return false;
+	put32(code, op | ((uint32_t)d & LI_MASK));
+	return true;
+}
+
+static bool ppc_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
+{
+	return len == 4 && branch_to(code, site, stub, BL);
+}
+
+/*
+ * A stub is `mflr r0; bl tail; .quad target`, and the tail (one per page)
+ * `mflr r12; ld r12,0(r12); mtlr r0; mtctr r12; bctr`: the `bl` leaves the
+ * address of the stub's target word in LR, r0 keeps the site's return
+ * address, and the trampoline is entered with LR = site + 4 as if the site
+ * had called it, and with r12 = its own address, which is what an ELFv2
+ * global entry point computes its TOC pointer from.  r0, r12, LR and CTR
+ * are free at a site: it is a call.  Sixteen bytes cannot hold a 64-bit
+ * address load and its branch, hence the tail.
+ */
+static void ppc_encode_stub(uint8_t *stub, uintptr_t target)
+{
+	static const uint32_t tail[TAIL_WORDS] = { MFLR_R12, LD_R12_0_R12, MTLR_R0, MTCTR_R12, BCTR, TRAP };
+	uint8_t *page = (uint8_t *)((uintptr_t)stub & ~(uintptr_t)0xfff);
+
+	for (int i = 0; i < TAIL_WORDS; i++)
+		put32(page + TAIL_OFFSET + 4 * i, tail[i]);
+	put32(stub, MFLR_R0);
+	branch_to(stub + 4, (uintptr_t)stub + 4, (uintptr_t)page + TAIL_OFFSET, BL);
+	memcpy(stub + 8, &target, sizeof(target));
+}
+
+/*
+ * `b .+8` over a linker's TOC restore (see the top); NULL: the recorder's
+ * NOP.  The word after a site is code of the same function: its return
+ * comes after the hook call.
+ */
+static const uint8_t *ppc_site_nop(uintptr_t site, size_t len)
+{
+	static const uint32_t b8 = B_PLUS_8;
+
+	return len == 4 && get32(site + 4) == LD_R2_24_R1 ? (const uint8_t *)&b8 : NULL;
+}
+
+const struct rt_arch rt_arch_host = {
+	.machine = EM_PPC64,
+	.elfclass = ELFCLASS64,
+	.encode_call = ppc_encode_call,
+	.encode_stub = ppc_encode_stub,
+	/* make_stubs() measures from the farthest site to the far end of the stub page. */
+	.reach = BL_REACH - 65536,
+	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
+	/* IBM double-double: f1:f2, which the return trampoline stores in ret_regs.wide. */
+	.wide_in_fpr0 = false,
+	.site_nop = ppc_site_nop,
+	.slot_above_sp = 16,
+	.e_flags = 2,	/* ELFv2: the recorder's ppc64le descriptor, not ELFv1's */
+	/* float returns sit in f1 in double format: CAPTURE_FP keeps binary64, narrowed for a float. */
+	.fp_st0_double = true,
+};
+
+/*
+ * The time base: readable from user space, a constant rate on POWER8 and
+ * later (512 MHz; qemu emulates it from the host's clock); rt_output.c
+ * calibrates it against CLOCK_MONOTONIC.
+ */
+void rt_timestamp_init(void)
+{
+}
+
+uint64_t rt_timestamp(void)
+{
+	return __builtin_ppc_get_timebase();
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * s390x.  gcc 12 emits `stg %r14,8(%r15); brasl %r14,_mcount; lg
+ * %r14,8(%r15)`, clang `brasl %r14,mcount`.  The relocation sits on the
+ * brasl's immediate, two bytes into the instruction; the site is the brasl.
+ * (The kernel's tool subtracts 14, which fitted an older sequence and now
+ * lands before the function.)
+ */
+#include "arch/arch.h"
+
+static const char *const s390_hooks[] = { "_mcount", "mcount", NULL };
+/* -mfentry (gcc and clang): `brasl %r0,__fentry__` before the prologue, %r14 untouched */
+static const char *const s390_entry_hooks[] = { "__fentry__", NULL };
+
+/* brasl %rN,rel32 (c0N5) becomes brcl 0,0 (c004 0000 0000), a 6-byte nop. */
+#define BRASL	PAT(HM(0xc005, 0xff0f))
+#define BRCL_0	PAT(H(0xc004), H(0x0000), H(0x0000))
+
+/* brasl: a signed count of halfwords from the instruction. */
+static bool s390_brasl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 6)
+		return false;
+	*to = pc + (uint64_t)(insn_sext(insn_load(code + 2, 4, be), 32) * 2);
+	return true;
+}
+
+static const struct call_decoder s390_decoders[] = {
+	{ .insn = BRASL, .target = s390_brasl, .len = 6 },
+};
+
+static const struct call_form s390_calls[] = {
+	{ .rtype = R_390_PLT32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
+	{ .rtype = R_390_PC32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
+};
+
+/* gcc -pg -mrecord-mcount records the sequence's start: `stg %r14,8(%r15)` (e3e0 f008 0024). */
+static const struct insn_pattern s390_recorded_prefix = PAT(H(0xe3e0), H(0xf008), H(0x0024));
+
+/* nopr %r0 and nop */
+static const struct insn_pattern s390_pad_nops[] = { PAT(H(0x0700)), PAT(W(0x47000000)) };
+
+const struct arch arch_s390x = {
+	.name = "s390x",
+	.machine = EM_S390,
+	.elfclass = ELFCLASS64,
+	.hooks = s390_hooks,
+	.entry_hooks = s390_entry_hooks,
+	.calls = s390_calls,
+	.ncalls = ARRAY_SIZE(s390_calls),
+	.pad_nops = s390_pad_nops,
+	.npad_nops = ARRAY_SIZE(s390_pad_nops),
+	.reloc_abs = R_390_64,
+	.reloc_abs32 = R_390_32,
+	.reloc_rel32 = R_390_PC32,
+	.reloc_none = R_390_NONE,
+	.reloc_relative = R_390_RELATIVE,
+	.recorded_prefix = &s390_recorded_prefix,
+	.decoders = s390_decoders,
+	.ndecoders = ARRAY_SIZE(s390_decoders),
+	/* gcc: after `stg %r14,8(%r15)`; -mfentry: the first instruction. */
+	.hook_window = 64,
+	.insn_align = 2,
+};

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* SPARC64: `call _mcount` with a nop in its delay slot. */
+#include "arch/arch.h"
+
+static const char *const sparc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
+
+#define CALL	PAT(WM(0x40000000, 0xc0000000))
+#define SPARC_NOP PAT(W(0x01000000))
+
+/* call: disp30 words from the instruction. */
+static bool sparc_call(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	if (avail < 4)
+		return false;
+	*to = pc + (uint64_t)(insn_sext(insn_load(code, 4, be) & 0x3fffffff, 30) * 4);
+	return true;
+}
+
+static const struct call_decoder sparc_decoders[] = {
+	{ .insn = CALL, .target = sparc_call, .len = 4 },
+};
+
+static const struct call_form sparc_calls[] = {
+	{ .rtype = R_SPARC_WDISP30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
+	{ .rtype = R_SPARC_WPLT30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
+};
+
+/* SPARC64 keeps a 24-bit addend (R_SPARC_OLO10) above the 8-bit type. */
+static void sparc64_rinfo_decode(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type)
+{
+	(void)big_endian;
+	*sym = (uint32_t)(info >> 32);
+	*type = (uint32_t)(info & 0xff);
+}
+
+static uint64_t sparc64_rinfo_encode(uint32_t sym, uint32_t type, bool big_endian)
+{
+	(void)big_endian;
+	return (uint64_t)sym << 32 | (type & 0xff);
+}
+
+/* gcc's DWARF for SPARC uses the unaligned forms. */
+static const struct abs_reloc sparc_more_abs[] = {
+	{ R_SPARC_UA32, 4 },
+	{ R_SPARC_UA64, 8 },
+};
+
+static const struct insn_pattern sparc_pad_nops[] = { PAT(W(0x01000000)) };
+
+const struct arch arch_sparc64 = {
+	.name = "sparc64",
+	.machine = EM_SPARCV9,
+	.elfclass = ELFCLASS64,
+	.hooks = sparc_hooks,
+	.calls = sparc_calls,
+	.ncalls = ARRAY_SIZE(sparc_calls),
+	.pad_nops = sparc_pad_nops,
+	.npad_nops = ARRAY_SIZE(sparc_pad_nops),
+	.reloc_abs = R_SPARC_64,
+	.reloc_abs32 = R_SPARC_32,
+	.reloc_rel32 = R_SPARC_DISP32,
+	.reloc_none = R_SPARC_NONE,
+	.reloc_relative = R_SPARC_RELATIVE,
+	.more_abs = sparc_more_abs,
+	.nmore_abs = ARRAY_SIZE(sparc_more_abs),
+	.rinfo_decode = sparc64_rinfo_decode,
+	.rinfo_encode = sparc64_rinfo_encode,
+	.decoders = sparc_decoders,
+	.ndecoders = ARRAY_SIZE(sparc_decoders),
+	/* After `save`: the call is the first or second instruction. */
+	.hook_window = 64,
+	.insn_align = 4,
+};

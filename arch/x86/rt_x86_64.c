@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The runtime's x86_64 part: how an enabled site calls its trampoline, the
+ * stub near each module, timestamps and return-value capture.
+ *
+ * A 5-byte site (`call rel32` or its NOP) becomes `call stub`; a 6-byte one
+ * (`call *mcount@GOTPCREL(%rip)` or its NOP) becomes `call *slot(%rip)`
+ * whose slot is the stub's own target word, so it skips the stub's jump.
+ * Both are whole instructions that patch.c can write and emulate.
+ */
+#include <elf.h>
+#include <string.h>
+#include "arch/port.h"
+
+RT_ENTRIES(mcount)
+RT_ENTRIES(fentry)
+
+#define STUB_TARGET_OFFSET 6	/* ff 25 00000000 <target> */
+
+static bool fits_rel32(intptr_t d)
+{
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+static bool x86_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
+{
+	intptr_t d;
+	int32_t rel;
+
+	if (len == 5) {
+		code[0] = 0xe8;
+		d = (intptr_t)(stub - (site + 5));
+	} else if (len == 6) {
+		code[0] = 0xff;
+		code[1] = 0x15;
+		d = (intptr_t)(stub + STUB_TARGET_OFFSET - (site + 6));
+	} else {
+		return false;
+	}
+	if (!fits_rel32(d))
+		return false;
+	rel = (int32_t)d;
+	memcpy(code + len - 4, &rel, 4);
+	return true;
+}
+
+static void x86_encode_stub(uint8_t *stub, uintptr_t target)
+{
+	static const uint8_t jmp_rip[STUB_TARGET_OFFSET] = { 0xff, 0x25, 0, 0, 0, 0 };
+
+	memset(stub, 0xcc, STUB_SIZE);
+	memcpy(stub, jmp_rip, sizeof(jmp_rip));
+	memcpy(stub + STUB_TARGET_OFFSET, &target, sizeof(target));
+}
+
+const struct rt_arch rt_arch_host = {
+	.machine = EM_X86_64,
+	.elfclass = ELFCLASS64,
+	.encode_call = x86_encode_call,
+	.encode_stub = x86_encode_stub,
+	.reach = (uintptr_t)INT32_MAX - 4096,
+	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
+	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
+	.pad_site_len = 5,
+};
+
+/* Timestamps: the TSC or CLOCK_MONOTONIC, as on i386. */
+#include "arch/x86/tsc.h"

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * x86_64 and i386.  Calls are `call rel32` (e8) in non-PIC code and
+ * `call *mcount@GOTPCREL(%rip)` (ff 15) or `call *mcount@GOT(%reg)` (ff 9x)
+ * in PIC code, Debian's default; the site is the opcode's first byte.
+ */
+#include "arch/arch.h"
+#include "arch/x86/nop.h"
+
+static const char *const x86_hooks[] = { "mcount", NULL };
+/* gcc and clang -mfentry, on i386 too (non-PIC for gcc) */
+static const char *const x86_entry_hooks[] = { "__fentry__", NULL };
+
+#define CALL_REL32 PAT(B(0xe8))
+#define X86_64_NOP5 PAT(B(0x0f), B(0x1f), B(0x44), B(0x00), B(0x00))
+#define X86_64_NOP6 PAT(B(0x66), B(0x0f), B(0x1f), B(0x44), B(0x00), B(0x00))
+
+static const struct call_form x86_64_calls[] = {
+	{ .rtype = R_X86_64_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = X86_64_NOP5 },
+	{ .rtype = R_X86_64_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = X86_64_NOP5 },
+	{ .rtype = R_X86_64_GOTPCRELX, .site_adjust = -2, .site = PAT(B(0xff), B(0x15)), .nop = X86_64_NOP6 },
+	{ .rtype = R_X86_64_REX_GOTPCRELX, .site_adjust = -2, .site = PAT(B(0xff), B(0x15)), .nop = X86_64_NOP6 },
+	{ .rtype = R_X86_64_GOTPCREL, .site_adjust = -2, .site = PAT(B(0xff), B(0x15)), .nop = X86_64_NOP6 },
+};
+
+/*
+ * Linked code: `call rel32`, the `addr32 call rel32` GNU ld makes of a GOT
+ * call to a function defined in the file, `call *slot(%rip)`, and the PLT's
+ * `jmp *slot(%rip)` (also `bnd jmp`), all relative to the instruction's end.
+ */
+static bool rel32_at(const uint8_t *code, size_t avail, uint64_t pc, unsigned at, uint64_t *to)
+{
+	if (avail < at + 4)
+		return false;
+	*to = pc + at + 4 + (uint64_t)insn_sext(insn_load(code + at, 4, false), 32);
+	return true;
+}
+
+static bool x86_rel32_1(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	(void)be;
+	return rel32_at(code, avail, pc, 1, to);
+}
+
+static bool x86_rel32_2(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	(void)be;
+	return rel32_at(code, avail, pc, 2, to);
+}
+
+static bool x86_rel32_3(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+{
+	(void)be;
+	return rel32_at(code, avail, pc, 3, to);
+}
+
+static const struct call_decoder x86_64_decoders[] = {
+	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
+	{ .insn = PAT(B(0x67), B(0xe8)), .target = x86_rel32_2, .len = 6 },
+	{ .insn = PAT(B(0xff), B(0x15)), .target = x86_rel32_2, .len = 6, .slot = true },
+	{ .insn = PAT(B(0xff), B(0x25)), .target = x86_rel32_2, .len = 6, .slot = true, .jump = true },
+	{ .insn = PAT(B(0xf2), B(0xff), B(0x25)), .target = x86_rel32_3, .len = 7, .slot = true, .jump = true },
+};
+
+/*
+ * __fentry__ is the first instruction (after an endbr64 with IBT); mcount
+ * follows `push %rbp; mov %rsp,%rbp` with gcc, and clang's prologue with
+ * its register saves and stack adjustment.
+ */
+#define X86_HOOK_WINDOW 64
+
+/* endbr64, endbr32: a pad follows them under -fcf-protection */
+static const struct insn_pattern x86_landing_pads[] = {
+	PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfa)),
+	PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfb)),
+};
+
+#define X86_PADS \
+	.pad_nop_len = x86_nop_len, \
+	.landing_pads = x86_landing_pads, \
+	.nlanding_pads = ARRAY_SIZE(x86_landing_pads)
+
+const struct arch arch_x86_64 = {
+	.name = "x86_64",
+	.machine = EM_X86_64,
+	.elfclass = ELFCLASS64,
+	.hooks = x86_hooks,
+	.entry_hooks = x86_entry_hooks,
+	.calls = x86_64_calls,
+	.ncalls = ARRAY_SIZE(x86_64_calls),
+	.reloc_abs = R_X86_64_64,
+	.reloc_abs32 = R_X86_64_32,
+	.reloc_rel32 = R_X86_64_PC32,
+	.reloc_none = R_X86_64_NONE,
+	.reloc_relative = R_X86_64_RELATIVE,
+	.decoders = x86_64_decoders,
+	.ndecoders = ARRAY_SIZE(x86_64_decoders),
+	.hook_window = X86_HOOK_WINDOW,
+	.insn_align = 1,
+	X86_PADS,
+};
+
+#define I386_NOP5 PAT(B(0x3e), B(0x8d), B(0x74), B(0x26), B(0x00))
+/* lea 0x0(%esi),%esi with a 32-bit displacement */
+#define I386_NOP6 PAT(B(0x8d), B(0xb6), B(0x00), B(0x00), B(0x00), B(0x00))
+/* call *disp32(%reg): ModRM mod=10, reg=2, any base but the SIB escape */
+#define CALL_GOT PAT(B(0xff), { 1, 0x90, 0xf8 })
+
+static const struct call_form i386_calls[] = {
+	{ .rtype = R_386_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = I386_NOP5 },
+	{ .rtype = R_386_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = I386_NOP5 },
+	{ .rtype = R_386_GOT32X, .site_adjust = -2, .site = CALL_GOT, .nop = I386_NOP6 },
+	{ .rtype = R_386_GOT32, .site_adjust = -2, .site = CALL_GOT, .nop = I386_NOP6 },
+};
+
+/*
+ * `call *mcount@GOT(%reg)` is relative to a GOT pointer the code computed:
+ * accepted as a call that cannot be verified.
+ */
+static const struct call_decoder i386_decoders[] = {
+	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
+	{ .insn = PAT(B(0x67), B(0xe8)), .target = x86_rel32_2, .len = 6 },
+	{ .insn = CALL_GOT, .len = 6 },
+};
+
+const struct arch arch_i386 = {
+	.name = "i386",
+	.machine = EM_386,
+	.elfclass = ELFCLASS32,
+	.hooks = x86_hooks,
+	.entry_hooks = x86_entry_hooks,
+	.calls = i386_calls,
+	.ncalls = ARRAY_SIZE(i386_calls),
+	.reloc_abs = R_386_32,
+	.reloc_abs32 = R_386_32,
+	.reloc_rel32 = R_386_PC32,
+	.reloc_none = R_386_NONE,
+	.reloc_relative = R_386_RELATIVE,
+	.decoders = i386_decoders,
+	.ndecoders = ARRAY_SIZE(i386_decoders),
+	.hook_window = X86_HOOK_WINDOW,
+	.insn_align = 1,
+	X86_PADS,
+};

@@ -1,8 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
-/* objpatch annotate (objpatch/annotate.c). */
-#ifndef OBJPATCH_ANNOTATE_H
-#define OBJPATCH_ANNOTATE_H
-
-int annotate_main(int argc, char **argv);
-
-#endif

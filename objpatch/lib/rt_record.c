@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The recording path: what runs on every traced call.
+ *
+ * Each thread has a shadow stack of the return addresses it replaced and a
+ * list of event chunks that only it writes; the trace writer reads them
+ * under rt.lock up to each chunk's release-stored count.  Nothing here takes
+ * a lock or calls malloc: a signal handler may run traced code at any point,
+ * so thread state and chunks come from mmap, and a handler that interrupts
+ * the recorder itself is not traced (counted instead).
+ *
+ * Frames are matched to returns by stack address, not by position: on
+ * return, every frame whose slot lies below the returning stack pointer is
+ * finished, the outermost of them returning and the others unwound by
+ * longjmp (or by an exception's cleanup); on entry, frames whose slots lie
+ * at or below the new one are dead for the same reason.  C++ exceptions
+ * need the real return addresses back on the stack while the unwinder
+ * walks it: the unwinder's entry points put them back, and the first catch
+ * re-hooks the frames that survived.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "objpatch/lib/rt.h"
+
+_Atomic(struct tstate *) rt_threads;
+static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
+static pthread_key_t exit_key;
+static _Atomic size_t buffered_bytes;
+static size_t max_bytes = (size_t)1 << 30;
+
+/*
+ * A thread's first chunk is small (many threads call little); later ones
+ * are 2 MiB and asked to be huge pages, so filling them costs one page
+ * fault instead of 512.
+ */
+#define FIRST_CHUNK (64u << 10)
+#define RAW_CHUNK (512u << 10)
+#define CHUNK (2u << 20)
+
+static void *map_zeroed(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static struct chunk *new_chunk(size_t bytes)
+{
+	struct chunk *c;
+
+	if (atomic_fetch_add(&buffered_bytes, bytes) + bytes > max_bytes) {
+		atomic_fetch_sub(&buffered_bytes, bytes);
+		return NULL;
+	}
+	c = map_zeroed(bytes);
+	if (!c) {
+		atomic_fetch_sub(&buffered_bytes, bytes);
+		return NULL;
+	}
+	if (bytes >= CHUNK)
+		madvise(c, bytes, MADV_HUGEPAGE);
+	c->cap = (uint32_t)((bytes - sizeof(*c)) / 8);
+	return c;
+}
+
+void rt_free_chunk(struct chunk *c)
+{
+	size_t bytes = sizeof(*c) + (size_t)c->cap * 8;
+
+	munmap(c, bytes);
+	atomic_fetch_sub(&buffered_bytes, bytes);
+}
+
+static void thread_exit(void *arg)
+{
+	struct tstate *t = arg;
+
+	atomic_store(&t->dead, true);
+}
+
+void rt_record_init(size_t buffer_mb)
+{
+	if (buffer_mb)
+		max_bytes = buffer_mb << 20;
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+/*
+ * LeakSanitizer scans heap, stacks and globals, not our mappings: in a
+ * program built with ASan the output state a thread's record points to
+ * would look leaked.  Its interface is there (weak) only in such programs.
+ */
+extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
+
+static struct tstate *make_thread_state(void)
+{
+	size_t size = sizeof(struct tstate) + rt.depth * sizeof(struct frame);
+	struct tstate *t = map_zeroed(size);
+
+	if (!t)
+		return NULL;
+	t->frames = (struct frame *)(t + 1);
+	t->tid = (pid_t)syscall(SYS_gettid);
+	/* A raw recording's thread keeps one chunk for good: a bigger one means fewer writes. */
+	t->cur = new_chunk(rt.format == FMT_RAW ? RAW_CHUNK : FIRST_CHUNK);
+	if (!t->cur) {
+		munmap(t, size);
+		return NULL;
+	}
+	atomic_store(&t->head, t->cur);
+	if (__lsan_register_root_region)
+		__lsan_register_root_region(t, sizeof(*t));
+	t->next = atomic_load(&rt_threads);
+	while (!atomic_compare_exchange_weak(&rt_threads, &t->next, t))
+		;
+	self = t;
+	pthread_setspecific(exit_key, t);
+	return t;
+}
+
+/*
+ * A signal handler that runs traced code while its thread's state is being
+ * made gets none (it is not traced): it would make a second one and leave
+ * it behind.
+ */
+static __thread bool making_self __attribute__((tls_model("initial-exec")));
+
+static struct tstate *thread_state(void)
+{
+	struct tstate *t = self;
+
+	if (__builtin_expect(t != NULL, 1))
+		return t;
+	if (making_self)
+		return NULL;
+	making_self = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	t = make_thread_state();
+	atomic_signal_fence(memory_order_seq_cst);
+	making_self = false;
+	return t;
+}
+
+static void lock_raw(struct tstate *t)
+{
+	while (atomic_flag_test_and_set_explicit(&t->raw_lock, memory_order_acquire))
+		sched_yield();
+}
+
+static void unlock_raw(struct tstate *t)
+{
+	atomic_flag_clear_explicit(&t->raw_lock, memory_order_release);
+}
+
+/*
+ * Raw recordings: the owner writes its full chunk and starts it over; the
+ * writer (rt_raw_drain, at a flush) writes what is there so far.  Each
+ * takes the thread's lock so no words are written twice or reused early;
+ * the owner only meets it held during a flush, and a signal handler cannot
+ * come back here while the owner holds it (the recorder is busy then).
+ */
+static void spill(struct tstate *t)
+{
+	struct chunk *c = t->cur;
+
+	lock_raw(t);
+	rt_raw_events(t->tid, &c->w[c->consumed], atomic_load(&c->count) - c->consumed);
+	c->consumed = 0;
+	atomic_store_explicit(&c->count, 0, memory_order_release);
+	unlock_raw(t);
+}
+
+void rt_raw_drain(struct tstate *t)
+{
+	struct chunk *c;
+	uint32_t count;
+
+	lock_raw(t);
+	c = t->cur;
+	if (c) {
+		count = atomic_load_explicit(&c->count, memory_order_acquire);
+		rt_raw_events(t->tid, &c->w[c->consumed], count - c->consumed);
+		c->consumed = count;
+	}
+	unlock_raw(t);
+}
+
+/* Room for n words in the current chunk, or NULL when the buffers are full. */
+static uint64_t *reserve(struct tstate *t, size_t n)
+{
+	struct chunk *c = t->cur;
+	uint32_t used = atomic_load_explicit(&c->count, memory_order_relaxed);
+
+	if (used + n > c->cap && rt.format == FMT_RAW) {
+		/* Raw recording: write the chunk out and fill it again, from the start. */
+		spill(t);
+		return &c->w[0];
+	}
+	if (used + n > c->cap) {
+		struct chunk *fresh = new_chunk(CHUNK);
+
+		if (!fresh)
+			return NULL;
+		atomic_store_explicit(&c->next, fresh, memory_order_release);
+		t->cur = c = fresh;
+		used = 0;
+	}
+	return &c->w[used];
+}
+
+static void commit(struct tstate *t, size_t n)
+{
+	struct chunk *c = t->cur;
+
+	atomic_store_explicit(&c->count, atomic_load_explicit(&c->count, memory_order_relaxed) + (uint32_t)n,
+			      memory_order_release);
+}
+
+static void emit_unwound(struct tstate *t, uint32_t depth, uint64_t ts)
+{
+	uint64_t *w = reserve(t, EV_HEADER_WORDS);
+
+	if (!w) {
+		t->lost++;
+		return;
+	}
+	w[0] = ts;
+	w[1] = EV_HEADER(EV_UNWOUND, depth, 0, EV_HEADER_WORDS);
+	commit(t, EV_HEADER_WORDS);
+}
+
+static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, uint64_t ts)
+{
+	uint64_t *w = reserve(t, EV_ENTRY_WORDS);
+
+	if (!w) {
+		t->lost++;
+		return false;
+	}
+	w[0] = ts;
+	w[1] = EV_ENTRY_WORD(ra, depth);
+	commit(t, EV_ENTRY_WORDS);
+	return true;
+}
+
+/* Frames whose slots lie at or below `limit` were left without returning. */
+static void drop_dead_frames(struct tstate *t, uintptr_t limit, uint64_t ts)
+{
+	while (t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= limit) {
+		t->depth--;
+		emit_unwound(t, t->depth, ts);
+	}
+}
+
+static uintptr_t return_trampoline(unsigned capture)
+{
+	return capture == CAPTURE_WIDE_FP ? (uintptr_t)rt_return_wide : (uintptr_t)rt_return_regs;
+}
+
+static bool is_return_trampoline(uintptr_t a)
+{
+	return a == (uintptr_t)rt_return_regs || a == (uintptr_t)rt_return_wide;
+}
+
+void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead)
+{
+	struct tstate *t = thread_state();
+	struct frame *f;
+	uint64_t ts;
+	bool tail;
+
+	if (!t)
+		return;
+	if (t->busy) {
+		t->missed_busy++;
+		return;
+	}
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	ts = rt_timestamp();
+	if (dead < (uintptr_t)slot)
+		dead = (uintptr_t)slot;
+	/*
+	 * A return address that is our trampoline already: a tail call, the
+	 * top frame's function jumped here and left its hooked return address
+	 * for this one.  Its frame is not dead, whatever the slots say (gcc's
+	 * AArch64 frames keep the slot at their bottom, so a smaller frame's
+	 * lies higher): nothing is dropped, and the new frame is pushed as
+	 * that frame's tail, returning first (rt_exit).
+	 */
+	tail = is_return_trampoline(*slot);
+	if (!tail && t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= dead)
+		drop_dead_frames(t, dead, ts);
+	if (t->depth >= rt.depth) {
+		t->missed_depth++;
+		goto out;
+	}
+	if (tail && !t->depth)
+		goto out;	/* no frame it could belong to: left as it is */
+	if (!emit_entry(t, ra, t->depth, ts))
+		goto out;
+	f = &t->frames[t->depth];
+	f->ret = *slot;
+	f->tail = tail;
+	f->slot = slot;
+	f->ra = ra;
+	f->flags = capture & ~RT_ENTER_SLOT_COPY;
+	f->slot_copy = capture & RT_ENTER_SLOT_COPY;
+	f->mem = 0;
+	t->depth++;
+	atomic_signal_fence(memory_order_seq_cst);
+	*slot = return_trampoline(f->flags);
+out:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
+/*
+ * The frame rt_enter just pushed, if it did (a signal handler's calls in
+ * between are gone again by now), learns where its value will be.
+ */
+void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
+{
+	rt_enter_dead(ra, slot, capture, (uintptr_t)slot);
+}
+
+void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem)
+{
+	struct tstate *t;
+
+	rt_enter(ra, slot, capture);
+	t = self;
+	if (t && t->depth && t->frames[t->depth - 1].slot == slot && is_return_trampoline(*slot))
+		t->frames[t->depth - 1].mem = mem;
+}
+
+/*
+ * process_vm_readv() of our own memory, which fails instead of faulting.
+ * qemu-user does not implement it (ENOSYS): then /proc/self/mem, which
+ * qemu leaves to the host kernel and which holds the guest's addresses
+ * one to one when qemu's guest base is 0 (checked once per process).
+ * The traced program's errno is kept.
+ */
+static _Atomic int mem_fd = -2;		/* -2: not opened yet, -1: unusable */
+
+static int procmem_fd(void)
+{
+	static const uint64_t probe = 0x68637461706a626f;	/* "objpatch" */
+	uint64_t v = 0;
+	int fd = atomic_load(&mem_fd), none = -2;
+
+	if (fd != -2)
+		return fd;
+	fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (pread(fd, &v, sizeof(v), (off_t)(uintptr_t)&probe) != sizeof(v) || v != probe)) {
+		close(fd);
+		fd = -1;
+	}
+	if (!atomic_compare_exchange_strong(&mem_fd, &none, fd)) {
+		if (fd >= 0)
+			close(fd);
+		fd = none;
+	}
+	return fd;
+}
+
+/*
+ * qemu-user with a guest base (32-bit guests on a 64-bit host), where
+ * /proc/self/mem holds the host's addresses: write() checks the guest's
+ * range and fails with EFAULT instead of faulting.  n is at most a page,
+ * which a pipe's buffer takes whole.
+ */
+static ssize_t read_through_pipe(void *dst, uintptr_t addr, size_t n)
+{
+	int p[2];
+	ssize_t r;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	r = write(p[1], (const void *)addr, n);
+	if (r > 0)
+		r = read(p[0], dst, (size_t)r);
+	close(p[0]);
+	close(p[1]);
+	return r;
+}
+
+static ssize_t read_memory(void *dst, uintptr_t addr, size_t n)
+{
+	struct iovec local = { dst, n }, remote = { (void *)addr, n };
+	int saved = errno, fd;
+	ssize_t r = syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL);
+
+	if (r < 0 && errno == ENOSYS && (fd = procmem_fd()) >= 0)
+		r = pread(fd, dst, n, (off_t)addr);
+	else if (r < 0 && errno == ENOSYS)
+		r = read_through_pipe(dst, addr, n);
+	errno = saved;
+	return r;
+}
+
+/*
+ * Copies the string a char * function returned, up to the formatter's limit
+ * and one byte more, without faulting: process_vm_readv stops at the first
+ * unreadable byte instead.
+ */
+static size_t capture_string(uintptr_t addr, uint64_t *w)
+{
+	uint8_t *dst = (uint8_t *)w + 1;
+	size_t want = rt.strlen_max + 1, got = 0;
+
+	if (want > STRING_WORDS * 8 - 1)
+		want = STRING_WORDS * 8 - 1;
+	while (addr && got < want) {
+		/* Stay inside one page per read: a short read then means unreadable. */
+		size_t n = 4096 - ((addr + got) & 4095);
+		ssize_t r;
+
+		if (n > want - got)
+			n = want - got;
+		r = read_memory(dst + got, addr + got, n);
+		if (r <= 0)
+			break;
+		if (memchr(dst + got, 0, (size_t)r)) {
+			got += (size_t)r;
+			break;
+		}
+		got += (size_t)r;
+	}
+	((uint8_t *)w)[0] = (uint8_t)got;
+	return (got + 1 + 7) / 8;
+}
+
+static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, uint64_t ts,
+		      const struct ret_regs *regs)
+{
+	uint64_t *w = reserve(t, EV_MAX_WORDS);
+	size_t n;
+
+	if (!w) {
+		t->lost++;
+		return;
+	}
+	w[0] = ts;
+	n = rt_capture_words(regs, (enum capture)f->flags, w + EV_HEADER_WORDS);
+	if (f->flags == CAPTURE_STRING)
+		n += capture_string((uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n);
+	w[1] = EV_HEADER(EV_EXIT, depth, f->flags, EV_HEADER_WORDS + n);
+	commit(t, EV_HEADER_WORDS + n);
+}
+
+/*
+ * A value returned in memory (rt_enter_mem): its first 16 bytes stand for
+ * the registers, read without faulting (a smaller value's buffer may end
+ * sooner); the trampoline's saved registers stay as they were.
+ */
+static const struct ret_regs *memory_value(const struct ret_regs *regs, uintptr_t mem, struct ret_regs *copy)
+{
+	*copy = *regs;
+	if (read_memory(copy->gpr, mem, sizeof(copy->gpr)) != (ssize_t)sizeof(copy->gpr) &&
+	    read_memory(copy->gpr, mem, 8) != 8)
+		return regs;
+	memcpy(copy->wide, copy->gpr, sizeof(copy->wide));
+	return copy;
+}
+
+static void __attribute__((noreturn)) lost_return(uintptr_t sp)
+{
+	char msg[160];
+	int n = snprintf(msg, sizeof(msg),
+			 "objpatch: no traced frame returns to stack 0x%lx: the shadow stack is corrupt\n",
+			 (unsigned long)sp);
+
+	if (write(2, msg, (size_t)n) < 0)
+		n = 0;
+	abort();
+}
+
+uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
+{
+	struct tstate *t = self;
+	uint64_t ts = rt_timestamp();
+	uintptr_t ret;
+	uint32_t f;
+
+	if (!t || !t->depth || (uintptr_t)t->frames[t->depth - 1].slot >= sp)
+		lost_return(sp);
+	/*
+	 * The returning frame is the outermost one whose slot lies below sp,
+	 * or the last of the tail calls it made: each of those returns to the
+	 * trampoline again (its `ret`), one pass per frame, so every function
+	 * of the chain gets its exit, all with the value the last one returned.
+	 */
+	f = t->depth - 1;
+	while (f > 0 && (uintptr_t)t->frames[f - 1].slot < sp)
+		f--;
+	while (f + 1 < t->depth && t->frames[f + 1].tail)
+		f++;
+	t->busy++;
+	atomic_signal_fence(memory_order_seq_cst);
+	while (t->depth - 1 > f) {
+		t->depth--;
+		emit_unwound(t, t->depth, ts);
+	}
+	if (t->frames[f].mem) {
+		struct ret_regs copy;
+
+		emit_exit(t, &t->frames[f], f, ts, memory_value(regs, t->frames[f].mem, &copy));
+	} else {
+		emit_exit(t, &t->frames[f], f, ts, regs);
+	}
+	/*
+	 * Read before the frame is given up: from `busy--` on, a signal
+	 * handler's traced calls push their frames at index f, and a return
+	 * address read after that is the handler's (found by t/91-stress.t:
+	 * the thread returned into __restore_rt with the wrong stack).
+	 */
+	ret = t->frames[f].ret;
+	t->depth = f;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy--;
+	return ret;
+}
+
+/* ---- C++ exceptions and other stack walkers (rt_unwind.c) ---- */
+
+struct tstate *rt_current(void)
+{
+	return self;
+}
+
+const struct frame *rt_frames(uint32_t *depth)
+{
+	*depth = self ? self->depth : 0;
+	return self ? self->frames : NULL;
+}
+
+
+/* Where frame i really returns: a tail call's `ret` is the trampoline, its caller's is real. */
+static uintptr_t real_return(const struct tstate *t, uint32_t i)
+{
+	while (i > 0 && t->frames[i].tail)
+		i--;
+	return t->frames[i].ret;
+}
+
+/* The caller's frame record, NULL where the chain ends or goes the wrong way. */
+static const uintptr_t *next_record(const uintptr_t *rec)
+{
+	return rec[0] > (uintptr_t)rec ? (const uintptr_t *)rec[0] : NULL;
+}
+
+/*
+ * A frame whose slot is the trampoline's copy (AArch64 pads): the function
+ * got the return trampoline in a register, and its prologue saved it in
+ * its frame record, somewhere below its entry stack pointer (slot +
+ * slot_copy_above); that word is what an unwinder reads.  The records are
+ * found by walking the frame-pointer chain (AArch64: {caller's x29, x30}
+ * at x29), not by scanning the stack, where dead frames leave stale
+ * trampoline addresses: one taken for the slot would make a later return
+ * look like this frame's.  The record found becomes the frame's slot.  Not
+ * found (no frame pointer, or a pac-ret function that signed it first):
+ * the slot stays, the unwinder meets the trampoline and the program
+ * terminates as it would untraced without unwind tables.
+ */
+static void find_saved_copies(struct tstate *t)
+{
+	const uintptr_t *rec = __builtin_frame_address(0);
+	uintptr_t lo = (uintptr_t)rec;
+
+	for (uint32_t i = t->depth; i-- > 0; lo = (uintptr_t)t->frames[i].slot) {
+		struct frame *f = &t->frames[i];
+		uintptr_t top = (uintptr_t)f->slot + rt_arch_host.slot_copy_above;
+
+		if (!f->slot_copy)
+			continue;
+		/* Records go up the stack: one walk serves every frame. */
+		for (; rec && (uintptr_t)rec < top; rec = next_record(rec)) {
+			if ((uintptr_t)rec > lo && is_return_trampoline(rec[1])) {
+				f->slot = (uintptr_t *)&rec[1];
+				f->slot_copy = false;
+				break;
+			}
+		}
+	}
+}
+
+/* Puts the real return addresses back, for an unwinder about to walk the stack. */
+void rt_restore_slots(struct tstate *t)
+{
+	if (rt_arch_host.slot_copy_above)
+		find_saved_copies(t);
+	for (uint32_t i = 0; i < t->depth; i++)
+		if (is_return_trampoline(*t->frames[i].slot))
+			*t->frames[i].slot = real_return(t, i);
+}
+
+/* Frames above `sp` survived (a catch, a finished walk): hook them again; the rest are gone. */
+void rt_rehook_slots(struct tstate *t, uintptr_t sp)
+{
+	uint64_t ts = rt_timestamp();
+
+	t->busy++;
+	drop_dead_frames(t, sp, ts);
+	for (uint32_t i = 0; i < t->depth; i++)
+		if (*t->frames[i].slot == real_return(t, i))
+			*t->frames[i].slot = return_trampoline(t->frames[i].flags);
+	t->busy--;
+}
+
+/* ---- fork ---- */
+
+/*
+ * The child keeps its own thread's frames (it returns through them) but
+ * none of the events: those belong to the parent, which writes them.
+ * Other threads do not exist in the child.
+ */
+void rt_record_fork_child(void)
+{
+	struct tstate *t = self;
+	int fd = atomic_exchange(&mem_fd, -2);
+
+	/* It reads the parent's memory. */
+	if (fd >= 0)
+		close(fd);
+	/*
+	 * The parent's events go, and with them their share of the buffer
+	 * budget: a child forked when the parent's buffers were full would
+	 * otherwise trace nothing (found by t/91-stress.t).
+	 */
+	for (struct tstate *o = atomic_load(&rt_threads); o; o = o->next) {
+		struct chunk *keep = o == t ? o->cur : NULL, *c = atomic_load(&o->head), *next;
+
+		for (; c && c != keep; c = next) {
+			next = atomic_load(&c->next);
+			rt_free_chunk(c);
+		}
+		if (keep)
+			keep->consumed = atomic_load(&keep->count);
+		atomic_store(&o->head, keep);
+		o->out_state = NULL;
+		if (o != t) {
+			o->cur = NULL;
+			atomic_store(&o->dead, true);
+		}
+	}
+	if (!t)
+		return;
+	t->tid = (pid_t)syscall(SYS_gettid);
+	/* The parent recorded these entries; the child's trace opens them at the fork. */
+	uint64_t now = rt_timestamp();
+
+	for (uint32_t i = 0; i < t->depth; i++)
+		emit_entry(t, t->frames[i].ra, i, now);
+}
+
+/* ---- objpatch report: threads rebuilt from a recording ---- */
+
+struct tstate *rt_replay_thread(pid_t tid)
+{
+	struct tstate *t;
+
+	for (t = atomic_load(&rt_threads); t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->dead = true;
+	t->next = atomic_load(&rt_threads);
+	atomic_store(&rt_threads, t);
+	return t;
+}
+
+/* The words become a chunk of their own after the thread's others. */
+int rt_replay_events(struct tstate *t, const uint64_t *w, size_t n)
+{
+	struct chunk *c;
+
+	if (n > UINT32_MAX / 2 || !(c = new_chunk(sizeof(*c) + n * 8)))
+		return -1;
+	memcpy(c->w, w, n * 8);
+	atomic_store(&c->count, (uint32_t)n);
+	if (t->cur)
+		atomic_store(&t->cur->next, c);
+	else
+		atomic_store(&t->head, c);
+	t->cur = c;
+	return 0;
+}

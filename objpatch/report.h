@@ -1,8 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
-/* objpatch report (objpatch/report.c). */
-#ifndef OBJPATCH_REPORT_H
-#define OBJPATCH_REPORT_H
-
-int report_main(int argc, char **argv);
-
-#endif

@@ -1,8 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
-/* objpatch run (objpatch/run.c). */
-#ifndef OBJPATCH_RUN_H
-#define OBJPATCH_RUN_H
-
-int run_main(int argc, char **argv);
-
-#endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tables/sig.h"
+#include "tables/tables.h"
+
+static const char *const class_names[] = {
+	[TC_UNKNOWN] = "unknown", [TC_VOID] = "void", [TC_BOOL] = "bool", [TC_INT] = "int",
+	[TC_UINT] = "uint", [TC_CHAR] = "char", [TC_ENUM] = "enum", [TC_POINTER] = "pointer",
+	[TC_STRING] = "string", [TC_FLOAT] = "float", [TC_STRUCT] = "struct", [TC_UNION] = "union",
+};
+
+const char *type_class_name(enum type_class c)
+{
+	return (unsigned)c < sizeof(class_names) / sizeof(class_names[0]) ? class_names[c] : "unknown";
+}
+
+/* Split `s` (modified) at `sep` into at most `max` fields; returns the count. */
+static size_t split(char *s, char sep, char **fields, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		fields[n++] = s;
+		s = strchr(s, sep);
+		if (!s)
+			break;
+		*s++ = 0;
+	}
+	return s ? max + 1 : n;	/* more than max: malformed */
+}
+
+static int parse_enumerators(char *list, struct sig_type *t)
+{
+	size_t n = *list ? 1 : 0;
+
+	for (char *c = list; *c; c++)
+		n += *c == ',';
+	t->enumerators = calloc(n ? n : 1, sizeof(*t->enumerators));
+	if (!t->enumerators)
+		return -1;
+	for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
+		char *eq = strrchr(item, '='), *end;
+
+		if (!eq)
+			return -1;
+		struct enumerator *e = &t->enumerators[t->nenumerators];
+
+		*eq = 0;
+		e->negative = eq[1] == '-';
+		errno = 0;
+		e->value = e->negative ? (uint64_t)strtoll(eq + 1, &end, 10) : strtoull(eq + 1, &end, 10);
+		if (*end || end == eq + 1 || errno || (!e->negative && !isdigit((unsigned char)eq[1])) ||
+		    !(e->name = strdup(item)))
+			return -1;
+		t->nenumerators++;
+	}
+	return 0;
+}
+
+/* CLASS US SIZE US CTEXT [US ENUM-NAME US ENUMERATORS] */
+static int parse_type(char **f, size_t n, struct sig_type *t)
+{
+	char *end;
+
+	if (n != 3 && n != 5)
+		return -1;
+	t->cls = TC_UNKNOWN;
+	for (size_t c = 0; c < sizeof(class_names) / sizeof(class_names[0]); c++)
+		if (strcmp(f[0], class_names[c]) == 0)
+			t->cls = (enum type_class)c;
+	t->size = strtoull(f[1], &end, 10);
+	if (*end || end == f[1] || !(t->ctext = strdup(f[2])))
+		return -1;
+	if (n == 5)
+		return (t->enum_name = strdup(f[3])) ? parse_enumerators(f[4], t) : -1;
+	return 0;
+}
+
+static void type_free(struct sig_type *t)
+{
+	free(t->ctext);
+	free(t->enum_name);
+	for (size_t i = 0; i < t->nenumerators; i++)
+		free(t->enumerators[i].name);
+	free(t->enumerators);
+}
+
+static int parse_items(char *s, struct signature *out)
+{
+	char *items[1024], *f[6], *end;
+	size_t n = split(s, PROTO_RS[0], items, 1024);
+
+	if (n < 2 || n > 1024 || split(items[0], PROTO_US[0], f, 2) != 2 ||
+	    strcmp(f[0], PROTO_VERSION) != 0)
+		return -1;
+	out->flags = (unsigned)strtoul(f[1], &end, 10);
+	if (*end || end == f[1])
+		return -1;
+	if (parse_type(f, split(items[1], PROTO_US[0], f, 5), &out->ret) < 0)
+		return -1;
+	out->known = out->ret.cls != TC_UNKNOWN || out->flags != 0;
+	out->params = calloc(n, sizeof(*out->params));
+	if (!out->params)
+		return -1;
+	for (size_t i = 2; i < n; i++) {
+		struct sig_param *p = &out->params[out->nparams++];
+		size_t k = split(items[i], PROTO_US[0], f, 6);
+
+		if (k < 4 || k > 6 || !(p->name = strdup(f[0])) || parse_type(f + 1, k - 1, &p->type) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int sig_parse(const char *s, struct signature *out)
+{
+	char *copy = strdup(s);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!copy)
+		return -1;
+	rc = parse_items(copy, out);
+	free(copy);
+	if (rc < 0)
+		sig_free(out);
+	return rc;
+}
+
+void sig_free(struct signature *sig)
+{
+	type_free(&sig->ret);
+	for (size_t i = 0; i < sig->nparams; i++) {
+		free(sig->params[i].name);
+		type_free(&sig->params[i].type);
+	}
+	free(sig->params);
+	memset(sig, 0, sizeof(*sig));
+}
+
+/* CTEXT with '@' replaced by `name` (or removed with its space when empty). */
+static void put_decl(FILE *f, const char *ctext, const char *name)
+{
+	const char *at = strchr(ctext, '@');
+
+	if (!at) {
+		fputs(ctext, f);
+		return;
+	}
+	size_t keep = (size_t)(at - ctext);
+
+	if (!*name && keep && ctext[keep - 1] == ' ')
+		keep--;
+	fwrite(ctext, 1, keep, f);
+	fputs(name, f);
+	fputs(at + 1, f);
+}
+
+char *sig_prototype(const struct signature *sig, const char *name)
+{
+	char *params = NULL, *head = NULL, *out = NULL;
+	size_t plen = 0, hlen = 0, olen = 0;
+	FILE *f = open_memstream(&params, &plen);
+
+	if (!f)
+		return NULL;
+	fputc('(', f);
+	for (size_t i = 0; i < sig->nparams; i++) {
+		if (i)
+			fputs(", ", f);
+		put_decl(f, sig->params[i].type.ctext, sig->params[i].name);
+	}
+	if (sig->flags & PROTO_VARARGS)
+		fputs(sig->nparams ? ", ..." : "...", f);
+	else if (!sig->nparams)
+		fputs("void", f);
+	fputc(')', f);
+	fclose(f);
+	f = open_memstream(&head, &hlen);
+	if (f) {
+		fprintf(f, "%s%s", name, params);
+		fclose(f);
+		f = open_memstream(&out, &olen);
+		if (f) {
+			put_decl(f, sig->ret.ctext, head);
+			fclose(f);
+		}
+	}
+	free(params);
+	free(head);
+	return out;
+}

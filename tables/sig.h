@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Signatures from __mcount_str (man/mcount-tables.5), parsed and rendered. */
+#ifndef TABLES_SIG_H
+#define TABLES_SIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum type_class {
+	TC_UNKNOWN, TC_VOID, TC_BOOL, TC_INT, TC_UINT, TC_CHAR, TC_ENUM, TC_POINTER,
+	TC_STRING, TC_FLOAT, TC_STRUCT, TC_UNION,
+};
+
+struct enumerator {
+	char *name;
+	uint64_t value;		/* an int64_t when `negative`: unsigned enums reach 2^64-1 */
+	bool negative;
+};
+
+struct sig_type {
+	enum type_class cls;
+	uint64_t size;
+	char *ctext;		/* with '@' where the name goes */
+	char *enum_name;	/* enums only */
+	struct enumerator *enumerators;
+	size_t nenumerators;
+};
+
+struct sig_param {
+	char *name;
+	struct sig_type type;
+};
+
+struct signature {
+	unsigned flags;		/* PROTO_RELIABLE, PROTO_VARARGS */
+	bool known;		/* false: no DWARF described the function */
+	struct sig_type ret;
+	struct sig_param *params;
+	size_t nparams;
+};
+
+/* Parse; -1 on a malformed string or another version. */
+int sig_parse(const char *s, struct signature *out);
+void sig_free(struct signature *sig);
+const char *type_class_name(enum type_class c);
+/* "int add(int a, int b)"; malloc'd. */
+char *sig_prototype(const struct signature *sig, const char *name);
+
+#endif

@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <elf.h>
+#include <float.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace/format.h"
+#include "tables/tables.h"
+
+/*
+ * The host's conventions, for the runtime.  Which ABIs return every struct in
+ * memory is not visible in a signature, so it is spelled out here until the
+ * arch descriptors carry their return registers.
+ */
+#if defined(__i386__) || defined(__s390__) || (defined(__sparc__) && !defined(__arch64__)) || \
+	(defined(__mips__) && _MIPS_SIM == _ABIO32) || \
+	(defined(__powerpc__) && (!defined(_CALL_ELF) || _CALL_ELF != 2))
+#define HOST_STRUCT_REGS 0
+#elif defined(__arm__)
+#define HOST_STRUCT_REGS 4
+#else
+#define HOST_STRUCT_REGS (2 * __SIZEOF_POINTER__)
+#endif
+
+#if defined(__mips__) || defined(__sparc__) || defined(__alpha__) || defined(__hppa__)
+#define HOST_ERRNO_MAX 34
+#else
+#define HOST_ERRNO_MAX 133
+#endif
+
+const struct format_target format_target_host = {
+	.reg_bytes = __SIZEOF_POINTER__,
+	.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+	.struct_regs = HOST_STRUCT_REGS,
+	.char_unsigned = CHAR_MIN == 0,
+	.ldbl_host = true,
+	.errno_max = HOST_ERRNO_MAX,
+};
+
+#ifndef EM_RISCV
+#define EM_RISCV 243
+#endif
+#ifndef EM_LOONGARCH
+#define EM_LOONGARCH 258
+#endif
+
+/*
+ * Other machines' conventions, for tools that read their traces: the Linux
+ * C ABI of each, with the same choices as HOST_STRUCT_REGS and
+ * HOST_ERRNO_MAX above.
+ */
+static const struct machine_conv {
+	uint16_t machine;
+	uint8_t is64;		/* 0, 1; 2: both classes */
+	uint8_t struct_regs;	/* in units of the pointer size; 0: in memory */
+	bool char_unsigned;
+	uint16_t errno_max;
+} machine_convs[] = {
+	{ EM_386, 0, 0, false, 133 },
+	{ EM_X86_64, 1, 2, false, 133 },
+	{ EM_ARM, 0, 1, true, 133 },
+	{ EM_AARCH64, 1, 2, true, 133 },
+	{ EM_MIPS, 0, 0, false, 34 },		/* o32 */
+	{ EM_MIPS, 1, 2, false, 34 },		/* n64 */
+	{ EM_PPC, 0, 0, true, 133 },
+	{ EM_PPC64, 1, 2, true, 133 },		/* ELFv1 returns structs in memory: below */
+	{ EM_S390, 2, 0, true, 133 },
+	{ EM_SH, 0, 2, false, 133 },
+	{ EM_SPARC, 0, 0, false, 34 },
+	{ EM_SPARCV9, 1, 2, false, 34 },
+	{ EM_RISCV, 2, 2, true, 133 },
+	{ EM_LOONGARCH, 1, 2, false, 133 },
+};
+
+bool format_target_for_machine(uint16_t machine, bool is64, bool big_endian, uint32_t e_flags,
+			       struct format_target *out)
+{
+	for (size_t i = 0; i < sizeof(machine_convs) / sizeof(machine_convs[0]); i++) {
+		const struct machine_conv *c = &machine_convs[i];
+		uint8_t ptr = is64 ? 8 : 4;
+
+		if (c->machine != machine || (c->is64 != 2 && c->is64 != is64))
+			continue;
+		*out = (struct format_target){
+			.reg_bytes = ptr,
+			.big_endian = big_endian,
+			.struct_regs = (uint8_t)(c->struct_regs * ptr),
+			.char_unsigned = c->char_unsigned,
+			.ldbl_host = false,
+			.errno_max = c->errno_max,
+		};
+		if (machine == EM_PPC64 && (e_flags & 3) != 2)
+			out->struct_regs = 0;
+		return true;
+	}
+	return false;
+}
+
+/* Linux's generic numbering (asm-generic/errno-base.h, errno.h); 41 and 58 are aliases' slots. */
+static const char *const errno_names[134] = {
+	NULL, "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC", "EBADF",
+	"ECHILD", "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK", "EBUSY", "EEXIST", "EXDEV",
+	"ENODEV", "ENOTDIR", "EISDIR", "EINVAL", "ENFILE", "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG",
+	"ENOSPC", "ESPIPE", "EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE", "EDEADLK", "ENAMETOOLONG",
+	"ENOLCK", "ENOSYS", "ENOTEMPTY", "ELOOP", NULL, "ENOMSG", "EIDRM", "ECHRNG", "EL2NSYNC",
+	"EL3HLT", "EL3RST", "ELNRNG", "EUNATCH", "ENOCSI", "EL2HLT", "EBADE", "EBADR", "EXFULL",
+	"ENOANO", "EBADRQC", "EBADSLT", NULL, "EBFONT", "ENOSTR", "ENODATA", "ETIME", "ENOSR",
+	"ENONET", "ENOPKG", "EREMOTE", "ENOLINK", "EADV", "ESRMNT", "ECOMM", "EPROTO", "EMULTIHOP",
+	"EDOTDOT", "EBADMSG", "EOVERFLOW", "ENOTUNIQ", "EBADFD", "EREMCHG", "ELIBACC", "ELIBBAD",
+	"ELIBSCN", "ELIBMAX", "ELIBEXEC", "EILSEQ", "ERESTART", "ESTRPIPE", "EUSERS", "ENOTSOCK",
+	"EDESTADDRREQ", "EMSGSIZE", "EPROTOTYPE", "ENOPROTOOPT", "EPROTONOSUPPORT",
+	"ESOCKTNOSUPPORT", "EOPNOTSUPP", "EPFNOSUPPORT", "EAFNOSUPPORT", "EADDRINUSE",
+	"EADDRNOTAVAIL", "ENETDOWN", "ENETUNREACH", "ENETRESET", "ECONNABORTED", "ECONNRESET",
+	"ENOBUFS", "EISCONN", "ENOTCONN", "ESHUTDOWN", "ETOOMANYREFS", "ETIMEDOUT",
+	"ECONNREFUSED", "EHOSTDOWN", "EHOSTUNREACH", "EALREADY", "EINPROGRESS", "ESTALE",
+	"EUCLEAN", "ENOTNAM", "ENAVAIL", "EISNAM", "EREMOTEIO", "EDQUOT", "ENOMEDIUM",
+	"EMEDIUMTYPE", "ECANCELED", "ENOKEY", "EKEYEXPIRED", "EKEYREVOKED", "EKEYREJECTED",
+	"EOWNERDEAD", "ENOTRECOVERABLE", "ERFKILL", "EHWPOISON",
+};
+
+/* snprintf-style output: counts everything, stores what fits. */
+struct out {
+	char *buf;
+	size_t len, n;
+};
+
+static void put(struct out *o, const char *s, size_t k)
+{
+	for (size_t i = 0; i < k; i++, o->n++)
+		if (o->n + 1 < o->len)
+			o->buf[o->n] = s[i];
+}
+
+static void put_str(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void put_ch(struct out *o, char c)
+{
+	put(o, &c, 1);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void putf(struct out *o, const char *fmt, ...)
+{
+	char tmp[96];
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		put(o, tmp, (size_t)k < sizeof(tmp) ? (size_t)k : sizeof(tmp) - 1);
+}
+
+/* An integer of up to 16 bytes (__int128 in rax:rdx, long long in eax:edx). */
+struct wide {
+	uint64_t lo, hi;
+};
+
+static uint64_t mask_of(uint64_t bytes)
+{
+	return bytes >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * bytes)) - 1;
+}
+
+static unsigned reg_width(const struct format_target *t)
+{
+	return t->reg_bytes == 4 ? 4 : 8;
+}
+
+/*
+ * A scalar of `size` bytes: in the low bits of gpr[0] when it fits a
+ * register (the upper bits are unspecified on some ABIs, so they are
+ * dropped), else split over both registers in memory order.
+ */
+static bool scalar(const struct raw_value *v, const struct format_target *t, uint64_t size,
+		   struct wide *w)
+{
+	unsigned rb = reg_width(t);
+	uint64_t r0 = v->gpr[0] & mask_of(rb), r1 = v->gpr[1] & mask_of(rb);
+	uint64_t lo = t->big_endian ? r1 : r0, hi = t->big_endian ? r0 : r1;
+
+	if (!size || (size & (size - 1)) || size > 2 * rb)
+		return false;
+	if (size <= rb)
+		*w = (struct wide){ r0 & mask_of(size), 0 };
+	else if (rb == 4)
+		*w = (struct wide){ lo | hi << 32, 0 };
+	else
+		*w = (struct wide){ lo, hi };
+	return true;
+}
+
+static struct wide sign_extend(struct wide w, uint64_t size)
+{
+	if (size >= 16)
+		return w;
+	if (size < 8 && (w.lo >> (8 * size - 1) & 1))
+		w.lo |= ~mask_of(size);
+	w.hi = w.lo >> 63 ? UINT64_MAX : 0;
+	return w;
+}
+
+static bool is_negative(struct wide w)
+{
+	return w.hi >> 63;
+}
+
+static struct wide negate(struct wide w)
+{
+	w.lo = ~w.lo + 1;
+	w.hi = ~w.hi + (w.lo == 0);
+	return w;
+}
+
+/* Long division by 10 over 32-bit limbs: no __int128 needed on 32-bit hosts. */
+static void put_udec(struct out *o, struct wide w)
+{
+	uint32_t limb[4] = { (uint32_t)(w.hi >> 32), (uint32_t)w.hi, (uint32_t)(w.lo >> 32), (uint32_t)w.lo };
+	char digits[40];
+	size_t n = 0;
+	bool more;
+
+	if (!w.hi) {
+		putf(o, "%" PRIu64, w.lo);
+		return;
+	}
+	do {
+		uint64_t rem = 0;
+
+		more = false;
+		for (int i = 0; i < 4; i++) {
+			uint64_t cur = rem << 32 | limb[i];
+
+			limb[i] = (uint32_t)(cur / 10);
+			rem = cur % 10;
+			more |= limb[i] != 0;
+		}
+		digits[n++] = (char)('0' + rem);
+	} while (more);
+	while (n)
+		put_ch(o, digits[--n]);
+}
+
+static void put_hex(struct out *o, struct wide w)
+{
+	if (w.hi)
+		putf(o, "0x%" PRIx64 "%016" PRIx64, w.hi, w.lo);
+	else
+		putf(o, "0x%" PRIx64, w.lo);
+}
+
+/* `w` holds the type's bits only; hex shows them as they are. */
+static void put_int(struct out *o, struct wide w, uint64_t size, bool is_signed, bool hex)
+{
+	if (hex) {
+		put_hex(o, w);
+		return;
+	}
+	if (is_signed)
+		w = sign_extend(w, size);
+	if (is_signed && is_negative(w)) {
+		put_ch(o, '-');
+		w = negate(w);
+	}
+	put_udec(o, w);
+}
+
+static void put_errno(struct out *o, struct wide w, uint64_t size, const struct format_target *t)
+{
+	struct wide s = sign_extend(w, size);
+	uint64_t e = -s.lo;
+
+	if ((size == 4 || size == 8) && is_negative(s) && s.lo != 0 && e <= t->errno_max &&
+	    e < sizeof(errno_names) / sizeof(errno_names[0]) && errno_names[e])
+		putf(o, " (%s)", errno_names[e]);
+}
+
+static const char *named_escape(unsigned char c)
+{
+	switch (c) {
+	case '\a': return "\\a";
+	case '\b': return "\\b";
+	case '\t': return "\\t";
+	case '\n': return "\\n";
+	case '\v': return "\\v";
+	case '\f': return "\\f";
+	case '\r': return "\\r";
+	default: return NULL;
+	}
+}
+
+static bool is_print(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
+
+/* `c` as it stands in a C literal quoted by `q`; octal escapes are always 3 digits. */
+static void put_escaped(struct out *o, unsigned char c, char q)
+{
+	const char *e = named_escape(c);
+
+	if (e)
+		put_str(o, e);
+	else if (c == (unsigned char)q || c == '\\')
+		putf(o, "\\%c", c);
+	else if (is_print(c))
+		put_ch(o, (char)c);
+	else
+		putf(o, "\\%03o", c);
+}
+
+static void put_char(struct out *o, struct wide w, const struct format_target *t, bool hex)
+{
+	unsigned char c = (unsigned char)w.lo;
+
+	put_int(o, w, 1, !t->char_unsigned, hex);
+	if (is_print(c) || named_escape(c)) {
+		put_str(o, " '");
+		put_escaped(o, c, '\'');
+		put_ch(o, '\'');
+	}
+}
+
+static bool put_enum(struct out *o, const struct sig_type *t, struct wide w, bool hex)
+{
+	struct wide s = sign_extend(w, t->size);
+	bool has_negative = false;
+
+	for (size_t i = 0; i < t->nenumerators; i++) {
+		const struct enumerator *e = &t->enumerators[i];
+
+		has_negative |= e->negative;
+		if (e->negative ? is_negative(s) && s.lo == e->value : !w.hi && w.lo == e->value) {
+			put_str(o, e->name);
+			return true;
+		}
+	}
+	/* C gives an enum without negative enumerators an unsigned type. */
+	put_int(o, w, t->size, has_negative, hex);
+	return true;
+}
+
+static void put_pointer(struct out *o, uint64_t p)
+{
+	if (p)
+		putf(o, "0x%" PRIx64, p);
+	else
+		put_str(o, "NULL");
+}
+
+/* Reads the string in chunks so no length limit needs a buffer of its size. */
+static void put_string(struct out *o, uint64_t addr, const struct format_opts *op)
+{
+	size_t max = op->max_string ? op->max_string : FORMAT_MAX_STRING, done = 0;
+	unsigned char chunk[64];
+
+	if (max == SIZE_MAX)	/* one byte past the limit is read */
+		max--;
+	if (!addr) {
+		put_str(o, "NULL");
+		return;
+	}
+	for (;;) {
+		size_t want = max + 1 - done < sizeof(chunk) ? max + 1 - done : sizeof(chunk);
+		size_t got = op->read_mem ? op->read_mem(op->ctx, addr + done, chunk, want) : 0;
+
+		if (got > want)
+			got = want;
+		if (!done && !got) {
+			putf(o, "0x%" PRIx64 " <unreadable>", addr);
+			return;
+		}
+		if (!done)
+			put_ch(o, '"');
+		for (size_t i = 0; i < got; i++, done++) {
+			if (!chunk[i]) {
+				put_ch(o, '"');
+				return;
+			}
+			if (done == max) {
+				put_str(o, "\"...");
+				return;
+			}
+			put_escaped(o, chunk[i], '"');
+		}
+		if (got < want) {	/* the rest is unreadable */
+			put_str(o, "\"...");
+			return;
+		}
+	}
+}
+
+/*
+ * Lays out the digits and exponent of a %e rendering like %g, but without
+ * %g's switch to an exponent as soon as it exceeds the precision: 100 with one
+ * significant digit is "100", not "1e+02".  Zeros are padded only where the
+ * value is that integer (`int_exact`: all integers of its size are exact),
+ * so 123456792.0f stays 1.2345679e+08.  Only digits are taken from printf:
+ * the locale's decimal point never shows.
+ */
+static void put_decimal(struct out *o, const char *e, bool int_exact)
+{
+	char dig[64];
+	int nd = 0, x;
+
+	if (*e == '-')
+		put_ch(o, *e++);
+	for (; *e && *e != 'e'; e++)
+		if (*e >= '0' && *e <= '9' && nd < (int)sizeof(dig))
+			dig[nd++] = *e;
+	x = *e ? atoi(e + 1) : 0;
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	if (x < -4 || x >= 16 || (x >= nd && !int_exact)) {
+		put_ch(o, dig[0]);
+		if (nd > 1)
+			put_ch(o, '.');
+		put(o, dig + 1, (size_t)nd - 1);
+		putf(o, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+	} else if (x < 0) {
+		put_str(o, "0.");
+		for (int i = -1; i > x; i--)
+			put_ch(o, '0');
+		put(o, dig, (size_t)nd);
+	} else {
+		for (int i = 0; i <= x; i++)
+			put_ch(o, i < nd ? dig[i] : '0');
+		if (nd > x + 1) {
+			put_ch(o, '.');
+			put(o, dig + x + 1, (size_t)(nd - x - 1));
+		}
+	}
+}
+
+static bool put_special(struct out *o, bool nan, bool inf, bool neg)
+{
+	if (nan || inf)
+		put_str(o, nan ? (neg ? "-nan" : "nan") : (neg ? "-inf" : "inf"));
+	return nan || inf;
+}
+
+/* The fewest significant digits that read back as the same value. */
+static void put_double(struct out *o, double d, bool single)
+{
+	char tmp[64];
+	int max = single ? FLT_DECIMAL_DIG : DBL_DECIMAL_DIG;
+
+	if (put_special(o, isnan(d), isinf(d), signbit(d)))
+		return;
+	for (int p = 1; p <= max; p++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", p - 1, d);
+		if (single ? strtof(tmp, NULL) == (float)d : strtod(tmp, NULL) == d)
+			break;
+	}
+	put_decimal(o, tmp, fabs(d) < (single ? 0x1p24 : 0x1p53));
+}
+
+static void put_long_double(struct out *o, long double d)
+{
+	char tmp[96];
+
+	if (put_special(o, isnan(d), isinf(d), signbit(d)))
+		return;
+	for (int p = 1; p <= LDBL_DECIMAL_DIG; p++) {
+		snprintf(tmp, sizeof(tmp), "%.*Le", p - 1, d);
+		if (strtold(tmp, NULL) == d)
+			break;
+	}
+	put_decimal(o, tmp, fabsl(d) < ldexpl(1, LDBL_MANT_DIG));
+}
+
+static uint64_t load(const uint8_t *p, unsigned n, bool big_endian)
+{
+	uint64_t x = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		x |= (uint64_t)p[big_endian ? n - 1 - i : i] << (8 * i);
+	return x;
+}
+
+/* Is a float of `size` bytes the host's long double, and how many bytes are significant? */
+static size_t host_ldbl_bytes(uint64_t size)
+{
+#if (defined(__i386__) || defined(__x86_64__)) && LDBL_MANT_DIG == 64
+	return size == 12 || size == 16 ? 10 : 0;	/* x87 extended, padded */
+#else
+	return size == sizeof(long double) && LDBL_MANT_DIG > DBL_MANT_DIG ? size : 0;
+#endif
+}
+
+/* A long double the host cannot read: its bytes as one number, most significant first. */
+static void put_raw_fp(struct out *o, const uint8_t *fpr, uint64_t size, bool big_endian)
+{
+	put_str(o, "0x");
+	for (uint64_t i = 0; i < size; i++)
+		putf(o, "%02x", fpr[big_endian ? i : size - 1 - i]);
+	put_ch(o, '?');
+}
+
+static bool put_float(struct out *o, uint64_t size, const struct raw_value *v,
+		      const struct format_target *t)
+{
+	size_t ld = t->ldbl_host ? host_ldbl_bytes(size) : 0;
+
+	if (!v->have_fpr || !(size == 4 || size == 8 || size == 12 || size == 16))
+		return false;
+	if (size == 4) {
+		uint32_t bits = (uint32_t)load(v->fpr, 4, t->big_endian);
+		float f;
+
+		memcpy(&f, &bits, sizeof(f));
+		put_double(o, f, true);
+	} else if (size == 8) {
+		uint64_t bits = load(v->fpr, 8, t->big_endian);
+		double d;
+
+		memcpy(&d, &bits, sizeof(d));
+		put_double(o, d, false);
+	} else if (ld) {
+		long double d = 0;
+
+		memcpy(&d, v->fpr, ld);
+		put_long_double(o, d);
+	} else {
+		put_raw_fp(o, v->fpr, size, t->big_endian);
+	}
+	return true;
+}
+
+/* The registers' bytes in memory order: how small structs sit in them. */
+static bool put_struct(struct out *o, uint64_t size, const struct raw_value *v,
+		       const struct format_target *t)
+{
+	unsigned rb = reg_width(t);
+	uint8_t img[16];
+
+	for (unsigned r = 0; r < 2; r++)
+		for (unsigned i = 0; i < rb; i++)
+			img[r * rb + i] = (uint8_t)(v->gpr[r] >> 8 * (t->big_endian ? rb - 1 - i : i));
+	if (size > t->struct_regs || size > 2 * rb) {
+		put_ch(o, '?');
+		return true;
+	}
+	put_ch(o, '{');
+	for (uint64_t i = 0; i < size; i++)
+		putf(o, i ? " %02x" : "%02x", img[i]);
+	put_ch(o, '}');
+	return true;
+}
+
+static bool put_scalar(struct out *o, const struct sig_type *t, const struct raw_value *v,
+		       const struct format_opts *op, const struct format_target *tg)
+{
+	struct wide w;
+
+	if (!scalar(v, tg, t->size, &w))
+		return false;
+	switch (t->cls) {
+	case TC_BOOL:
+		put_str(o, w.lo || w.hi ? "true" : "false");
+		return true;
+	case TC_INT:
+		put_int(o, w, t->size, true, op->hex);
+		put_errno(o, w, t->size, tg);
+		return true;
+	case TC_UINT:
+		put_int(o, w, t->size, false, op->hex);
+		return true;
+	case TC_CHAR:
+		if (t->size != 1)
+			return false;
+		put_char(o, w, tg, op->hex);
+		return true;
+	case TC_ENUM:
+		return put_enum(o, t, w, op->hex);
+	case TC_POINTER:
+	case TC_STRING:
+		if (t->size > reg_width(tg))
+			return false;
+		if (t->cls == TC_POINTER)
+			put_pointer(o, w.lo);
+		else
+			put_string(o, w.lo, op);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Nothing is written when it returns false. */
+static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_value *v,
+		      const struct format_opts *op, const struct format_target *tg)
+{
+	switch (t->cls) {
+	case TC_FLOAT:
+		return put_float(o, t->size, v, tg);
+	case TC_STRUCT:
+	case TC_UNION:
+		return put_struct(o, t->size, v, tg);
+	case TC_BOOL:
+	case TC_INT:
+	case TC_UINT:
+	case TC_CHAR:
+	case TC_ENUM:
+	case TC_POINTER:
+	case TC_STRING:
+		return put_scalar(o, t, v, op, tg);
+	default:
+		return false;
+	}
+}
+
+size_t format_return(char *buf, size_t len, const struct signature *sig,
+		     const struct raw_value *v, const struct format_opts *op)
+{
+	static const struct format_opts defaults;
+	struct out o = { buf, len, 0 };
+	const struct format_target *t;
+
+	if (!op)
+		op = &defaults;
+	t = op->target ? op->target : &format_target_host;
+	/* A clone may drop a return value but never invent one: void stays void. */
+	if (!sig || sig->ret.cls != TC_VOID) {
+		put_str(&o, "ret=");
+		/* Aggregates holding floats come back (partly) in FP registers: layout unknown. */
+		if (!sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & PROTO_RET_FP) ||
+		    !put_typed(&o, &sig->ret, v, op, t))
+			putf(&o, "0x%" PRIx64 "?", v->gpr[0] & mask_of(reg_width(t)));
+	}
+	if (len)
+		buf[o.n < len ? o.n : len - 1] = 0;
+	return o.n;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Return values as text, by the return type of a function's signature
+ * (objpatch/sig.h).  Shared by the tracing runtime and the CLI, so the
+ * formatting path allocates nothing, never dereferences target memory itself
+ * (strings go through a callback) and writes into the caller's buffer.
+ */
+#ifndef TRACE_FORMAT_H
+#define TRACE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tables/sig.h"
+
+/* What the runtime captured at a function's return. */
+struct raw_value {
+	/*
+	 * The integer return registers in ABI order (rax, rdx; eax, edx;
+	 * x0, x1; r3, r4; ...), each zero-extended to 64 bits.  A value twice
+	 * the register width spans both, in the target's memory order: on
+	 * i386 gpr[0] holds the low half, on 32-bit PowerPC or MIPS the high.
+	 */
+	uint64_t gpr[2];
+	/*
+	 * A floating-point return value in its type's own format (binary32,
+	 * binary64, long double: x87's 10 bytes, binary128 ...) in the
+	 * target's byte order, from fpr[0].  Putting it there is the capturing
+	 * side's job: it may come from one FP register (xmm0, v0, st(0)), a
+	 * pair, or integer registers on soft-float ABIs.
+	 */
+	uint8_t fpr[16];
+	bool have_fpr;		/* false: FP types print as raw gpr[0] with '?' */
+};
+
+/*
+ * The target's return conventions.  The runtime uses format_target_host;
+ * a tool reading another machine's trace describes that machine.
+ */
+struct format_target {
+	uint8_t reg_bytes;	/* 4 or 8 */
+	bool big_endian;
+	/* Structs and unions up to this size come back in gpr[]; 0: all in memory. */
+	uint8_t struct_regs;
+	bool char_unsigned;	/* plain char (ARM, AArch64, PowerPC, s390, RISC-V) */
+	/* 12- and 16-byte floats are this host's long double (else printed raw). */
+	bool ldbl_host;
+	/*
+	 * Negative int/long results -1..-errno_max get the Linux errno name:
+	 * 133 where the generic numbering holds, 34 on MIPS, SPARC, Alpha and
+	 * PA-RISC (their numbers differ above), 0 for none.
+	 */
+	uint16_t errno_max;
+};
+
+extern const struct format_target format_target_host;
+
+/*
+ * The conventions of another machine, from its ELF header's e_machine,
+ * class, byte order and e_flags (which tell ppc64 ELFv1 from ELFv2); false
+ * for a machine not described.  Its long double is never read as the host's.
+ */
+bool format_target_for_machine(uint16_t machine, bool is64, bool big_endian, uint32_t e_flags,
+			       struct format_target *out);
+
+/*
+ * Reads `n` bytes of target memory at `addr` without faulting; returns how
+ * many it read (fewer than `n` when the rest is unreadable).
+ */
+typedef size_t (*read_mem_fn)(void *ctx, uint64_t addr, void *buf, size_t n);
+
+#define FORMAT_MAX_STRING 64
+
+struct format_opts {
+	bool hex;			/* integers in hex (two's complement of the type's width) */
+	size_t max_string;		/* characters shown; 0: FORMAT_MAX_STRING */
+	read_mem_fn read_mem;		/* NULL: every string is unreadable */
+	void *ctx;
+	const struct format_target *target;	/* NULL: &format_target_host */
+};
+
+/*
+ * A buffer this large holds any result for strings cut at `max_string`,
+ * except that an enumerator's name adds its own length.
+ */
+#define FORMAT_RET_SIZE(max_string) (4 * (size_t)(max_string) + 80)
+
+/*
+ * "ret=VALUE" for the return type of `sig` (NULL: no signature known), or ""
+ * for void.  Like snprintf: writes at most `len` bytes including the NUL and
+ * returns the length the whole text needs.  `o` may be NULL for defaults.
+ */
+size_t format_return(char *buf, size_t len, const struct signature *sig,
+		     const struct raw_value *v, const struct format_opts *o);
+
+#endif
