@@ -78,11 +78,32 @@ foreign_libelf() {	# foreign_libelf DEBIAN-ARCH TRIPLE
 	find "$tmp/root" \( -name 'libelf*.so*' -o -name 'libz.so*' \) -exec $sudo cp -P {} "$lib/" \;
 	rm -rf "$tmp"
 }
+# The source archives of the archives apt is configured with: every
+# "deb" entry of the system's one-line lists and deb822 .sources files,
+# read where apt-config says they are, turned into "deb-src", into DIR.
+# The repo names no archive: the script works wherever apt does.
+host_source() {	# host_source PACKAGE: its source package=version, as installed
+	dpkg-query -W -f='${source:Package}=${source:Version}' "$1"
+}
+source_lists() {	# source_lists DIR
+	local dir=$1 Dir='' Etc='' List='' Parts=''
+	eval "$(apt-config shell Dir Dir Etc Dir::Etc List Dir::Etc::sourcelist Parts Dir::Etc::sourceparts)"
+	local etc=${Etc%/}
+	[ "${etc#/}" != "$etc" ] || etc=${Dir%/}/$etc
+	[ -z "$List" ] || [ ! -f "$etc/$List" ] || sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$etc/$List" >"$dir/system.list"
+	for f in "$etc/${Parts%/}"/*.list; do
+		[ -f "$f" ] && sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >"$dir/list-$(basename "$f")"
+	done
+	for f in "$etc/${Parts%/}"/*.sources; do
+		[ -f "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" >"$dir/$(basename "$f")"
+	done
+	[ -n "$(ls -A "$dir")" ]
+}
 # Debian 12 has no riscv64 packages (not a release architecture), so there
 # is no libelf1:riscv64 to unpack: build libelf and zlib from Debian's own
-# sources with the cross compiler instead.  apt reads a private deb-src list
-# and keeps its indexes in the temporary directory, so the system's sources
-# are untouched.  Only lib/ and libelf/ of elfutils are built (libdw, the
+# sources with the cross compiler instead.  apt reads private source lists
+# (source_lists) and keeps its indexes in the temporary directory, so the
+# system's configuration is untouched.  Only lib/ and libelf/ of elfutils are built (libdw, the
 # tools and debuginfod would take far longer and need more libraries); the
 # host's libelf.h, gelf.h and zlib.h serve (same versions, and the cross gcc
 # searches /usr/include after its own include directory).
@@ -98,11 +119,12 @@ source_libelf() {	# source_libelf TRIPLE
 		apt=(apt-get -qq -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$tmp/parts"
 			-o Dir::State::Lists="$tmp/lists" -o Dir::Cache="$tmp/cache" -o APT::Sandbox::User=root)
 		cd "$tmp" && mkdir -p parts lists/partial cache/archives/partial &&
-		printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm' \
-			'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
-			>parts/src.sources &&
-		"${apt[@]}" update &&
-		"${apt[@]}" source --download-only elfutils zlib &&
+		{ source_lists parts || { echo "deps: apt is configured with no archive" >&2; false; }; } &&
+		# One archive without sources (a third party's) must not stop the rest.
+		{ "${apt[@]}" update || echo "deps: apt-get update reported errors; trying with the indexes it got"; } &&
+		# The versions of the host's headers, which the build uses (and which
+		# the main archive serves when a newer one is only in another).
+		"${apt[@]}" source --download-only "$(host_source libelf-dev)" "$(host_source zlib1g-dev)" &&
 		dpkg-source -q --no-check -x zlib_*.dsc zlib >/dev/null &&
 		dpkg-source -q --no-check -x elfutils_*.dsc elfutils >/dev/null &&
 		(cd zlib && CHOST=$triple ./configure --prefix="$tmp/inst" >/dev/null &&
