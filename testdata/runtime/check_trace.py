@@ -126,13 +126,20 @@ OPEN = re.compile(r"^(.+)\(\) \{$")
 LEAF = re.compile(r"^(.+)\(\);(?: /\* (ret=.*|unwound) \*/)?$")
 CLOSE = re.compile(r"^\} /\* (.*) \*/$")
 HEADER = re.compile(r"^# objpatch function graph, pid (\d+)$")
-# The kernel's marks: + >10 us, ! >100 us, # >1 ms, * >10 ms, @ >100 ms, $ >1 s.
-MARKS = [(1e6, "$"), (1e5, "@"), (1e4, "*"), (1e3, "#"), (1e2, "!"), (1e1, "+")]
+# The kernel's marks: + >10 us, ! >100 us, # >1 ms, * >10 ms, @ >100 ms, $ >1 s,
+# decided on whole nanoseconds, which the three decimals print exactly: the
+# mark follows from the printed duration, at every boundary.
+MARKS = [(10**9, "$"), (10**8, "@"), (10**7, "*"), (10**6, "#"), (10**5, "!"), (10**4, "+")]
 
 
-def mark_for(us):
+def duration_ns(text):
+    whole, frac = text.split(".")
+    return int(whole) * 1000 + int(frac)
+
+
+def mark_for(ns):
     for limit, m in MARKS:
-        if us > limit:
+        if ns > limit:
             return m
     return None
 
@@ -174,7 +181,7 @@ def check_duration(tr, no, mark, dur, need):
         elif need:
             tr.error(no, "no duration on a return")
         return
-    want = mark_for(float(dur))
+    want = mark_for(duration_ns(dur))
     if mark != want:
         tr.error(no, "%s us marked %r, the kernel's rule says %r" % (dur, mark or "", want or ""))
 
