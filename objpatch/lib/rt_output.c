@@ -386,15 +386,20 @@ static void write_folded(void)
 
 /* ---- one event ---- */
 
-static char duration_mark(double us)
+/*
+ * The kernel's marks, decided as it decides them, on whole nanoseconds:
+ * the same number the line prints (its three decimals), so a reader
+ * applying the rule to the printed duration agrees at every boundary.
+ */
+static char duration_mark(uint64_t ns)
 {
-	return us > 1e6 ? '$' : us > 1e5 ? '@' : us > 1e4 ? '*' : us > 1e3 ? '#' : us > 100 ? '!' :
-	       us > 10 ? '+' : ' ';
+	return ns > 1000000000 ? '$' : ns > 100000000 ? '@' : ns > 10000000 ? '*' : ns > 1000000 ? '#' :
+	       ns > 100000 ? '!' : ns > 10000 ? '+' : ' ';
 }
 
-static void text_line(pid_t tid, unsigned depth, const double *us, const char *fmt, ...)
+static void text_line(pid_t tid, unsigned depth, const uint64_t *ns, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static void text_line(pid_t tid, unsigned depth, const double *us, const char *fmt, ...)
+static void text_line(pid_t tid, unsigned depth, const uint64_t *ns, const char *fmt, ...)
 {
 	char body[2048];
 	va_list ap;
@@ -402,8 +407,9 @@ static void text_line(pid_t tid, unsigned depth, const double *us, const char *f
 	va_start(ap, fmt);
 	vsnprintf(body, sizeof(body), fmt, ap);
 	va_end(ap);
-	if (us)
-		out("%8d) %c%9.3f us  |  %*s%s\n", (int)tid, duration_mark(*us), *us, 2 * (int)depth, "", body);
+	if (ns)
+		out("%8d) %c%5" PRIu64 ".%03u us  |  %*s%s\n", (int)tid, duration_mark(*ns), *ns / 1000,
+		    (unsigned)(*ns % 1000), 2 * (int)depth, "", body);
 	else
 		out("%8d)               |  %*s%s\n", (int)tid, 2 * (int)depth, "", body);
 }
@@ -472,7 +478,7 @@ static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint
 	bool known = d < o->open && d <= rt.depth;
 	struct rt_func *f = known ? o->func[d] : NULL;
 	uint64_t ts = ev ? ev[0] : now;
-	double us = known ? ticks_us(ts - o->entry_ts[d]) : 0;
+	uint64_t ns = known ? (uint64_t)(ticks_us(ts - o->entry_ts[d]) * 1000.0 + 0.5) : 0;
 	char nb[32], val[FORMAT_RET_SIZE(128) + 64] = "";
 	const char *name = known ? name_of(f, o->ra[d], nb, sizeof(nb)) : "?";
 	const char *why = !ev ? reason : ev_type(ev[1]) == EV_UNWOUND ? "unwound" : NULL;
@@ -482,7 +488,7 @@ static void on_close(struct tstate *t, struct othread *o, unsigned d, const uint
 	if (ev && !why && rt.format != FMT_FOLDED)
 		value_of(ev, f, val, sizeof(val));
 	if (rt.format == FMT_TEXT) {
-		const double *dur = known ? &us : NULL;
+		const uint64_t *dur = known ? &ns : NULL;
 
 		if (why && leaf)
 			text_line(t->tid, d, dur, "%s(); /* %s */", name, why);

@@ -2,28 +2,36 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Races against an in-place rewrite by recordmcount, for t/43-faults.t, at
-# random instants spread over a whole run (measured first):
+# every point of a whole run.  A point is the entry of one of the tool's
+# system calls (those of a complete run, listed first by strace): strace
+# stops the tool there (an injected SIGSTOP), the race happens, and the
+# tool is killed or let go on.  The tool sees files only through system
+# calls, so these points give every outcome an instant between them could,
+# and every run is the same on any machine, however busy (races at random
+# wall-clock delays were not: their spread checks could fail).
 #
-#   race.pl kill TOOL ORIGINAL PROCESSED WORKDIR RUNS SEED
+#   race.pl kill TOOL ORIGINAL PROCESSED WORKDIR
 #	SIGKILL.  After every run the object must be byte-identical to
 #	ORIGINAL or to PROCESSED (the tool's complete result).  A temporary
 #	file left by a kill must not disturb the next run: a rerun must
 #	succeed and leave PROCESSED.
-#   race.pl replace TOOL ORIGINAL PROCESSED WORKDIR RUNS SEED OTHER OTHER_PROCESSED
+#   race.pl replace TOOL ORIGINAL PROCESSED WORKDIR OTHER OTHER_PROCESSED
 #	another object renamed over it.  The object must end as one of the
 #	three whole files (OTHER, PROCESSED, or OTHER_PROCESSED when the tool
 #	read the replacement); status 1 only with OTHER kept and the message
 #	saying the file changed.
 #
+# One run races at each point, before every system call of a complete run
+# (execve excepted) and once after the last.
 # Prints `key value` lines (the counts) and `bad ...` lines for failures.
 use strict;
 use warnings;
 use POSIX ();
-use Time::HiRes qw(usleep time);
+use Time::HiRes qw(usleep);
 
-my ($mode, $tool, $orig_path, $done_path, $dir, $runs, $seed, $other_path, $other_done_path) = @ARGV;
-die "usage: $0 kill|replace TOOL ORIGINAL PROCESSED WORKDIR RUNS SEED [OTHER OTHER_PROCESSED]\n"
-	unless defined $seed && ($mode eq 'kill' || defined $other_done_path);
+my ($mode, $tool, $orig_path, $done_path, $dir, $other_path, $other_done_path) = @ARGV;
+die "usage: $0 kill|replace TOOL ORIGINAL PROCESSED WORKDIR [OTHER OTHER_PROCESSED]\n"
+	unless defined $dir && ($mode eq 'kill' || defined $other_done_path);
 
 sub slurp {
 	my ($path) = @_;
@@ -45,36 +53,77 @@ my $orig = slurp($orig_path);
 my $done = slurp($done_path);
 my $x = "$dir/x.o";
 
+# The tool, under strace when `stop` names a point ([syscall, k]: its k-th
+# call of that syscall); its pid, strace's pid, strace's log.
 sub start {
+	my ($stop) = @_;
+	my $log = "$dir/strace.log";
+	unlink $log;
+	my @cmd = ($tool, $x);
+	@cmd = ('strace', '-qq', '-o', $log, '-e', "trace=$stop->[0]",
+		'-e', "inject=$stop->[0]:signal=SIGSTOP:when=$stop->[1]", @cmd) if $stop;
 	my $pid = fork() // die "fork: $!\n";
 	if ($pid == 0) {
 		open(STDOUT, '>', '/dev/null');
 		open(STDERR, '>', "$dir/stderr");
-		exec($tool, $x) or POSIX::_exit(127);
+		exec(@cmd) or POSIX::_exit(127);
 	}
 	return $pid;
 }
 
-# The duration of a complete run, so the races spread over all of it.
-my @t;
-for (1 .. 7) {
-	spit($x, $orig);
-	my $t0 = time;
-	my $pid = start();
+# The traced tool once it stopped at its point (strace logs the stop as
+# the tool enters it): its pid; undef when strace ended first, its status
+# then kept for finish().
+my %ended;
+sub stopped {
+	my ($spid) = @_;
+	for (1 .. 600000) {	# a minute at least: only a hang gets there
+		if ((slurp("$dir/strace.log") // '') =~ /--- stopped by SIGSTOP ---/) {
+			my $kids = slurp("/proc/$spid/task/$spid/children") // '';
+			return $1 if $kids =~ /(\d+)/;
+		}
+		if (waitpid($spid, POSIX::WNOHANG()) == $spid) {
+			$ended{$spid} = $?;
+			return undef;
+		}
+		usleep(100);
+	}
+	die "the tool neither stopped at its point nor ended\n";
+}
+
+# The status of the run (strace ends as the tool it traces ended).
+sub finish {
+	my ($spid) = @_;
+	return delete $ended{$spid} if exists $ended{$spid};
+	waitpid($spid, 0);
+	return $?;
+}
+
+# The system calls of a complete run, in order (execve, the start, excluded).
+spit($x, $orig);
+{
+	my $pid = fork() // die "fork: $!\n";
+	if ($pid == 0) {
+		open(STDOUT, '>', '/dev/null');
+		open(STDERR, '>', "$dir/stderr");
+		exec('strace', '-qq', '-o', "$dir/calls.log", $tool, $x) or POSIX::_exit(127);
+	}
 	waitpid($pid, 0);
-	push @t, time - $t0;
-	die "a complete run fails (status $?)\n" if $?;
+	die "a complete run under strace fails (status $?)\n" if $?;
 	die "a complete run does not give PROCESSED\n" if slurp($x) ne $done;
 }
-@t = sort { $a <=> $b } @t;
-my $span = $t[3] * 1.25;
-printf "run_ms %.2f\n", $t[3] * 1000;
+my @calls = grep { $_ ne 'execve' } map { /^(\w+)\(/ ? $1 : () } split /\n/, slurp("$dir/calls.log");
+die "no system calls listed\n" unless @calls;
+printf "points %d\n", @calls + 1;
 
-# A 32-bit LCG of our own: the same delays for a seed on every perl.
-my $state = $seed % 4294967296;
-sub rnd {
-	$state = ($state * 1103515245 + 12345) % 2147483648;
-	return $state / 2147483648;
+# The point before the n-th call (1-based): that syscall and which call of
+# it; past the last: none, the run completes before the race.
+sub point {
+	my ($n) = @_;
+	return undef if $n > @calls;
+	my $name = $calls[$n - 1];
+	my $k = grep { $_ eq $name } @calls[0 .. $n - 1];
+	return [$name, $k];
 }
 
 my %n = map { $_ => 0 } $mode eq 'kill' ?
@@ -87,12 +136,12 @@ sub bad {
 }
 
 sub kill_run {
-	my ($i, $delay) = @_;
-	my $pid = start();
-	usleep($delay * 1e6);
-	kill 'KILL', $pid;
-	waitpid($pid, 0);
-	my $status = $?;
+	my ($i, $n) = @_;
+	my $point = point($n);
+	my $pid = start($point);
+	my $tool_pid = $point ? stopped($pid) : undef;
+	kill 'KILL', $tool_pid if $tool_pid;
+	my $status = finish($pid);
 	if (($status & 127) == 9) {
 		$n{killed}++;
 	} elsif ($status == 0) {
@@ -106,15 +155,15 @@ sub kill_run {
 	} elsif ($now eq $done) {
 		$n{processed}++;
 	} else {
-		bad($i, sprintf("delay %.2f ms: neither the original nor the result (%d bytes)",
-				$delay * 1000, length $now));
+		bad($i, sprintf("before system call %d: neither the original nor the result (%d bytes)",
+				$n, length $now));
 		spit("$dir/bad-$i.o", $now);
 	}
 	my @left = glob("$x.rmc??????");
 	return unless @left;
 	$n{leftover}++;
 	# A leftover must not disturb the next run on the same object.
-	my $rpid = start();
+	my $rpid = start(undef);
 	waitpid($rpid, 0);
 	if ($? == 0 && (slurp($x) // '') eq $done) {
 		$n{rerun_ok}++;
@@ -126,21 +175,26 @@ sub kill_run {
 
 my ($other, $other_done);
 sub replace_run {
-	my ($i, $delay) = @_;
+	my ($i, $n) = @_;
 	spit("$dir/other", $other);
-	my $pid = start();
-	usleep($delay * 1e6);
-	rename("$dir/other", $x) or die "rename: $!\n";
-	waitpid($pid, 0);
-	my $status = $? >> 8;
-	bad($i, "signal $?") if $? & 127;
+	my $point = point($n);
+	my $pid = start($point);
+	my $tool_pid = $point ? stopped($pid) : undef;
+	if ($tool_pid) {
+		rename("$dir/other", $x) or die "rename: $!\n";
+		kill 'CONT', $tool_pid;
+	}
+	my $raw = finish($pid);
+	rename("$dir/other", $x) or die "rename: $!\n" unless $tool_pid;
+	my $status = $raw >> 8;
+	bad($i, "signal $raw") if $raw & 127;
 	my $err = slurp("$dir/stderr") // '';
 	my $now = slurp($x) // '';
 	my $state = $now eq $other ? 'theirs' : $now eq $done ? 'ours' :
 		$now eq $other_done ? 'theirs_processed' : 'BROKEN';
 	$n{"status${status}_$state"}++;
 	if ($state eq 'BROKEN') {
-		bad($i, sprintf("delay %.2f ms: not one of the three whole files", $delay * 1000));
+		bad($i, sprintf("before system call %d: not one of the three whole files", $n));
 	} elsif ($status == 1) {
 		bad($i, "status 1 without the replacement kept: $err") unless $state eq 'theirs';
 		bad($i, "message: $err")
@@ -156,11 +210,10 @@ if ($mode eq 'replace') {
 	$other = slurp($other_path);
 	$other_done = slurp($other_done_path);
 }
-for my $i (1 .. $runs) {
+for my $n (1 .. @calls + 1) {
 	spit($x, $orig);
 	unlink glob("$x.rmc??????");
-	my $delay = rnd() * $span;
-	$mode eq 'kill' ? kill_run($i, $delay) : replace_run($i, $delay);
+	$mode eq 'kill' ? kill_run($n, $n) : replace_run($n, $n);
 }
 unlink glob("$x.rmc??????");
 print "$_ $n{$_}\n" for sort keys %n;
