@@ -3,9 +3,9 @@
 #
 # Races against an in-place rewrite by recordmcount, for t/43-faults.t, at
 # every point of a whole run.  A point is the entry of one of the tool's
-# system calls (those of a complete run, listed first by strace): strace
-# stops the tool there (an injected SIGSTOP), the race happens, and the
-# tool is killed or let go on.  The tool sees files only through system
+# system calls on files (those of a complete run, listed first by strace):
+# strace stops the tool there (an injected SIGSTOP), the race happens, and
+# the tool is killed or let go on.  The tool sees files only through system
 # calls, so these points give every outcome an instant between them could,
 # and every run is the same on any machine, however busy (races at random
 # wall-clock delays were not: their spread checks could fail).
@@ -21,8 +21,9 @@
 #	read the replacement); status 1 only with OTHER kept and the message
 #	saying the file changed.
 #
-# One run races at each point, before every system call of a complete run
-# (execve excepted) and once after the last.
+# One run races at each point: before every system call on files of a
+# complete run, from the first that names the object, and once after the
+# last.
 # Prints `key value` lines (the counts) and `bad ...` lines for failures.
 use strict;
 use warnings;
@@ -99,30 +100,43 @@ sub finish {
 	return $?;
 }
 
-# The system calls of a complete run, in order (execve, the start, excluded).
+# LeakSanitizer cannot run under ptrace; the sanitized build's leaks are
+# checked by the other tests.
+$ENV{ASAN_OPTIONS} = join(':', grep { defined && length } $ENV{ASAN_OPTIONS}, 'detect_leaks=0');
+
+# The system calls of a complete run on files and descriptors, in order
+# (strace counts a syscall's calls so, for `when`): the points are those
+# from the first that names the object on (what comes before cannot tell
+# one file from another), but for anonymous mappings.
 spit($x, $orig);
 {
 	my $pid = fork() // die "fork: $!\n";
 	if ($pid == 0) {
 		open(STDOUT, '>', '/dev/null');
 		open(STDERR, '>', "$dir/stderr");
-		exec('strace', '-qq', '-o', "$dir/calls.log", $tool, $x) or POSIX::_exit(127);
+		exec('strace', '-qq', '-o', "$dir/calls.log", '-e', 'trace=%file,%desc', $tool, $x) or
+			POSIX::_exit(127);
 	}
 	waitpid($pid, 0);
 	die "a complete run under strace fails (status $?)\n" if $?;
 	die "a complete run does not give PROCESSED\n" if slurp($x) ne $done;
 }
-my @calls = grep { $_ ne 'execve' } map { /^(\w+)\(/ ? $1 : () } split /\n/, slurp("$dir/calls.log");
-die "no system calls listed\n" unless @calls;
-printf "points %d\n", @calls + 1;
+my @lines = grep { /^\w+\(/ } split /\n/, slurp("$dir/calls.log");
+shift @lines if @lines && $lines[0] =~ /^execve\(/;
+my @calls = map { /^(\w+)\(/; $1 } @lines;
+my ($first) = grep { index($lines[$_], "\"$x\"") >= 0 } 0 .. $#lines;
+die "no system call names $x\n" unless defined $first;
+my @points = grep { $lines[$_] !~ /MAP_ANONYMOUS/ } $first .. $#lines;
+printf "points %d\n", @points + 1;
 
-# The point before the n-th call (1-based): that syscall and which call of
-# it; past the last: none, the run completes before the race.
+# Point n (1-based): the syscall before which the run stops, and which call
+# of it that is; past the last: none, the run completes before the race.
 sub point {
 	my ($n) = @_;
-	return undef if $n > @calls;
-	my $name = $calls[$n - 1];
-	my $k = grep { $_ eq $name } @calls[0 .. $n - 1];
+	return undef if $n > @points;
+	my $at = $points[$n - 1];
+	my $name = $calls[$at];
+	my $k = grep { $_ eq $name } @calls[0 .. $at];
 	return [$name, $k];
 }
 
@@ -155,7 +169,7 @@ sub kill_run {
 	} elsif ($now eq $done) {
 		$n{processed}++;
 	} else {
-		bad($i, sprintf("before system call %d: neither the original nor the result (%d bytes)",
+		bad($i, sprintf("at point %d: neither the original nor the result (%d bytes)",
 				$n, length $now));
 		spit("$dir/bad-$i.o", $now);
 	}
@@ -194,7 +208,7 @@ sub replace_run {
 		$now eq $other_done ? 'theirs_processed' : 'BROKEN';
 	$n{"status${status}_$state"}++;
 	if ($state eq 'BROKEN') {
-		bad($i, sprintf("before system call %d: not one of the three whole files", $n));
+		bad($i, sprintf("at point %d: not one of the three whole files", $n));
 	} elsif ($status == 1) {
 		bad($i, "status 1 without the replacement kept: $err") unless $state eq 'theirs';
 		bad($i, "message: $err")
@@ -210,7 +224,7 @@ if ($mode eq 'replace') {
 	$other = slurp($other_path);
 	$other_done = slurp($other_done_path);
 }
-for my $n (1 .. @calls + 1) {
+for my $n (1 .. @points + 1) {
 	spit($x, $orig);
 	unlink glob("$x.rmc??????");
 	$mode eq 'kill' ? kill_run($n, $n) : replace_run($n, $n);
