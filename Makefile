@@ -35,9 +35,22 @@ ELF_SRC := $(wildcard elf/*.c)
 TABLES_SRC := $(wildcard tables/*.c)
 TRACE_SRC := $(wildcard trace/*.c)
 DWARF_SRC := $(wildcard dwarf/*.c)
-# The runtime's machine (arch/*/rt_$(RT_ARCH).[cS]): the compiler's, one
-# name per port (i686 is i386, mipsel and mips64el are mips).
-RT_ARCH ?= $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i386/; s/^mips.*/mips/; s/^powerpc64le$$/ppc64le/')
+# Runtimes for other machines' programs, which `objpatch run` starts under
+# qemu-user with $(BUILD)/QEMU/libobjpatch.so (objpatch/cli/run.c): built by
+# `make all` for each machine of arch/machines.h that has a runtime port and
+# whose cross compiler is installed; each links that machine's libelf
+# (scripts/deps.sh).  One word per machine: QEMU:PORT:TRIPLE.
+CROSS_ROWS_AWK := /^MACHINE[(]/ { sub(/^MACHINE[(]/, ""); \
+	for (i = 1; i <= NF; i++) gsub(/^[[:space:]]+|[[:space:]]+$$/, "", $$i); \
+	if ($$6 != "-") printf "%s:%s:%s ", $$6, $$5, substr($$2, 1, length($$2) - 1) }
+CROSS_MACHINES := $(shell awk -F, '$(CROSS_ROWS_AWK)' arch/machines.h)
+cross_field = $(word $(2),$(subst :, ,$(1)))
+# This compiler's machine: the row whose triple starts with the same CPU.
+HOST_CPU := $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i686/')
+HOST_MACHINE := $(firstword $(foreach m,$(CROSS_MACHINES),$(if $(filter $(HOST_CPU)-%,$(call cross_field,$(m),3)),$(m))))
+HOST_QEMU := $(call cross_field,$(HOST_MACHINE),1)
+# The runtime's port (arch/*/rt_$(RT_ARCH).[cS]): the compiler's machine's.
+RT_ARCH ?= $(call cross_field,$(HOST_MACHINE),2)
 RT_PORT := $(wildcard arch/*/rt_$(RT_ARCH).c)
 RT_PORT_S := $(RT_PORT:.c=.S)
 
@@ -72,16 +85,6 @@ RT_ALL_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
 RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects
 RT_LIBS := -lelf -ldl -pthread
 
-# Runtimes for other machines' programs, which `objpatch run` starts under
-# qemu-user with $(BUILD)/QEMU/libobjpatch.so (objpatch/cli/run.c): built by
-# `make all` for each machine whose runtime exists (arch/*/rt_RT_ARCH.c)
-# and whose cross compiler is installed; each links that machine's libelf
-# (scripts/deps.sh).  One word per machine: QEMU:RT_ARCH:TRIPLE.
-CROSS_MACHINES := aarch64:aarch64:aarch64-linux-gnu i386:i386:i686-linux-gnu arm:arm:arm-linux-gnueabihf \
-	riscv64:riscv64:riscv64-linux-gnu ppc64le:ppc64le:powerpc64le-linux-gnu s390x:s390x:s390x-linux-gnu \
-	mipsel:mips:mipsel-linux-gnu mips64el:mips:mips64el-linux-gnuabi64
-cross_field = $(word $(2),$(subst :, ,$(1)))
-HOST_QEMU := $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i386/')
 CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_QEMU),$(call cross_field,$(m),1)), \
 	$(wildcard arch/*/rt_$(call cross_field,$(m),2).c), \
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))

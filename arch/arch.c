@@ -3,14 +3,15 @@
 #include <string.h>
 #include "arch/arch.h"
 
-extern const struct arch arch_x86_64, arch_i386, arch_arm, arch_aarch64,
-	arch_mips32, arch_mips64, arch_ppc32, arch_ppc64, arch_ppc64le, arch_s390x, arch_sh,
-	arch_sparc64, arch_riscv64;
+/* The descriptors of arch/machines.h's rows (some share one: ARM and Thumb-2 code). */
+#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) extern const struct arch arch_##desc;
+#include "arch/machines.h"
+#undef MACHINE
 
 static const struct arch *const all_arches[] = {
-	&arch_x86_64, &arch_i386, &arch_arm, &arch_aarch64, &arch_mips32,
-	&arch_mips64, &arch_ppc32, &arch_ppc64, &arch_ppc64le, &arch_s390x, &arch_sh,
-	&arch_sparc64, &arch_riscv64,
+#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) &arch_##desc,
+#include "arch/machines.h"
+#undef MACHINE
 };
 
 const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr)

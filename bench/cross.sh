@@ -33,10 +33,11 @@ reps=${CROSS_REPS:-5}
 results=${CROSS_RESULTS-$top/bench/RESULTS-cross.md}
 out=$top/build/bench/cross
 mkdir -p "$out"
-# QEMU:TRIPLE, as the Makefile's CROSS_MACHINES
-machines=${CROSS_MACHINES:-"aarch64:aarch64-linux-gnu i386:i686-linux-gnu arm:arm-linux-gnueabihf
-	riscv64:riscv64-linux-gnu ppc64le:powerpc64le-linux-gnu s390x:s390x-linux-gnu
-	mipsel:mipsel-linux-gnu mips64el:mips64el-linux-gnuabi64"}
+# QEMU:TRIPLE of every machine with a runtime but this one (arch/machines.h)
+. "$top/t/arches.sh"
+host=$(uname -m | sed 's/^i[3-6]86$/i386/')
+machines=${CROSS_MACHINES:-$(machine_rows | awk -F'\t' -v host="$host" '$6 != "-" && $6 != host {
+	printf "%s:%s ", $6, substr($2, 1, length($2) - 1) }')}
 
 now_ns() { date +%s%N; }
 

@@ -39,20 +39,14 @@ static void run_usage(FILE *f)
 struct foreign {
 	uint16_t machine;
 	uint8_t elfclass, data;
-	const char *name;	/* qemu-NAME, NAME/libobjpatch.so */
-	const char *triple;	/* /usr/TRIPLE: Debian's cross libc, the guest's root */
+	const char *name;	/* qemu-NAME, NAME/libobjpatch.so; "-": no runtime */
+	const char *prefix;	/* TRIPLE-: /usr/TRIPLE is Debian's cross libc, the guest's root */
 };
 
 static const struct foreign foreign_machines[] = {
-	{ EM_AARCH64, ELFCLASS64, ELFDATA2LSB, "aarch64", "aarch64-linux-gnu" },
-	{ EM_X86_64, ELFCLASS64, ELFDATA2LSB, "x86_64", "x86_64-linux-gnu" },
-	{ EM_386, ELFCLASS32, ELFDATA2LSB, "i386", "i686-linux-gnu" },
-	{ EM_ARM, ELFCLASS32, ELFDATA2LSB, "arm", "arm-linux-gnueabihf" },
-	{ EM_RISCV, ELFCLASS64, ELFDATA2LSB, "riscv64", "riscv64-linux-gnu" },
-	{ EM_PPC64, ELFCLASS64, ELFDATA2LSB, "ppc64le", "powerpc64le-linux-gnu" },
-	{ EM_S390, ELFCLASS64, ELFDATA2MSB, "s390x", "s390x-linux-gnu" },
-	{ EM_MIPS, ELFCLASS32, ELFDATA2LSB, "mipsel", "mipsel-linux-gnu" },
-	{ EM_MIPS, ELFCLASS64, ELFDATA2LSB, "mips64el", "mips64el-linux-gnuabi64" },
+#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) { em, class, data, #qemu, #prefix },
+#include "arch/machines.h"
+#undef MACHINE
 };
 
 /* The runtime beside this binary (the build tree) or in ../lib (an installation); sub: "" or "NAME/". */
@@ -135,7 +129,7 @@ static const struct foreign *foreign_for(const char *prog, bool *unknown)
 		return NULL;
 	for (size_t i = 0; i < sizeof(foreign_machines) / sizeof(foreign_machines[0]); i++)
 		if (foreign_machines[i].machine == pm && foreign_machines[i].elfclass == pc &&
-		    foreign_machines[i].data == pd)
+		    foreign_machines[i].data == pd && strcmp(foreign_machines[i].name, "-"))
 			return &foreign_machines[i];
 	*unknown = true;
 	return NULL;
@@ -282,7 +276,7 @@ static char **qemu_argv(const struct foreign *f, const char *lib, char **args, i
 	if (!v)
 		return NULL;
 	ok = asprintf(&v[n++], "qemu-%s", f->name) >= 0 && (v[n++] = strdup("-L")) &&
-	     (root && *root ? (v[n++] = strdup(root)) != NULL : asprintf(&v[n++], "/usr/%s", f->triple) >= 0) &&
+	     (root && *root ? (v[n++] = strdup(root)) != NULL : asprintf(&v[n++], "/usr/%.*s", (int)strlen(f->prefix) - 1, f->prefix) >= 0) &&
 	     (v[n++] = strdup("-E")) && asprintf(&v[n++], "LD_PRELOAD=%s", lib) >= 0 &&
 	     /*
 	      * The guest's loader reads the host's /etc/ld.so.cache, which may
