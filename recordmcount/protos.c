@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tables/emit.h"
+#include "recordmcount/emit.h"
 #include "elf/functions.h"
 #include "dwarf/protos.h"
 #include "recordmcount/protos.h"

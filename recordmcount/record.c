@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "recordmcount/protos.h"
-#include "tables/emit.h"
+#include "recordmcount/emit.h"
 #include "elf/functions.h"
 #include "recordmcount/record.h"
 

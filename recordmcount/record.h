@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 #include "elf/elfobj.h"
-#include "tables/emit.h"
+#include "recordmcount/emit.h"
 #include "tables/tables.h"
 
 struct recording {

@@ -119,5 +119,20 @@ for path, top in binaries:
         ports = [u for u in units if re.match(r'arch/[^/]+/rt_', u)]
         ok(not ports, '%s: no runtime port (trampolines, patch protocol) linked in' % path, ports)
 
+# Licences follow the layers: every source file says its licence, and what
+# the runtime library links is LGPL-2.1-or-later.
+def spdx(path):
+    with open(os.path.join(TOP, path), errors='replace') as f:
+        m = re.search(r'SPDX-License-Identifier:\s*(\S+)', f.read(400))
+    return m.group(1) if m else None
+unlabelled = [f for f in files if not f.startswith('testdata/') and spdx(f) is None]
+ok(not unlabelled, 'every source file has an SPDX line', unlabelled)
+rt = os.path.join(TOP, 'build/libobjpatch.so')
+if os.path.exists(rt):
+    units = compile_units(rt)
+    gpl = ['%s is %s' % (u, spdx(u)) for u in units if os.path.exists(os.path.join(TOP, u)) and
+           spdx(u) != 'LGPL-2.1-or-later']
+    ok(units and not gpl, 'build/libobjpatch.so: its %d compile units are LGPL-2.1-or-later' % len(units), gpl)
+
 print('1..%d' % n)
 sys.exit(1 if failed else 0)

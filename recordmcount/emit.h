@@ -3,8 +3,8 @@
  * Building new sections whose fields are set by relocations: the one
  * mechanism behind every table recordmcount writes.
  */
-#ifndef TABLES_EMIT_H
-#define TABLES_EMIT_H
+#ifndef RECORDMCOUNT_EMIT_H
+#define RECORDMCOUNT_EMIT_H
 
 #include "elf/elfobj.h"
 #include "tables/tables.h"

@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tables/emit.h"
+#include "recordmcount/emit.h"
 
 /*
  * Entries are based on section symbols (never a weak symbol an override could
