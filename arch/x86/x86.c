@@ -5,7 +5,7 @@
  * in PIC code, Debian's default; the site is the opcode's first byte.
  */
 #include "arch/arch.h"
-#include "arch/x86/nop.h"
+#include "arch/x86/insn.h"
 
 static const char *const x86_hooks[] = { "mcount", NULL };
 /* gcc and clang -mfentry, on i386 too (non-PIC for gcc) */

@@ -99,7 +99,7 @@
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include "arch/x86/nop.h"
+#include "arch/x86/insn.h"
 #include "arch/patch.h"
 
 /* The protocol, its raw system calls and, for PATCH_STORE, its instructions. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* x86 NOPs, as the recorder's descriptor and the runtime's patcher both read them. */
-#ifndef ARCH_X86_NOP_H
-#define ARCH_X86_NOP_H
+/* x86 encodings, as the recorder's descriptor and the runtime's patcher both read them. */
+#ifndef ARCH_X86_INSN_H
+#define ARCH_X86_INSN_H
 #include <stddef.h>
 #include <stdint.h>
 
