@@ -36,10 +36,14 @@ TABLES_SRC := $(wildcard tables/*.c)
 TRACE_SRC := $(wildcard trace/*.c)
 DWARF_SRC := $(wildcard dwarf/*.c)
 # The runtime's machine (arch/*/rt_$(RT_ARCH).[cS]): the compiler's, one
-# name per port (i686 is i386, mipsel and mips64el are mips).
+# name per port (i686 is i386, mipsel and mips64el are mips).  Its port is
+# every runtime file of that machine, arch/<family>/rt_$(RT_ARCH).[cS] and
+# rt_$(RT_ARCH)_*.c, and the one its family's machines share,
+# arch/<family>/rt_<family>.c (x86's int3 patch protocol).
 RT_ARCH ?= $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i386/; s/^mips.*/mips/; s/^powerpc64le$$/ppc64le/')
-RT_PORT := $(wildcard arch/*/rt_$(RT_ARCH).c)
-RT_PORT_S := $(RT_PORT:.c=.S)
+RT_PORT_S := $(wildcard arch/*/rt_$(RT_ARCH).S)
+RT_FAMILY := $(patsubst arch/%/,%,$(dir $(RT_PORT_S)))
+RT_PORT := $(sort $(wildcard arch/*/rt_$(RT_ARCH).c arch/*/rt_$(RT_ARCH)_*.c $(foreach f,$(RT_FAMILY),arch/$(f)/rt_$(f).c)))
 
 # The tools link each layer below them as an archive, so a tool gets only
 # the members it calls (t/05-layers.t checks what each binary holds).
