@@ -49,10 +49,14 @@ cross_field = $(word $(2),$(subst :, ,$(1)))
 HOST_CPU := $(shell $(CC) -dumpmachine | cut -d- -f1 | sed 's/^i[3-6]86$$/i686/')
 HOST_MACHINE := $(firstword $(foreach m,$(CROSS_MACHINES),$(if $(filter $(HOST_CPU)-%,$(call cross_field,$(m),3)),$(m))))
 HOST_QEMU := $(call cross_field,$(HOST_MACHINE),1)
-# The runtime's port (arch/*/rt_$(RT_ARCH).[cS]): the compiler's machine's.
+# The runtime's port: the compiler's machine's.  It is every runtime file of
+# that machine, arch/<family>/rt_$(RT_ARCH).[cS] and rt_$(RT_ARCH)_*.c, and
+# the one its family's machines share, arch/<family>/rt_<family>.c (x86's
+# int3 patch protocol).
 RT_ARCH ?= $(call cross_field,$(HOST_MACHINE),2)
-RT_PORT := $(wildcard arch/*/rt_$(RT_ARCH).c)
-RT_PORT_S := $(RT_PORT:.c=.S)
+RT_PORT_S := $(wildcard arch/*/rt_$(RT_ARCH).S)
+RT_FAMILY := $(patsubst arch/%/,%,$(dir $(RT_PORT_S)))
+RT_PORT := $(sort $(wildcard arch/*/rt_$(RT_ARCH).c arch/*/rt_$(RT_ARCH)_*.c $(foreach f,$(RT_FAMILY),arch/$(f)/rt_$(f).c)))
 
 # The tools link each layer below them as an archive, so a tool gets only
 # the members it calls (t/05-layers.t checks what each binary holds).

@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The machine's part of objpatch/patch.c, one header per architecture,
- * included by patch.c only.  Each defines
- *  - PATCH_PROTOCOL: PATCH_INT3 (x86: trap, emulate, rewrite) or
- *    PATCH_STORE (one store per site inside an mprotect window);
+ * The machine's part of the live text patcher, one header per architecture,
+ * included through arch/patch_protocol.h by the patcher's files only.  Each
+ * defines
+ *  - PATCH_PROTOCOL: PATCH_INT3 (x86: trap, emulate, rewrite; arch/x86/rt_x86.c)
+ *    or PATCH_STORE (one store per site inside an mprotect window;
+ *    objpatch/lib/patch.c);
  *  - CONTEXT_IP(uc): the interrupted instruction of a signal's ucontext_t;
  *  - raw_syscall4(): a system call without libc, for code that runs while
  *    a page of program text is not executable;
  *  - PATCHER_TEXT_ARCH: attributes for that code (", target(...)" or empty);
+ *  - classify(): INSN_NOP, INSN_CALL, ... for the site forms it may write,
+ *    else INSN_BAD;
+ *  - store_text(): one store of the mprotect writer, always inlined (it
+ *    runs inside the window);
  * and for PATCH_STORE:
- *  - classify(): INSN_NOP or INSN_CALL for the site forms it may write, else
- *    INSN_BAD;
  *  - store_ok(): whether changing a site from `old` to `new` is one store
- *    another core may see half-done never (old or new, nothing else);
- *  - store_text(): that store, always inlined (it runs inside the window).
+ *    another core may see half-done never (old or new, nothing else).
+ * It may define
+ *  - PATCH_HANDLER_RETURN(uc): a handler of the patcher's is about to
+ *    return into the program (i386 under qemu: the thread's own %gs);
+ *  - PATCH_ATFORK_CHILD(): the child's side of a fork, beside the patcher's.
  * No header for a machine: patch.c fails every patch with a message.
  */
 #ifndef ARCH_PATCH_ARCH_H
@@ -24,6 +31,9 @@
 
 /* What an instruction at a site is, for the protocol that replaces it. */
 enum insn_kind { INSN_BAD, INSN_NOP, INSN_CALL, INSN_JMP, INSN_CALL_IND };
+
+/* Shared by the patcher's files, not exported from the runtime. */
+#define PATCH_HIDDEN __attribute__((visibility("hidden")))
 
 #if defined(__x86_64__)
 #include "arch/x86/patch_x86_64.h"
@@ -41,6 +51,13 @@ enum insn_kind { INSN_BAD, INSN_NOP, INSN_CALL, INSN_JMP, INSN_CALL_IND };
 #include "arch/x86/patch_i386.h"
 #elif defined(__riscv) && __riscv_xlen == 64
 #include "arch/riscv/patch_riscv64.h"
+#endif
+
+#ifndef PATCH_HANDLER_RETURN
+#define PATCH_HANDLER_RETURN(uc) ((void)(uc))
+#endif
+#ifndef PATCH_ATFORK_CHILD
+#define PATCH_ATFORK_CHILD() ((void)0)
 #endif
 
 #endif

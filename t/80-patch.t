@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # objpatch/lib/patch.c, the runtime's text writer, under load: builds
-# testdata/runtime/patch_stress.c with it and runs it (8 threads running a
+# testdata/runtime/patch_stress.c with it and x86's int3 protocol
+# (arch/x86/rt_x86.c) and runs it (8 threads running a
 # 5-byte and a 6-byte site while they are toggled 10,000 times; batches of
 # 4096 sites; refusals; fork; foreign SIGTRAPs chained; a stray write to
 # text still crashing; /proc/self/maps watched for W+X text).  Each "ok" /
@@ -31,7 +32,7 @@ build() {	# build NAME FLAGS...: 0 when the stress program was built
 	local name=$1 out
 	shift
 	if out=$("${BUILD_CC:-$CC}" "${FLAGS[@]}" "$@" "$SRC" "$TOP/objpatch/lib/patch.c" \
-		-o "$T_TMP/$name" 2>&1); then
+		"$TOP/arch/x86/rt_x86.c" -o "$T_TMP/$name" 2>&1); then
 		ok 0 "[$name] builds with ${BUILD_CC:-$CC} -Wall -Wextra -Werror $*"
 		return 0
 	fi

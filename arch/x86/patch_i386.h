@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * i386: the int3 protocol (patch.c), as on x86_64: sites are 5 or 6 bytes
+ * i386: the int3 protocol (rt_x86.c), as on x86_64: sites are 5 or 6 bytes
  * at any alignment, so no single store can change one while another core
- * runs it.  What differs is in patch.c's PATCH_INT3 part, under __i386__:
- * 4-byte return addresses, `call *abs32` (ff 15 has no RIP-relative form
- * here), the compiler's `call *disp32(%ebx)` as a site's old instruction,
- * the recorder's i386 NOPs, no red zone below %esp, and a check that
- * /proc/self/mem writes reach the code that runs (not under qemu-user).
+ * runs it.  What differs is here: 4-byte return addresses, `call *abs32`
+ * (ff 15 has no RIP-relative form here), the compiler's
+ * `call *disp32(%ebx)` as a site's old instruction, the recorder's i386
+ * NOPs, no red zone below %esp, and, for qemu-user (where i386 programs
+ * often run), a check that /proc/self/mem writes reach the code that runs
+ * and the %gs fix of rt_i386_gs.c.
  */
-#define PATCH_PROTOCOL PATCH_INT3
-#define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_EIP])
+#include "arch/x86/insn.h"
+
 #define CONTEXT_IP_REG REG_EIP
 #define CONTEXT_SP_REG REG_ESP
-#define PATCHER_TEXT_ARCH
 /*
  * The mprotect fallback's windows stay executable here.  i386 PIC code
  * gets its GOT address from __x86.get_pc_thunk.*, which the linker puts
@@ -40,126 +40,94 @@ static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, l
 	return ret;
 }
 
-/* The mprotect fallback's writes: the int3 protocol orders them, so plain bytes do. */
-static inline __attribute__((always_inline)) void store_text(uintptr_t at, const uint8_t *b, size_t n)
+/* The recorder's i386 NOPs (not among x86_64's), and the compiler's GOT call. */
+static inline enum insn_kind x86_machine_kind(const uint8_t *b, size_t len)
 {
-	for (size_t k = 0; k < n; k++)
-		((volatile uint8_t *)at)[k] = b[k];
+	static const uint8_t nop5[5] = { I386_NOP5(X86_BYTE) }, nop6[6] = { I386_NOP6(X86_BYTE) };
+
+	if ((len == 5 && !memcmp(b, nop5, 5)) || (len == 6 && !memcmp(b, nop6, 6)))
+		return INSN_NOP;
+	if (len == 6 && b[0] == X86_GRP5 && (b[1] & X86_MODRM_RM_OFF) == X86_CALL_REG_DISP32 &&
+	    b[1] != X86_CALL_SIB_DISP32)
+		return INSN_CALL_IND;
+	return INSN_BAD;
 }
 
 /*
- * The recorder's i386 NOPs (arch/x86.c I386_NOP5, I386_NOP6: the lea forms
- * the kernel's ftrace uses), which are not among x86_64's.
+ * Where `call *...` (ff /2 disp32) ending at `next` goes.  No RIP-relative
+ * form: ff 15 is absolute, ff 90+r is disp32(%reg) (mcount@GOT(%ebx)).
  */
-static const uint8_t i386_nop5[5] = { 0x3e, 0x8d, 0x74, 0x26, 0x00 };
-static const uint8_t i386_nop6[6] = { 0x8d, 0xb6, 0x00, 0x00, 0x00, 0x00 };
-
-static inline bool arch_extra_nop(const uint8_t *b, size_t len)
+static inline uintptr_t call_ind_target(const ucontext_t *uc, const uint8_t *insn, uintptr_t next)
 {
-	return (len == 5 && !memcmp(b, i386_nop5, 5)) || (len == 6 && !memcmp(b, i386_nop6, 6));
+	static const int base_reg[8] = { REG_EAX, REG_ECX, REG_EDX, REG_EBX, -1, REG_EBP, REG_ESI, REG_EDI };
+	intptr_t disp = (intptr_t)x86_rel32(insn + 2);
+
+	(void)next;
+	if (insn[1] == X86_CALL_MEM)
+		return *(const uintptr_t *)(uintptr_t)disp;
+	return *(const uintptr_t *)((uintptr_t)uc->uc_mcontext.gregs[base_reg[insn[1] & 7]] + (uintptr_t)disp);
 }
 
 /*
- * qemu-i386 (7.2) keeps the GDT in guest memory that all threads share,
- * and sigreturn after a signal raised by an exception (our int3 and
- * window faults) reloads %gs from it: the thread comes back with the TLS
- * base of whichever thread last wrote the entry (the newest thread), and
- * its TLS (errno, the runtime's own state) is another thread's.  Found by
- * rt_toggle under qemu: "the shadow stack is corrupt".  The kernel keeps
- * the TLS entries per thread and needs none of this.
- *
- * Under qemu (no /proc/self/mem view of our own memory: a guest base),
- * a handler of ours that returns into the program first takes a lock
- * that serialises those returns, writes the thread's own base into the
- * entry (set_thread_area), and returns into a thunk with asynchronous
- * signals blocked; the thunk (running with the reloaded, right %gs) pushes
- * the real resume address from TLS, releases the lock, restores the
- * signal mask and `ret`s there with every register and flag as it was.
- * Threads meeting the lock wait in their handlers, a few instructions.
+ * i386 has no red zone: the kernel builds the signal frame right below the
+ * interrupted %esp, its FP state (which sigreturn reads back, ending with
+ * the XSAVE trailer's magic word) 64-byte aligned down from it, so it may
+ * end exactly at %esp.  Does the word below %esp lie inside this frame?
+ * The frame is [siginfo, the end of the FP state): the fsave header (112
+ * bytes), then FXSAVE/XSAVE, whose software bytes (offset 464) give the
+ * size of both when they carry FP_XSTATE_MAGIC1.  On an alternate signal stack it
+ * is elsewhere and the answer is no.
  */
-#include <asm/ldt.h>
-
-static bool i386_gs_fix;
-static atomic_int i386_gs_lock;
-static uint8_t *i386_gs_thunk;
-static __thread uintptr_t i386_resume __attribute__((tls_model("initial-exec")));
-static __thread uint64_t i386_mask __attribute__((tls_model("initial-exec")));
-
-static inline __attribute__((always_inline)) uintptr_t i386_tcb(void)
+static inline bool signal_frame_has(const siginfo_t *si, const ucontext_t *uc, uintptr_t word)
 {
-	uintptr_t tcb;
+	const uint8_t *fp = (const uint8_t *)uc->uc_mcontext.fpregs;
+	uintptr_t lo = (uintptr_t)si < (uintptr_t)uc ? (uintptr_t)si : (uintptr_t)uc;
+	uintptr_t hi = (uintptr_t)(uc + 1);
 
-	__asm__("mov %%gs:0, %0" : "=r"(tcb));
-	return tcb;
-}
+	if (fp) {
+		uint16_t magic;
+		uint32_t magic1, size;
 
-/* At set-up, before any trap: the thunk, with the TLS offsets (the same in every thread). */
-static inline void i386_gs_init(bool guest_base)
-{
-	uint8_t *p, *t;
-	uintptr_t tcb = i386_tcb(), lock = (uintptr_t)&i386_gs_lock;
-	uint32_t resume_off = (uint32_t)((uintptr_t)&i386_resume - tcb);
-	uint32_t mask_off = (uint32_t)((uintptr_t)&i386_mask - tcb);
-
-	if (!guest_base || i386_gs_thunk)
-		return;
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-	t = p;
-	*t++ = 0x65; *t++ = 0xff; *t++ = 0x35;			/* push %gs:resume */
-	memcpy(t, &resume_off, 4); t += 4;
-	*t++ = 0x9c;						/* pushf */
-	*t++ = 0x60;						/* pusha */
-	*t++ = 0xc7; *t++ = 0x05;				/* movl $0, lock */
-	memcpy(t, &lock, 4); t += 4;
-	memset(t, 0, 4); t += 4;
-	*t++ = 0xb8; *t++ = SYS_rt_sigprocmask; memset(t, 0, 3); t += 3;	/* mov $nr, %eax */
-	*t++ = 0xbb; *t++ = SIG_SETMASK; memset(t, 0, 3); t += 3;	/* mov $SIG_SETMASK, %ebx */
-	*t++ = 0x65; *t++ = 0x8b; *t++ = 0x0d; memset(t, 0, 4); t += 4;	/* mov %gs:0, %ecx */
-	*t++ = 0x81; *t++ = 0xc1;				/* add $mask, %ecx */
-	memcpy(t, &mask_off, 4); t += 4;
-	*t++ = 0x31; *t++ = 0xd2;				/* xor %edx, %edx */
-	*t++ = 0xbe; *t++ = 8; memset(t, 0, 3); t += 3;		/* mov $8, %esi */
-	*t++ = 0xcd; *t++ = 0x80;				/* int $0x80 */
-	*t++ = 0x61;						/* popa */
-	*t++ = 0x9d;						/* popf */
-	*t++ = 0xc3;						/* ret */
-	if (mprotect(p, 4096, PROT_READ | PROT_EXEC)) {
-		munmap(p, 4096);
-		return;
+		memcpy(&magic, fp + 110, 2);
+		memcpy(&magic1, fp + 112 + 464, 4);
+		memcpy(&size, fp + 112 + 468, 4);
+		/* extended_size counts the fsave header too (the kernel's ia32 frames, qemu's) */
+		size = magic != 0 ? 112 : magic1 == 0x46505853u ? size : 112 + 512;
+		if ((uintptr_t)fp + size > hi)
+			hi = (uintptr_t)fp + size;
 	}
-	i386_gs_thunk = p;
-	i386_gs_fix = true;
+	return word + sizeof(uintptr_t) > lo && word < hi;
 }
 
-/* A handler of ours is about to return into the program at the context's EIP. */
-static inline __attribute__((always_inline)) void i386_gs_return(ucontext_t *uc)
+/*
+ * Does code written through /proc/self/mem run as written?  Not under
+ * qemu-user (where i386 programs often run): the kernel's write goes round
+ * qemu's write tracking, and qemu keeps running its translation of the old
+ * bytes.  Its guest stores (the mprotect writer) it sees.  `p` is a scratch
+ * r-x page.
+ */
+static inline bool procmem_runs(int fd, uint8_t *p)
 {
-	unsigned gs;
-	struct user_desc d;
+	uint8_t code[6] = { 0xb8, 1, 0, 0, 0, 0xc3 };	/* mov $1, %eax; ret */
+	int (*fn)(void) = (int (*)(void))(uintptr_t)p;
 
-	if (!i386_gs_fix)
-		return;
-	__asm__("mov %%gs, %0" : "=r"(gs));
-	memset(&d, 0, sizeof(d));
-	d.entry_number = (gs & 0xffff) >> 3;
-	d.base_addr = (unsigned)i386_tcb();
-	d.limit = 0xfffff;
-	d.seg_32bit = 1;
-	d.limit_in_pages = 1;
-	d.useable = 1;
-	while (atomic_exchange_explicit(&i386_gs_lock, 1, memory_order_acquire))
-		raw_syscall4(SYS_sched_yield, 0, 0, 0, 0);
-	if (raw_syscall4(SYS_set_thread_area, (long)&d, 0, 0, 0) != 0) {
-		atomic_store_explicit(&i386_gs_lock, 0, memory_order_release);
-		return;
-	}
-	i386_resume = (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
-	memcpy(&i386_mask, &uc->uc_sigmask, sizeof(i386_mask));
-	/* Blocked until the thunk has the resume address on the stack: nothing may reuse it before. */
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGSEGV && s != SIGBUS && s != SIGILL && s != SIGFPE && s != SIGTRAP)
-			sigaddset(&uc->uc_sigmask, s);
-	uc->uc_mcontext.gregs[REG_EIP] = (greg_t)(uintptr_t)i386_gs_thunk;
+	if (pwrite(fd, code, sizeof(code), (off_t)(uintptr_t)p) != sizeof(code) || fn() != 1)
+		return false;
+	code[1] = 2;
+	return pwrite(fd, code, sizeof(code), (off_t)(uintptr_t)p) == sizeof(code) && fn() == 2;
 }
+
+/*
+ * qemu-i386's %gs after sigreturn (rt_i386_gs.c): set up per process when
+ * /proc/self/mem is not our own memory (qemu-user's guest base), applied
+ * whenever a handler of ours returns into the program, its lock released
+ * in a forked child.
+ */
+void i386_gs_init(bool guest_base) PATCH_HIDDEN;
+void i386_gs_return(ucontext_t *uc) PATCH_HIDDEN;
+void i386_gs_unlock(void) PATCH_HIDDEN;
+#define X86_PROC_INIT(memfd) i386_gs_init(!patcher_procmem_reads_self(memfd))
+#define PATCH_HANDLER_RETURN(uc) i386_gs_return(uc)
+#define PATCH_ATFORK_CHILD() i386_gs_unlock()
+
+#include "arch/x86/patch_x86.h"

@@ -9,7 +9,7 @@
  * `call *abs32` (ff 15) whose operand is the absolute address of the stub's
  * target word: i386 has no RIP-relative form, and an absolute one needs no
  * %ebx, which is the GOT pointer only in the functions that made it so.  It
- * is one instruction of the site's length, as patch.c's int3 protocol
+ * is one instruction of the site's length, as the int3 protocol (rt_x86.c)
  * needs: a `call rel32` + 1-byte NOP would be two, and a thread returning
  * from the hook to site + 5 would land inside the 6-byte NOP once the site
  * was disabled again.
@@ -21,6 +21,7 @@
 #include <time.h>
 #include <x86intrin.h>
 #include "arch/port.h"
+#include "arch/x86/insn.h"
 
 RT_ENTRIES(mcount)
 RT_ENTRIES(fentry)
@@ -32,11 +33,11 @@ static bool i386_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_
 	uint32_t v;
 
 	if (len == 5) {
-		code[0] = 0xe8;
+		code[0] = X86_CALL_REL32;
 		v = (uint32_t)(stub - (site + 5));
 	} else if (len == 6) {
-		code[0] = 0xff;
-		code[1] = 0x15;
+		code[0] = X86_GRP5;
+		code[1] = X86_CALL_MEM;
 		v = (uint32_t)(stub + STUB_TARGET_OFFSET);
 	} else {
 		return false;
@@ -50,8 +51,8 @@ static void i386_encode_stub(uint8_t *stub, uintptr_t target)
 {
 	uint32_t rel = (uint32_t)(target - ((uintptr_t)stub + 5));
 
-	memset(stub, 0xcc, STUB_SIZE);
-	stub[0] = 0xe9;
+	memset(stub, X86_INT3, STUB_SIZE);
+	stub[0] = X86_JMP_REL32;
 	memcpy(stub + 1, &rel, 4);
 	memcpy(stub + STUB_TARGET_OFFSET, &target, sizeof(target));
 }
@@ -115,8 +116,10 @@ uintptr_t *i386_mcount_slot(uintptr_t *fp, const uint8_t *ra, uintptr_t ecx, uin
 	 * or `call *disp32(%reg)`, or of the 6-byte NOP (the site may have been
 	 * disabled since); else 5 (e8, int3, or the 5-byte NOP's 3e).
 	 */
+	static const uint8_t nop6[] = { I386_NOP6(X86_BYTE) };
 	uint8_t m = ra[-5];
-	const uint8_t *site = ra - (m == 0x15 || m == 0xb6 || (m & 0xf8) == 0x90 ? 6 : 5);
+	const uint8_t *site = ra - (m == X86_CALL_MEM || m == nop6[1] ||
+				    (m & X86_MODRM_RM_OFF) == X86_CALL_REG_DISP32 ? 6 : 5);
 	int reg = drap_prologue(site);
 	uintptr_t *real;
 

@@ -6,16 +6,18 @@
  * A 5-byte site (`call rel32` or its NOP) becomes `call stub`; a 6-byte one
  * (`call *mcount@GOTPCREL(%rip)` or its NOP) becomes `call *slot(%rip)`
  * whose slot is the stub's own target word, so it skips the stub's jump.
- * Both are whole instructions that patch.c can write and emulate.
+ * Both are whole instructions that the int3 protocol (rt_x86.c) can write
+ * and emulate.
  */
 #include <elf.h>
 #include <string.h>
 #include "arch/port.h"
+#include "arch/x86/insn.h"
 
 RT_ENTRIES(mcount)
 RT_ENTRIES(fentry)
 
-#define STUB_TARGET_OFFSET 6	/* ff 25 00000000 <target> */
+#define STUB_TARGET_OFFSET 6	/* jmp *0(%rip): ff 25 00000000, then <target> */
 
 static bool fits_rel32(intptr_t d)
 {
@@ -28,11 +30,11 @@ static bool x86_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t
 	int32_t rel;
 
 	if (len == 5) {
-		code[0] = 0xe8;
+		code[0] = X86_CALL_REL32;
 		d = (intptr_t)(stub - (site + 5));
 	} else if (len == 6) {
-		code[0] = 0xff;
-		code[1] = 0x15;
+		code[0] = X86_GRP5;
+		code[1] = X86_CALL_MEM;
 		d = (intptr_t)(stub + STUB_TARGET_OFFSET - (site + 6));
 	} else {
 		return false;
@@ -46,9 +48,9 @@ static bool x86_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t
 
 static void x86_encode_stub(uint8_t *stub, uintptr_t target)
 {
-	static const uint8_t jmp_rip[STUB_TARGET_OFFSET] = { 0xff, 0x25, 0, 0, 0, 0 };
+	static const uint8_t jmp_rip[STUB_TARGET_OFFSET] = { X86_GRP5, X86_JMP_MEM, 0, 0, 0, 0 };
 
-	memset(stub, 0xcc, STUB_SIZE);
+	memset(stub, X86_INT3, STUB_SIZE);
 	memcpy(stub, jmp_rip, sizeof(jmp_rip));
 	memcpy(stub + STUB_TARGET_OFFSET, &target, sizeof(target));
 }

@@ -5,22 +5,24 @@
  * in PIC code, Debian's default; the site is the opcode's first byte.
  */
 #include "arch/arch.h"
-#include "arch/x86/nop.h"
+#include "arch/x86/insn.h"
 
 static const char *const x86_hooks[] = { "mcount", NULL };
 /* gcc and clang -mfentry, on i386 too (non-PIC for gcc) */
 static const char *const x86_entry_hooks[] = { "__fentry__", NULL };
 
-#define CALL_REL32 PAT(B(0xe8))
-#define X86_64_NOP5 PAT(B(0x0f), B(0x1f), B(0x44), B(0x00), B(0x00))
-#define X86_64_NOP6 PAT(B(0x66), B(0x0f), B(0x1f), B(0x44), B(0x00), B(0x00))
+#define CALL_REL32 PAT(B(X86_CALL_REL32))
+#define CALL_MEM PAT(B(X86_GRP5), B(X86_CALL_MEM))
+#define ADDR32_CALL_REL32 PAT(B(X86_ADDR32), B(X86_CALL_REL32))
+#define NOP5 PAT(X86_64_NOP5(B))
+#define NOP6 PAT(X86_64_NOP6(B))
 
 static const struct call_form x86_64_calls[] = {
-	{ .rtype = R_X86_64_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = X86_64_NOP5 },
-	{ .rtype = R_X86_64_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = X86_64_NOP5 },
-	{ .rtype = R_X86_64_GOTPCRELX, .site_adjust = -2, .site = PAT(B(0xff), B(0x15)), .nop = X86_64_NOP6 },
-	{ .rtype = R_X86_64_REX_GOTPCRELX, .site_adjust = -2, .site = PAT(B(0xff), B(0x15)), .nop = X86_64_NOP6 },
-	{ .rtype = R_X86_64_GOTPCREL, .site_adjust = -2, .site = PAT(B(0xff), B(0x15)), .nop = X86_64_NOP6 },
+	{ .rtype = R_X86_64_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = NOP5 },
+	{ .rtype = R_X86_64_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = NOP5 },
+	{ .rtype = R_X86_64_GOTPCRELX, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6 },
+	{ .rtype = R_X86_64_REX_GOTPCRELX, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6 },
+	{ .rtype = R_X86_64_GOTPCREL, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6 },
 };
 
 /*
@@ -56,10 +58,11 @@ static bool x86_rel32_3(const uint8_t *code, size_t avail, bool be, uint64_t pc,
 
 static const struct call_decoder x86_64_decoders[] = {
 	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
-	{ .insn = PAT(B(0x67), B(0xe8)), .target = x86_rel32_2, .len = 6 },
-	{ .insn = PAT(B(0xff), B(0x15)), .target = x86_rel32_2, .len = 6, .slot = true },
-	{ .insn = PAT(B(0xff), B(0x25)), .target = x86_rel32_2, .len = 6, .slot = true, .jump = true },
-	{ .insn = PAT(B(0xf2), B(0xff), B(0x25)), .target = x86_rel32_3, .len = 7, .slot = true, .jump = true },
+	{ .insn = ADDR32_CALL_REL32, .target = x86_rel32_2, .len = 6 },
+	{ .insn = CALL_MEM, .target = x86_rel32_2, .len = 6, .slot = true },
+	{ .insn = PAT(B(X86_GRP5), B(X86_JMP_MEM)), .target = x86_rel32_2, .len = 6, .slot = true, .jump = true },
+	{ .insn = PAT(B(X86_BND), B(X86_GRP5), B(X86_JMP_MEM)), .target = x86_rel32_3, .len = 7, .slot = true,
+	  .jump = true },
 };
 
 /*
@@ -100,17 +103,14 @@ const struct arch arch_x86_64 = {
 	X86_PADS,
 };
 
-#define I386_NOP5 PAT(B(0x3e), B(0x8d), B(0x74), B(0x26), B(0x00))
-/* lea 0x0(%esi),%esi with a 32-bit displacement */
-#define I386_NOP6 PAT(B(0x8d), B(0xb6), B(0x00), B(0x00), B(0x00), B(0x00))
-/* call *disp32(%reg): ModRM mod=10, reg=2, any base but the SIB escape */
-#define CALL_GOT PAT(B(0xff), { 1, 0x90, 0xf8 })
+/* call *disp32(%reg): ModRM mod=10, reg=2, any base */
+#define CALL_GOT PAT(B(X86_GRP5), { 1, X86_CALL_REG_DISP32, X86_MODRM_RM_OFF })
 
 static const struct call_form i386_calls[] = {
-	{ .rtype = R_386_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = I386_NOP5 },
-	{ .rtype = R_386_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = I386_NOP5 },
-	{ .rtype = R_386_GOT32X, .site_adjust = -2, .site = CALL_GOT, .nop = I386_NOP6 },
-	{ .rtype = R_386_GOT32, .site_adjust = -2, .site = CALL_GOT, .nop = I386_NOP6 },
+	{ .rtype = R_386_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = PAT(I386_NOP5(B)) },
+	{ .rtype = R_386_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = PAT(I386_NOP5(B)) },
+	{ .rtype = R_386_GOT32X, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(B)) },
+	{ .rtype = R_386_GOT32, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(B)) },
 };
 
 /*
@@ -119,7 +119,7 @@ static const struct call_form i386_calls[] = {
  */
 static const struct call_decoder i386_decoders[] = {
 	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
-	{ .insn = PAT(B(0x67), B(0xe8)), .target = x86_rel32_2, .len = 6 },
+	{ .insn = ADDR32_CALL_REL32, .target = x86_rel32_2, .len = 6 },
 	{ .insn = CALL_GOT, .len = 6 },
 };
 
