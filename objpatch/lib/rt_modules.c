@@ -5,6 +5,8 @@
  * A module's tables come from its file (the executable through
  * /proc/self/exe, libraries by the loader's name), read with the recorder's
  * own reader; link-time addresses plus the load bias are the run-time ones.
+ * Its sites and the names of its functions are read as a recording's
+ * reader reads them (trace/symbols.c); what is only the runtime's is here.
  * Every site is checked before anything is written: it must hold the hook
  * call or a NOP the arch descriptor knows, inside an executable segment.
  * A site that holds anything else is never touched (reported once).
@@ -20,7 +22,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "arch/arch.h"
-#include "elf/functions.h"
 #include "arch/patch.h"
 #include "objpatch/lib/rt.h"
 #include "tables/tables.h"
@@ -77,7 +78,7 @@ static int remember_filter(const char *glob, bool on)
 	return 0;
 }
 
-static bool wanted(const struct rt_func *f)
+static bool wanted(const struct sym_func *f)
 {
 	bool on = false;
 
@@ -153,136 +154,6 @@ static int cmp_rt_site(const void *a, const void *b)
 	uintptr_t x = ((const struct rt_site *)a)->addr, y = ((const struct rt_site *)b)->addr;
 
 	return x < y ? -1 : x > y;
-}
-
-/* Merges the sorted runs a[lo..mid) and a[mid..hi) into out[lo..hi), stably. */
-static void merge_funcs(const struct rt_func *a, struct rt_func *out, size_t lo, size_t mid, size_t hi)
-{
-	size_t i = lo, j = mid, k = lo;
-
-	while (i < mid || j < hi)
-		out[k++] = j >= hi || (i < mid && a[i].addr <= a[j].addr) ? a[i++] : a[j++];
-}
-
-/*
- * Sorts by address, stably: the first np functions are the prototype
- * table's, the rest the symbol table's, so on equal addresses the prototype
- * comes first.  Both are mostly in address order already (a linker keeps
- * each object's table in order and places its sections one after another;
- * function_index() sorts), so this is a natural merge sort: it merges the
- * ascending runs that are there, a handful, instead of sorting 20,000
- * functions from scratch through a comparison callback.
- */
-static int sort_functions(struct rt_module *m)
-{
-	size_t n = m->nfuncs, nruns = 0, *runs;
-	struct rt_func *a = m->funcs, *b;
-
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || a[i].addr < a[i - 1].addr)
-			nruns++;
-	if (nruns <= 1)
-		return 0;
-	runs = malloc((nruns + 1) * sizeof(*runs));
-	b = malloc(m->nfuncs_cap * sizeof(*b));
-	if (!runs || !b) {
-		free(runs);
-		free(b);
-		return -1;
-	}
-	nruns = 0;
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || a[i].addr < a[i - 1].addr)
-			runs[nruns++] = i;
-	runs[nruns] = n;
-	/* Pairs of neighbouring runs, until one is left: stable, log2(runs) passes. */
-	while (nruns > 1) {
-		struct rt_func *t;
-		size_t k = 0;
-
-		for (size_t r = 0; r < nruns; r += 2) {
-			size_t hi = r + 2 <= nruns ? runs[r + 2] : n;
-
-			merge_funcs(a, b, runs[r], r + 1 < nruns ? runs[r + 1] : hi, hi);
-			runs[k++] = runs[r];
-		}
-		runs[k] = n;
-		nruns = k;
-		t = a;
-		a = b;
-		b = t;
-	}
-	free(runs);
-	free(b);
-	m->funcs = a;
-	return 0;
-}
-
-/*
- * Functions by address: the prototype table's (with names and signatures),
- * then the symbol table's for the rest.  Their strings stay in the mapped
- * file.
- */
-static int load_functions(struct elfobj *obj, struct rt_module *m)
-{
-	struct proto_entry *pe = NULL;
-	struct func_sym *fs;
-	size_t np = 0, nf = 0;
-
-	if (elfobj_load_symbols(obj) < 0 || protos_read(obj, &pe, &np) < 0)
-		return -1;
-	fs = function_index(obj, &nf);
-	m->funcs = malloc((np + nf + 1) * sizeof(*m->funcs));
-	if (!m->funcs) {
-		free(pe);
-		free(fs);
-		return -1;
-	}
-	m->nfuncs_cap = np + nf + 1;
-	for (size_t i = 0; i < np; i++)
-		m->funcs[m->nfuncs++] = (struct rt_func){ .addr = pe[i].where.addr + m->bias,
-							  .size = pe[i].size, .name = pe[i].name,
-							  .sigtext = pe[i].sig };
-	for (size_t i = 0; i < nf; i++) {
-		const struct func_sym *f = &fs[i];
-
-		if (!f->sec || f->sec >= obj->nsec)
-			continue;
-		m->funcs[m->nfuncs++] = (struct rt_func){
-			.addr = obj->sec[f->sec].sh.sh_addr + f->off + m->bias, .size = f->size, .name = f->name };
-	}
-	free(pe);
-	free(fs);
-	return sort_functions(m);
-}
-
-/*
- * The function holding `addr`, searching funcs[from..n) (sorted; the caller
- * knows none after n starts at or before addr), or SIZE_MAX.
- */
-static size_t func_index_at(const struct rt_module *m, size_t from, size_t n, uintptr_t addr)
-{
-	size_t lo = from, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->funcs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == from)
-		return SIZE_MAX;
-	/* Several entries at one address: prefer the first (the prototype's). */
-	lo--;
-	while (lo && m->funcs[lo - 1].addr == m->funcs[lo].addr)
-		lo--;
-	/* Past its end: code no symbol describes. */
-	for (size_t i = lo; i < n && m->funcs[i].addr == m->funcs[lo].addr; i++)
-		if (!m->funcs[i].size || addr < m->funcs[i].addr + m->funcs[i].size)
-			return lo;
-	return SIZE_MAX;
 }
 
 static const struct arch *host_arch(void)
@@ -366,26 +237,6 @@ static const uint8_t *site_nop(const struct rt_site *s)
 	return own ? own : nop_bytes(s->len);
 }
 
-static int name_unnamed(struct rt_module *m, struct rt_site *s)
-{
-	char buf[32], *name, **names;
-
-	snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)s->addr);
-	name = strdup(buf);
-	names = realloc(m->made_names, (m->nmade + 1) * sizeof(*names));
-	if (!name || !names || !grow_array(&m->funcs, m->nfuncs, &m->nfuncs_cap, sizeof(*m->funcs))) {
-		free(name);
-		if (names)
-			m->made_names = names;
-		return -1;
-	}
-	m->made_names = names;
-	m->made_names[m->nmade++] = name;
-	s->func = (uint32_t)m->nfuncs;
-	m->funcs[m->nfuncs++] = (struct rt_func){ .addr = s->addr, .name = name };
-	return 0;
-}
-
 static bool only_thread(void)
 {
 	char buf[1024];
@@ -406,33 +257,6 @@ static bool only_thread(void)
 		field++;
 	}
 	return p && atoi(p + 1) == 1;
-}
-
-/*
- * An entry of a table the compiler wrote (gcc's -mrecord-mcount
- * __mcount_loc, a -fpatchable-function-entry pad) names a place, not a
- * hook: the function it belongs to says where the site is and which kind.
- * A __mcount_loc site at its function's entry (after an endbr) calls an
- * entry hook; a pad's site is its function's entry, where a call leaves
- * the traced function's return address on top of the stack.  False when
- * no function fits (the entry is left alone).
- */
-static bool compiler_site(const struct elfobj *obj, const struct func_sym *fs, size_t nf, struct table_entry *te,
-			  enum site_kind *kind)
-{
-	const struct func_sym *f = te->patchable ? function_from(obj, fs, nf, te->sec, te->off) :
-			     function_at(fs, nf, te->sec, te->off);
-	uint64_t entry;
-
-	if (!f || obj->sec[f->sec].sh.sh_type == SHT_NOBITS)
-		return false;
-	entry = f->off + function_landing_pad(obj, f->sec, f->off);
-	*kind = te->patchable || te->off == entry || te->off == f->off ? SITE_FENTRY : SITE_MCOUNT;
-	if (te->patchable) {
-		te->addr += entry + rt_arch_host.pad_site_offset - te->off;
-		te->off = entry + rt_arch_host.pad_site_offset;
-	}
-	return true;
 }
 
 /*
@@ -513,48 +337,18 @@ static size_t prepare_pad(const struct found *fd, uintptr_t site)
 	return 0;
 }
 
-/* The function symbols, for compiler-made tables only (others need none at start-up). */
-static struct func_sym *compiler_table_functions(struct elfobj *obj, const struct table_entry *te, size_t nt,
-						 size_t *nf)
-{
-	bool any = false;
-
-	*nf = 0;
-	for (size_t i = 0; i < nt && !any; i++)
-		any = !te[i].user;
-	if (!any || elfobj_load_symbols(obj) < 0)
-		return NULL;
-	return function_index(obj, nf);
-}
-
-/* `fd` NULL: a recording's module, whose memory is not ours to check. */
 static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_module *m)
 {
 	struct table_entry *te = NULL;
-	struct func_sym *fs;
-	size_t nt = 0, nf, bad = 0, unsupported = 0, foreign = 0;
+	size_t nt = 0, bad, unsupported, foreign = 0;
 
-	if (tables_read(obj, &te, &nt) < 0)
+	if (sym_read_sites(obj, rt_arch_host.pad_site_len, rt_arch_host.pad_site_offset, &te, &nt, &bad,
+			   &unsupported) < 0)
 		return -1;
-	fs = compiler_table_functions(obj, te, nt, &nf);
 	m->sites = calloc(nt ? nt : 1, sizeof(*m->sites));
 	if (!m->sites) {
 		free(te);
-		free(fs);
 		return -1;
-	}
-	/* The compiler's entries name places: the site and its kind, or dropped (addr 0). */
-	for (size_t i = 0; i < nt; i++) {
-		enum site_kind kind;
-
-		if (!te[i].addr || te[i].user)
-			continue;
-		if (te[i].patchable && !rt_arch_host.pad_site_len)
-			unsupported++, te[i].addr = 0;
-		else if (!compiler_site(obj, fs, nf, &te[i], &kind))
-			bad++, te[i].addr = 0;
-		else
-			te[i].entry = kind == SITE_FENTRY;
 	}
 	write_pad_prefixes(fd, m->bias, te, nt);
 	for (size_t i = 0; i < nt; i++) {
@@ -564,13 +358,8 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		size_t len;
 
 		if (!te[i].addr)
-			continue;	/* zeroed by a tool (names nothing), or dropped above */
+			continue;	/* zeroed by a tool (names nothing), or dropped by sym_read_sites() */
 		addr = te[i].addr + m->bias;
-		if (!fd) {
-			*s = (struct rt_site){ .addr = addr, .len = RT_MAX_SITE, .kind = kind };
-			m->nsites++;
-			continue;
-		}
 		if (te[i].patchable)
 			len = prepare_pad(fd, addr);
 		else if (rt_arch_host.prepare_site)
@@ -590,10 +379,9 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len, .kind = kind };
 		m->nsites++;
 	}
-	if (fd && rt_arch_host.prepare_site)
+	if (rt_arch_host.prepare_site)
 		rt_arch_host.prepare_site(NULL, 0, fd->quiescent);	/* the writes it put off, in one batch */
 	free(te);
-	free(fs);
 	for (size_t i = 1; i < m->nsites; i++)
 		if (m->sites[i].addr < m->sites[i - 1].addr) {
 			qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_rt_site);
@@ -619,29 +407,24 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
  */
 static int ensure_functions(struct rt_module *m)
 {
-	size_t sorted;
+	struct sym_walk w = { 0 };
 
 	if (m->funcs_ready)
 		return 0;
-	if (load_functions(m->file, m) < 0)
-		return rt_error("%s: out of memory", m->path), -1;
-	sorted = m->nfuncs;
-	/* Sites and functions are both in address order: one walk over both. */
-	for (size_t i = 0, j = 0; i < m->nsites; i++) {
-		struct rt_site *s = &m->sites[i];
-		size_t fi;
+	if (sym_load(&m->syms, m->file, m->bias) < 0)
+		goto oom;
+	for (size_t i = 0; i < m->nsites; i++) {
+		size_t fi = sym_site_function(&m->syms, &w, m->sites[i].addr);
 
-		while (j + 1 < sorted && m->funcs[j + 1].addr <= s->addr)
-			j++;
-		fi = func_index_at(m, j, sorted ? j + 1 : 0, s->addr);
-
-		if (fi != SIZE_MAX)
-			s->func = (uint32_t)fi;
-		else if (name_unnamed(m, s) < 0)
-			return rt_error("%s: out of memory", m->path), -1;
+		if (fi == SIZE_MAX)
+			goto oom;
+		m->sites[i].func = (uint32_t)fi;
 	}
 	m->funcs_ready = true;
 	return 0;
+oom:
+	sym_free(&m->syms);	/* the next call starts over */
+	return rt_error("%s: out of memory", m->path), -1;
 }
 
 /* Can every site of the module call anywhere in [p, p + size)? */
@@ -711,15 +494,7 @@ static void free_module(struct rt_module *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nfuncs; i++)
-		if (m->funcs[i].sig) {
-			sig_free(m->funcs[i].sig);
-			free(m->funcs[i].sig);
-		}
-	for (size_t i = 0; i < m->nmade; i++)
-		free(m->made_names[i]);
-	free(m->made_names);
-	free(m->funcs);
+	sym_free(&m->syms);
 	free(m->sites);
 	if (m->file) {
 		elfobj_free(m->file);
@@ -772,22 +547,10 @@ struct change {
 	size_t n, cap;
 };
 
-const struct signature *rt_func_sig(struct rt_func *f)
-{
-	if (!f->parsed) {
-		f->parsed = true;
-		if (f->sigtext && (f->sig = malloc(sizeof(*f->sig))) && sig_parse(f->sigtext, f->sig) < 0) {
-			free(f->sig);
-			f->sig = NULL;
-		}
-	}
-	return f->sig;
-}
-
 /* What an exit must keep to print the function's return value. */
-static enum capture capture_for(struct rt_func *f)
+static enum capture capture_for(struct sym_func *f)
 {
-	const struct signature *sig = rt_func_sig(f);
+	const struct signature *sig = sym_func_sig(f);
 	const struct sig_type *r = sig ? &sig->ret : NULL;
 
 	if (!sig || !(sig->flags & PROTO_RELIABLE))
@@ -813,7 +576,7 @@ static enum capture capture_for(struct rt_func *f)
 
 static uintptr_t stub_for(const struct rt_module *m, const struct rt_site *s)
 {
-	return (uintptr_t)m->stubs + (s->kind * CAPTURES + capture_for(&m->funcs[s->func])) * stub_size();
+	return (uintptr_t)m->stubs + (s->kind * CAPTURES + capture_for(&m->syms.funcs[s->func])) * stub_size();
 }
 
 /* The bytes a site holds in a state: our call, or the NOP of its length. */
@@ -929,7 +692,7 @@ static int first_patch(struct rt_module *m, struct change *ch)
 		return -1;
 	for (size_t i = 0; i < m->nsites; i++) {
 		struct rt_site *s = &m->sites[i];
-		bool on = nfilters && wanted(&m->funcs[s->func]);
+		bool on = nfilters && wanted(&m->syms.funcs[s->func]);
 		uint8_t want[RT_MAX_SITE];
 
 		if (!site_bytes(m, s, on, want)) {
@@ -1069,7 +832,7 @@ int rt_set_filter(const char *glob, bool on)
 		for (size_t j = 0; j < m->nsites; j++) {
 			struct rt_site *s = &m->sites[j];
 
-			if (s->broken || s->enabled == on || !name_matches(glob, m->funcs[s->func].name))
+			if (s->broken || s->enabled == on || !name_matches(glob, m->syms.funcs[s->func].name))
 				continue;
 			if (add_change(&ch, m, s, on, NULL, NULL) < 0) {
 				free_change(&ch);
@@ -1098,7 +861,7 @@ static const struct rt_site *site_for_ra(const struct rt_module *m, uintptr_t ra
 	return lo ? &m->sites[lo - 1] : NULL;
 }
 
-struct rt_func *rt_func_for_ra(uintptr_t ra)
+struct sym_func *rt_func_for_ra(uintptr_t ra)
 {
 	/* MIPS: a recording's sites are the sequences' first words, up to ra_span before ra. */
 	uintptr_t span = rt_arch_host.ra_span ? rt_arch_host.ra_span : RT_MAX_SITE;
@@ -1111,54 +874,7 @@ struct rt_func *rt_func_for_ra(uintptr_t ra)
 			continue;
 		s = site_for_ra(m, ra);
 		if (s && ra - s->addr <= span && ensure_functions(m) == 0)
-			return &m->funcs[s->func];
+			return &m->syms.funcs[s->func];
 	}
 	return NULL;
-}
-
-/* ---- objpatch report ---- */
-
-int rt_replay_module(const char *path, uintptr_t bias)
-{
-	struct rt_module *m = calloc(1, sizeof(*m)), **mods;
-	int fd = -1;
-
-	rt.err[0] = 0;
-	init_forms();
-	if (!m || !(m->path = strdup(path)) || !(m->file = calloc(1, sizeof(*m->file))))
-		goto fail;
-	m->bias = bias;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rt_error("%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	if (elfobj_load_mapped(m->file, m->path, fd) < 0) {
-		rt_error("%s", m->file->err);
-		goto fail;
-	}
-	close(fd);
-	fd = -1;
-	if (load_sites(m->file, NULL, m) < 0) {
-		rt_error("%s", m->file->err[0] ? m->file->err : "out of memory");
-		goto fail;
-	}
-	if (m->nsites) {
-		m->lo = m->sites[0].addr;
-		m->hi = m->sites[m->nsites - 1].addr + RT_MAX_SITE;
-	}
-	if (!(mods = realloc(rt.mods, (rt.nmods + 1) * sizeof(*rt.mods)))) {
-		rt_error("out of memory");
-		goto fail;
-	}
-	rt.mods = mods;
-	rt.mods[rt.nmods++] = m;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	if (!rt.err[0])
-		rt_error("out of memory");
-	free_module(m);
-	return -1;
 }

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The runtime's trace: its threads' event chunks fed to the trace writer
+ * (trace/writer.c), with names from the loaded modules, into the output
+ * file; or, for raw recordings, to rt_raw.c.  Runs under rt.lock, never on
+ * the recording path: at exit, on objpatch_flush(), from any thread.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "objpatch/lib/rt.h"
+#include "trace/writer.h"
+
+/* ---- time ---- */
+
+static uint64_t ts0, ns0;		/* the first sample */
+static double ns_per_tick = 1.0;
+
+uint64_t rt_mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void calibrate(void)
+{
+	uint64_t ts = rt_timestamp(), ns = rt_mono_ns();
+
+	if (ts > ts0 && ns > ns0)
+		ns_per_tick = (double)(ns - ns0) / (double)(ts - ts0);
+}
+
+/*
+ * The rate from the longest interval there is, start-up to now; a trace
+ * written within a millisecond of start-up waits for one, so that its
+ * durations are right too.
+ */
+static void calibrate_now(void)
+{
+	while (rt_mono_ns() < ns0 + 1000000)
+		;
+	calibrate();
+}
+
+/* ---- this machine, as the writer reads its events ---- */
+
+static struct trace_machine machine;
+
+void rt_output_init(void)
+{
+	ts0 = rt_timestamp();
+	ns0 = rt_mono_ns();
+	machine = (struct trace_machine){
+		.machine = rt_arch_host.machine,
+		.elfclass = rt_arch_host.elfclass,
+		.float_as_double = rt_arch_host.fp_st0_double,
+		.pad_site_len = rt_arch_host.pad_site_len,
+		.pad_site_offset = rt_arch_host.pad_site_offset,
+		.ra_span = rt_arch_host.ra_span ? rt_arch_host.ra_span : RT_MAX_SITE,
+		.values = format_target_host,
+	};
+}
+
+static struct sym_func *symbolize(void *ctx, uint64_t ra)
+{
+	(void)ctx;
+	return rt_func_for_ra((uintptr_t)ra);
+}
+
+/* ---- the output file, and a writer for it, per process ---- */
+
+static int out_fd = -1;
+static pid_t out_pid;
+static struct trace_writer *writer;
+
+static enum trace_format writer_format(void)
+{
+	return rt.format == FMT_JSON ? TRACE_JSON : rt.format == FMT_FOLDED ? TRACE_FOLDED : TRACE_TEXT;
+}
+
+static int open_file(void)
+{
+	char path[4096];
+
+	if (!rt.output) {
+		out_fd = 2;
+		return 0;
+	}
+	/* A forked child writes a file of its own next to its parent's. */
+	if (rt.output_pid != out_pid)
+		snprintf(path, sizeof(path), "%s.%d", rt.output, (int)out_pid);
+	else
+		snprintf(path, sizeof(path), "%s", rt.output);
+	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		fprintf(stderr, "objpatch: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_output(void)
+{
+	struct trace_settings s = { .format = writer_format(), .depth = rt.depth, .hex = rt.hex,
+				    .strlen_max = rt.strlen_max, .machine = &machine, .symbolize = symbolize };
+
+	if (out_fd >= 0 && out_pid == getpid())
+		return 0;
+	out_pid = getpid();
+	trace_writer_free(writer);
+	writer = NULL;
+	if (open_file() < 0)
+		return -1;
+	s.pid = (int)out_pid;
+	s.fd = out_fd;
+	writer = trace_writer_new(&s);
+	return writer ? 0 : -1;
+}
+
+/* The parent's writer and its threads are the parent's: the child makes its own. */
+void rt_output_fork_child(void)
+{
+	out_fd = -1;
+	trace_writer_free(writer);
+	writer = NULL;
+}
+
+/* ---- the threads' chunks, read in place ---- */
+
+/* A thread's next event, or NULL; frees chunks the thread has left behind. */
+static const uint64_t *chunk_peek(void *ctx)
+{
+	struct tstate *t = ctx;
+
+	for (;;) {
+		struct chunk *c = t->read, *next;
+		uint32_t count;
+
+		if (!c)
+			return NULL;
+		next = atomic_load_explicit(&c->next, memory_order_acquire);
+		count = atomic_load_explicit(&c->count, memory_order_acquire);
+		if (t->read_pos < count)
+			return &c->w[t->read_pos];
+		if (!next)
+			return NULL;
+		/* The owner moved on and never writes this chunk again. */
+		atomic_store(&t->head, next);
+		rt_free_chunk(c);
+		t->read = next;
+		t->read_pos = next->consumed;
+	}
+}
+
+static void chunk_consume(void *ctx, size_t words)
+{
+	struct tstate *t = ctx;
+
+	t->read_pos += (uint32_t)words;
+	t->read->consumed = t->read_pos;
+}
+
+/*
+ * Every thread the writer can read, in rt_threads' order (newest first),
+ * which decides between events of the same time; a thread first seen is
+ * read from the oldest chunk it has.
+ */
+static struct trace_thread **threads;
+static size_t nthreads, cap_threads;
+
+static int gather_threads(void)
+{
+	nthreads = 0;
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
+		if (!t->out) {
+			struct trace_events src = { chunk_peek, chunk_consume, t };
+
+			t->read = atomic_load(&t->head);
+			t->read_pos = t->read ? t->read->consumed : 0;
+			t->out = trace_thread_new(writer, (int)t->tid, &src);
+		}
+		if (!t->out)
+			continue;	/* out of memory: its events wait */
+		if (!grow_array(&threads, nthreads, &cap_threads, sizeof(*threads)))
+			return -1;
+		threads[nthreads++] = t->out;
+	}
+	return 0;
+}
+
+static struct trace_counts counts(void)
+{
+	struct trace_counts c = { 0 };
+
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
+		c.missed_depth += t->missed_depth;
+		c.missed_busy += t->missed_busy;
+		c.lost += t->lost;
+	}
+	return c;
+}
+
+int rt_flush(bool final)
+{
+	uint64_t now = rt_timestamp();
+	struct trace_counts c;
+
+	if (rt.format == FMT_RAW)
+		return rt_raw_flush(final, ts0, ns0);
+	if (open_output() < 0)
+		return -1;
+	calibrate_now();
+	trace_writer_clock(writer, ts0, ns_per_tick);
+	if (gather_threads() < 0)
+		return -1;
+	/* A file always gets a whole trace. */
+	trace_write(writer, threads, nthreads, rt.output != NULL);
+	if (final) {
+		c = counts();
+		trace_write_end(writer, threads, nthreads, now, &c);
+	}
+	return 0;
+}
