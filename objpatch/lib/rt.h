@@ -64,11 +64,30 @@ enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW };
 
 extern struct rt_state rt RT_HIDDEN;
 
+/* rt_sites.c: every new module's sites as the filters want them; the filters. */
 int rt_scan_modules(size_t *patched) RT_HIDDEN;
 int rt_set_filter(const char *glob, bool on) RT_HIDDEN;
+
+/* rt_modules.c: new modules appended to rt.mods from *first on, their sites checked. */
+int rt_load_modules(bool quiescent, size_t *first) RT_HIDDEN;
+/* The module's function names and which function each site is in; loaded on first use. */
+int rt_module_functions(struct rt_module *m) RT_HIDDEN;
+/* A site's disabled form: the NOP, unless the arch wants another there (ppc64's `b .+8`). */
+const uint8_t *rt_site_nop(const struct rt_site *s) RT_HIDDEN;
+/* The bytes of one stub in a module's stub page (MIPS n64: longer). */
+size_t rt_stub_size(void) RT_HIDDEN;
 /* The function a return address belongs to, or NULL (lock held or at output time). */
 struct sym_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
+
+/* Sites are a few bytes: a loop beats a call to memcmp 20,000 times over. */
+static inline bool rt_same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
 
 /* ---- recording (rt_record.c) ---- */
 
