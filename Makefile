@@ -80,8 +80,10 @@ RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard recordmcount/*.c)) \
 # libobjpatch.a, only the API and the interposed symbols exported.
 RT_SRC := $(wildcard objpatch/lib/*.c) $(TRACE_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(RT_PORT)
 RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(patsubst %.S,$(BUILD)/pic/%-S.o,$(RT_PORT_S))
-OBJPATCH_SRC := $(wildcard objpatch/cli/*.c) $(filter-out objpatch/lib/rt_api.c objpatch/lib/rt_unwind.c,$(RT_SRC))
-OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(OBJPATCH_SRC)) $(patsubst %.S,$(BUILD)/obj/%-S.o,$(RT_PORT_S))
+# The objpatch command reads recordings and tables of any machine with the
+# trace layer's writer, and links no part of the runtime (t/05-layers.t).
+OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard objpatch/cli/*.c)) \
+	$(foreach l,trace tables elf arch,$(call layer_a,$(l)))
 # The runtime is preloaded into programs that have no sanitizer runtime, so
 # SANITIZE=1 leaves it uninstrumented (its shared code is checked under
 # ASan/UBSan by t/70 and t/80).

@@ -43,7 +43,10 @@ enum capture {
 
 /*
  * What the generic code needs beyond the recorder's descriptor (arch/), which
- * already knows the call and NOP encodings a site may hold.
+ * already knows the call and NOP encodings a site may hold.  What a trace's
+ * reader must know of a port (fp_st0_double, pad_site_len and _offset,
+ * ra_span) is also in trace/machine.c's table, which reads its recordings
+ * on other machines: keep the two the same.
  */
 struct rt_arch {
 	uint16_t machine;
@@ -79,7 +82,8 @@ struct rt_arch {
 	/*
 	 * i386: float and double both come back in x87's st(0), and the return
 	 * trampoline does not know which: CAPTURE_FP's word is st(0) stored as
-	 * a binary64 (exact for either), which rt_raw_value narrows for a float.
+	 * a binary64 (exact for either), which trace_value() narrows for a
+	 * float (a recording's reader knows it from trace/machine.c's table).
 	 */
 	bool fp_st0_double;
 	/*
@@ -170,8 +174,6 @@ struct ret_regs {
 
 uint64_t rt_timestamp(void) RT_HIDDEN;
 void rt_timestamp_init(void) RT_HIDDEN;
-/* How many words rt_capture_words() writes for a capture. */
-size_t rt_capture_count(enum capture c) RT_HIDDEN;
 /* The words of an exit event that keep what `capture` needs; returns how many. */
 size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w) RT_HIDDEN;
 

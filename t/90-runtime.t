@@ -88,23 +88,12 @@ dl_test() {
 }
 dl_test
 
-# objpatch record, then objpatch report: the same trace in two steps.
-record_report() {
-	local label="gcc pg: record + report" dir=$T_TMP/gcc-pg fmt status
+# objpatch record, then objpatch report: the same trace in two steps; then
+# what report says of files that are not recordings.
+report_test() {
+	local label="gcc pg: record + report" dir=$T_TMP/gcc-pg status
 	[ -x "$dir/prog" ] || { ok 1 "[$label] no gcc pg build to record"; return; }
-	rm -f "$dir/rec.data"*
-	timeout 60 "$OBJPATCH" record --output "$dir/rec.data" -- "$dir/prog" > "$dir/out.rec" 2> "$dir/err.rec"
-	status=$?
-	program_ok "[$label] objpatch record: exit 0, the program's checks pass" "$status" "$dir/out.rec"
-	for fmt in "${FORMATS[@]}"; do
-		local threads=(--require-threads 4) f
-		[ "$fmt" = folded ] && threads=()
-		# The forked child's recording is reported beside the parent's, as run writes it.
-		for f in "$dir/rec.data"*; do
-			"$OBJPATCH" report --format "$fmt" --output "$dir/report.$fmt${f#"$dir/rec.data"}" "$f"
-		done
-		check_trace "$label" "$fmt" "$RT/rt_expect.txt" "$dir/report.$fmt" --require-fork "${threads[@]}"
-	done
+	record_report "gcc pg" "$dir"
 	printf 'not a recording\n' > "$dir/bad.data"
 	"$OBJPATCH" report "$dir/bad.data" > /dev/null 2> "$dir/err.bad"
 	status=$?
@@ -116,7 +105,7 @@ record_report() {
 	[ "$status" = 1 ] && grep -q "cut.data: truncated" "$dir/err.cut"
 	ok $? "[$label] a truncated recording: exit 1 and one line naming it"
 }
-record_report
+report_test
 
 # rt_toggle: the runtime linked in (libobjpatch.a), switched by its API.
 toggle_test() {

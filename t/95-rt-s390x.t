@@ -12,10 +12,12 @@
 #  - clang -pg -mfentry (clang's plain -pg calls mcount after its prologue,
 #    where the runtime cannot find the return address: refused, checked
 #    last),
-# each traced in all three formats; and rt_toggle's 10,000 live toggles
-# with 8 threads, each a one-byte store (`brcl 0,stub` <-> `brasl %rN,stub`),
-# which rt_s390x.c checks byte by byte for gcc -pg, --nop and -mfentry
-# sites, with long double returned in memory.  About 45 s (2 busy cores).
+# each traced in all three formats (gcc -pg and -mrecord-mcount also
+# recorded under qemu, big-endian, and reported by this machine's objpatch);
+# and rt_toggle's 10,000 live toggles with 8 threads, each a one-byte store
+# (`brcl 0,stub` <-> `brasl %rN,stub`), which rt_s390x.c checks byte by byte
+# for gcc -pg, --nop and -mfentry sites, with long double returned in
+# memory.  About 55 s (2 busy cores).
 . "$(dirname "$0")/rt-lib.sh"
 
 P=s390x-linux-gnu
@@ -31,10 +33,10 @@ sed -e 's/^ret_pair .*/ret_pair ?/' -e 's/^ret_wide_pair .*/ret_wide_pair ?/' "$
 ok $? "s390x expectations: rt_expect.txt with ret_pair and ret_wide_pair as ?"
 export RT_EXPECT
 
-cross_variant s390x $P $P-gcc $P-g++ pg ""
+REPORT=1 cross_variant s390x $P $P-gcc $P-g++ pg ""
 cross_variant s390x $P $P-gcc $P-g++ nop --nop
 cross_variant s390x $P $P-gcc $P-g++ fentry "" -mfentry
-KEEP_SYMBOLS=1 cross_variant s390x $P $P-gcc $P-g++ mrecord "" -mfentry -mrecord-mcount -mnop-mcount
+KEEP_SYMBOLS=1 REPORT=1 cross_variant s390x $P $P-gcc $P-g++ mrecord "" -mfentry -mrecord-mcount -mnop-mcount
 # clang compiles the C part; the cross g++ (which also links) the C++ part.
 cross_variant s390x $P clang $P-g++ fentry "" -mfentry
 toggle_cross s390x $P

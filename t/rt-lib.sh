@@ -111,9 +111,53 @@ traced() {
 	check_trace "$label" "$fmt" "${RT_EXPECT:-$RT/rt_expect.txt}" "$trace" --require-fork "${threads[@]}"
 }
 
+# calls TRACE...: the calls of text traces, one line per thread (its lines
+# without tid and duration, long hex numbers masked: addresses differ from
+# run to run), sorted: what two runs of one program have in common.
+calls() {
+	awk '/^#/ { next }
+	     { tid = $1; line = substr($0, index($0, "|  ") + 3)
+	       gsub(/0x[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "0x?", line)
+	       seen[tid] = seen[tid] line "\t" }
+	     END { for (t in seen) print seen[t] }' "$@" | sort
+}
+
+# record_report LABEL DIR: DIR/prog recorded by `objpatch record` (a
+# program for another machine runs under qemu-user with that machine's
+# runtime, which writes the recording in its byte order), then formatted by
+# this machine's `objpatch report`, which links no runtime, in every format:
+# checked like the traces `objpatch run` wrote (DIR/trace.FMT), and the
+# same calls, thread by thread, as its text trace.
+record_report() {
+	local label="$1: record + report" dir=$2 fmt status f run_text report_text
+	rm -f "$dir/rec.data"* "$dir/report."*
+	timeout 120 "$OBJPATCH" record --output "$dir/rec.data" -- "$dir/prog" > "$dir/out.rec" 2> "$dir/err.rec"
+	status=$?
+	program_ok "[$label] objpatch record: exit 0, the program's checks pass" "$status" "$dir/out.rec"
+	for fmt in "${FORMATS[@]}"; do
+		local threads=(--require-threads 4)
+		[ "$fmt" = folded ] && threads=()
+		# The forked child's recording is reported beside the parent's, as run writes it.
+		for f in "$dir/rec.data"*; do
+			"$OBJPATCH" report --format "$fmt" --output "$dir/report.$fmt${f#"$dir/rec.data"}" "$f"
+		done
+		check_trace "$label" "$fmt" "${RT_EXPECT:-$RT/rt_expect.txt}" "$dir/report.$fmt" --require-fork "${threads[@]}"
+	done
+	if [ ! -s "$dir/trace.text" ]; then
+		ok 1 "[$label] no text trace of objpatch run to compare with"
+		return
+	fi
+	run_text=$(calls "$dir/trace.text"*)
+	report_text=$(calls "$dir/report.text"*)
+	[ -n "$report_text" ] && [ "$run_text" = "$report_text" ]
+	ok $? "[$label] the report's text has the calls and values of objpatch run's, thread by thread"
+	[ "$run_text" = "$report_text" ] || diag "$(diff <(tr '\t' '\n' <<< "$run_text") <(tr '\t' '\n' <<< "$report_text") | head -20)"
+}
+
 # cross_variant QEMU TRIPLE CC CXX NAME RMC-FLAGS [CFLAGS...]: rt_test + rt_cxx for
 # another machine (KEEP_SYMBOLS=1: not stripped, for compiler-made tables,
-# which the runtime reads with the symbols).  `objpatch run` sees a program for that machine and
+# which the runtime reads with the symbols; REPORT=1: record_report too).
+# `objpatch run` sees a program for that machine and
 # starts it under qemu-QEMU with build/QEMU/libobjpatch.so preloaded in the
 # guest (never in qemu itself).  CC may be clang: it gets --target=TRIPLE.
 cross_variant() {
@@ -142,6 +186,7 @@ cross_variant() {
 	for fmt in "${FORMATS[@]}"; do
 		traced "$label" "$dir" "$fmt" "$OBJPATCH" run --output "$dir/trace.$fmt" --format "$fmt" -- "$dir/prog"
 	done
+	[ -z "${REPORT:-}" ] || record_report "$label" "$dir"
 }
 
 # toggle_cross QEMU TRIPLE [CFLAGS...]: rt_toggle.c linked with

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * objpatch report: formats a raw recording (objpatch record) with the same
- * writer the runtime uses, reading names and return types from the traced
- * program's files as they are now.
+ * objpatch report: formats a raw recording (objpatch record), made on this
+ * machine or another, with the trace writer the runtime uses
+ * (trace/writer.c), reading names and return types from the traced
+ * program's files as they are now.  It links no runtime: the recording's
+ * header says which machine's conventions its words follow
+ * (trace/machine.c), and its modules' files are read with the table and
+ * ELF readers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "objpatch/cli/report.h"
-#include "objpatch/lib/rt.h"
+#include "trace/raw.h"
+#include "trace/writer.h"
 
 static void report_usage(FILE *f)
 {
@@ -18,103 +24,332 @@ static void report_usage(FILE *f)
 		   "Formats RECORDING (default objpatch.data), written by objpatch record.\n");
 }
 
-struct reader {
-	const char *path;
-	FILE *f;
-	uint64_t *buf;
-	size_t cap;
+/* ---- the recording's modules: what names its return addresses ---- */
+
+struct site {
+	uint64_t addr;
+	uint32_t func;		/* index in the module's functions, once they are loaded */
 };
 
-/* 1: a record read; 0: end of file; -1: an error, reported. */
-static int next_record(struct reader *r, struct raw_record *rec)
+struct module {
+	char *path;
+	uint64_t bias;
+	struct elfobj file;	/* names and signatures point into its mapping */
+	struct site *sites;	/* sorted by address */
+	size_t nsites;
+	struct sym_table syms;
+	bool funcs_ready;	/* loaded when a name is first needed */
+	bool funcs_failed;
+};
+
+/* A recorded thread: its events, all in one run of words. */
+struct thread {
+	int tid;
+	uint64_t *w;
+	size_t n, cap;
+	size_t pos;		/* where the writer reads next */
+};
+
+struct report {
+	const char *path;
+	struct raw_reader r;
+	struct module **mods;
+	size_t nmods, cap_mods;
+	struct thread *threads;	/* in the order they first appear */
+	size_t nthreads, cap_threads;
+	uint64_t ts0;
+	double ns_per_tick;
+	uint64_t end;		/* the last flush's timestamp: when unfinished frames close */
+	struct trace_counts counts;
+	/* options */
+	enum trace_format format;
+	bool hex;
+	const char *output;	/* NULL: standard output */
+};
+
+static void free_module(struct module *m)
 {
-	size_t got = fread(rec, 1, sizeof(*rec), r->f);
-
-	if (got == 0 && feof(r->f))
-		return 0;
-	if (got != sizeof(*rec) || rec->bytes % 8) {
-		fprintf(stderr, "objpatch report: %s: truncated or corrupt record\n", r->path);
-		return -1;
-	}
-	if (rec->bytes / 8 > r->cap) {
-		uint64_t *b = realloc(r->buf, rec->bytes);
-
-		if (!b) {
-			fprintf(stderr, "objpatch report: %s: out of memory (%u bytes)\n", r->path, rec->bytes);
-			return -1;
-		}
-		r->buf = b;
-		r->cap = rec->bytes / 8;
-	}
-	if (fread(r->buf, 1, rec->bytes, r->f) != rec->bytes) {
-		fprintf(stderr, "objpatch report: %s: truncated record\n", r->path);
-		return -1;
-	}
-	return 1;
+	sym_free(&m->syms);
+	free(m->sites);
+	elfobj_free(&m->file);
+	free(m->path);
+	free(m);
 }
 
-static int read_header(struct reader *r)
+static int cmp_site(const void *a, const void *b)
 {
-	struct raw_header h;
+	uint64_t x = ((const struct site *)a)->addr, y = ((const struct site *)b)->addr;
 
-	if (fread(&h, 1, sizeof(h), r->f) != sizeof(h) || memcmp(h.magic, RAW_MAGIC, sizeof(h.magic))) {
-		fprintf(stderr, "objpatch report: %s: not an objpatch recording\n", r->path);
+	return x < y ? -1 : x > y;
+}
+
+/* The sites the recording machine's runtime traced, by their run-time address. */
+static int load_sites(struct module *m, const struct trace_machine *mach)
+{
+	struct table_entry *te;
+	size_t nt, bad, pads;
+
+	if (sym_read_sites(&m->file, mach->pad_site_len, mach->pad_site_offset, &te, &nt, &bad, &pads) < 0)
+		return -1;
+	m->sites = calloc(nt ? nt : 1, sizeof(*m->sites));
+	if (!m->sites) {
+		free(te);
 		return -1;
 	}
-	if (h.machine != rt_arch_host.machine || h.elfclass != rt_arch_host.elfclass) {
-		fprintf(stderr, "objpatch report: %s: recorded on machine %u, this is %u: report it there\n",
-			r->path, h.machine, rt_arch_host.machine);
-		return -1;
-	}
-	if (!h.depth || h.depth > EV_DEPTH_MAX) {
-		fprintf(stderr, "objpatch report: %s: corrupt header (depth %u)\n", r->path, h.depth);
-		return -1;
-	}
-	rt.depth = h.depth;
-	rt.replay_pid = h.pid;
+	for (size_t i = 0; i < nt; i++)
+		if (te[i].addr)	/* 0: names no site */
+			m->sites[m->nsites++].addr = te[i].addr + m->bias;
+	free(te);
+	qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_site);
 	return 0;
 }
 
-static int apply_record(struct reader *r, const struct raw_record *rec)
+/* A RAW_MODULE: its file, whose functions are then shown by name; -1 with the reason printed. */
+static int add_module(struct report *rp, const char *path, uint64_t bias)
 {
-	const uint64_t *w = r->buf;
+	struct module *m = calloc(1, sizeof(*m));
+	char why[600] = "out of memory";
+	int fd = -1;
+
+	if (!m || !(m->path = strdup(path)) || !grow_array(&rp->mods, rp->nmods, &rp->cap_mods, sizeof(*rp->mods)))
+		goto fail;
+	m->bias = bias;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (elfobj_load_mapped(&m->file, m->path, fd) < 0 || load_sites(m, &rp->r.machine) < 0) {
+		if (m->file.err[0])
+			snprintf(why, sizeof(why), "%s", m->file.err);
+		goto fail;
+	}
+	close(fd);
+	rp->mods[rp->nmods++] = m;
+	return 0;
+fail:
+	fprintf(stderr, "objpatch report: %s (its functions are shown by address)\n", why);
+	if (fd >= 0)
+		close(fd);
+	if (m)
+		free_module(m);
+	return -1;
+}
+
+/* Names and signatures, and which function each site is in: read on first use. */
+static bool module_functions(struct module *m)
+{
+	struct sym_walk w = { 0 };
+
+	if (m->funcs_ready || m->funcs_failed)
+		return m->funcs_ready;
+	m->funcs_failed = sym_load(&m->syms, &m->file, m->bias) < 0;
+	for (size_t i = 0; i < m->nsites && !m->funcs_failed; i++) {
+		size_t fi = sym_site_function(&m->syms, &w, m->sites[i].addr);
+
+		m->funcs_failed = fi == SIZE_MAX;
+		m->sites[i].func = (uint32_t)fi;
+	}
+	if (m->funcs_failed)
+		fprintf(stderr, "objpatch report: %s: %s (its functions are shown by address)\n", m->path,
+			m->file.err[0] ? m->file.err : "out of memory");
+	m->funcs_ready = !m->funcs_failed;
+	return m->funcs_ready;
+}
+
+/* The site a return address is past: the last one starting below it, no further than ra_span. */
+static const struct site *site_for_ra(const struct module *m, uint64_t ra, uint64_t span)
+{
+	size_t lo = 0, hi = m->nsites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->sites[mid].addr < ra)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && ra - m->sites[lo - 1].addr <= span ? &m->sites[lo - 1] : NULL;
+}
+
+static struct sym_func *symbolize(void *ctx, uint64_t ra)
+{
+	struct report *rp = ctx;
+	uint64_t span = rp->r.machine.ra_span;
+
+	for (size_t i = 0; i < rp->nmods; i++) {
+		struct module *m = rp->mods[i];
+		const struct site *s;
+
+		if (!m->nsites || ra <= m->sites[0].addr || ra > m->sites[m->nsites - 1].addr + span)
+			continue;
+		s = site_for_ra(m, ra, span);
+		if (s && module_functions(m))
+			return &m->syms.funcs[s->func];
+	}
+	return NULL;
+}
+
+/* ---- the recorded threads, read by the writer ---- */
+
+static struct thread *thread_of(struct report *rp, int tid)
+{
+	for (size_t i = 0; i < rp->nthreads; i++)
+		if (rp->threads[i].tid == tid)
+			return &rp->threads[i];
+	if (!grow_array(&rp->threads, rp->nthreads, &rp->cap_threads, sizeof(*rp->threads)))
+		return NULL;
+	rp->threads[rp->nthreads] = (struct thread){ .tid = tid };
+	return &rp->threads[rp->nthreads++];
+}
+
+/* A record's whole events, after those the thread recorded before. */
+static int add_events(struct report *rp, int tid, const uint64_t *w, size_t n)
+{
+	struct thread *t = thread_of(rp, tid);
+
+	if (!t)
+		return -1;
+	if (t->n + n > t->cap) {
+		size_t cap = t->cap ? t->cap : 1024;
+		uint64_t *b;
+
+		while (cap < t->n + n)
+			cap *= 2;
+		if (!(b = realloc(t->w, cap * sizeof(*b))))
+			return -1;
+		t->w = b;
+		t->cap = cap;
+	}
+	memcpy(t->w + t->n, w, n * sizeof(*w));
+	t->n += n;
+	return 0;
+}
+
+static const uint64_t *thread_peek(void *ctx)
+{
+	const struct thread *t = ctx;
+
+	return t->pos < t->n ? &t->w[t->pos] : NULL;
+}
+
+static void thread_consume(void *ctx, size_t words)
+{
+	struct thread *t = ctx;
+
+	t->pos += words;
+}
+
+/* ---- reading the recording ---- */
+
+static int apply_record(struct report *rp, const struct raw_record *rec)
+{
+	const uint64_t *w = rp->r.buf;
 	size_t n = rec->bytes / 8;
-	struct tstate *t;
 
 	switch (rec->type) {
 	case RAW_MODULE:
 		if (n < 2 || memchr(w + 1, 0, (n - 1) * 8) == NULL)
 			break;
-		if (rt_replay_module((const char *)(w + 1), (uintptr_t)w[0]) < 0)
-			fprintf(stderr, "objpatch report: %s (its functions are shown by address)\n", rt.err);
+		add_module(rp, (const char *)(w + 1), w[0]);
 		return 0;
 	case RAW_CLOCK:
 		if (n < 4)
 			break;
-		rt_output_set_clock(w[0], w[1], w[2] > w[0] ? (double)(w[3] - w[1]) / (double)(w[2] - w[0]) : 1.0,
-				    w[2]);
+		rp->ts0 = w[0];
+		rp->ns_per_tick = w[2] > w[0] ? (double)(w[3] - w[1]) / (double)(w[2] - w[0]) : 1.0;
+		rp->end = w[2];
 		return 0;
 	case RAW_EVENTS:
-		if (n < 1 || !(t = rt_replay_thread((pid_t)w[0])) || rt_replay_events(t, w + 1, n - 1) < 0) {
-			fprintf(stderr, "objpatch report: %s: out of memory\n", r->path);
+		if (add_events(rp, (int)w[0], w + 1, n - 1) < 0) {
+			fprintf(stderr, "objpatch report: %s: out of memory\n", rp->path);
 			return -1;
 		}
 		return 0;
 	case RAW_COUNTS:
-		if (n < 4 || !(t = atomic_load(&rt_threads)))
-			return 0;
-		t->missed_depth = w[0];
-		t->missed_busy = w[1];
-		t->lost = w[2];
+		/* The recorder's totals, written by its last flush once it had threads. */
+		if (n >= 4 && rp->nthreads)
+			rp->counts = (struct trace_counts){ w[0], w[1], w[2] };
 		return 0;
 	default:
 		return 0;	/* a later version's record */
 	}
-	fprintf(stderr, "objpatch report: %s: corrupt record of type %u\n", r->path, rec->type);
+	fprintf(stderr, "objpatch report: %s: corrupt record of type %u\n", rp->path, rec->type);
 	return -1;
 }
 
-static int parse(int argc, char **argv, const char **in)
+static int read_recording(struct report *rp)
+{
+	FILE *f = fopen(rp->path, "rb");
+	struct raw_record rec;
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, strerror(errno));
+		return -1;
+	}
+	rc = raw_read_header(&rp->r, f);
+	while (rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1)
+		rc = apply_record(rp, &rec);
+	if (rc < 0 && rp->r.err[0])
+		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
+	fclose(f);
+	return rc;
+}
+
+/* ---- the trace ---- */
+
+static int write_trace(struct report *rp)
+{
+	struct trace_settings s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .strlen_max = 64,
+				    .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
+				    .symbolize = symbolize, .symbolize_ctx = rp };
+	struct trace_thread **tt = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*tt));
+	struct trace_writer *w = NULL;
+	int rc = -1;
+
+	if (rp->output && (s.fd = open(rp->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		fprintf(stderr, "objpatch report: %s: %s\n", rp->output, strerror(errno));
+		free(tt);
+		return -1;
+	}
+	if (!tt || !(w = trace_writer_new(&s)))
+		goto out;
+	trace_writer_clock(w, rp->ts0, rp->ns_per_tick);
+	/* Newest first, as the runtime lists its threads: it decides between events of the same time. */
+	for (size_t i = 0; i < rp->nthreads; i++) {
+		struct thread *t = &rp->threads[rp->nthreads - 1 - i];
+		struct trace_events src = { thread_peek, thread_consume, t };
+
+		if (!(tt[i] = trace_thread_new(w, t->tid, &src)))
+			goto out;
+	}
+	trace_write(w, tt, rp->nthreads, rp->output != NULL);
+	trace_write_end(w, tt, rp->nthreads, rp->end, &rp->counts);
+	rc = 0;
+out:
+	if (rc < 0)
+		fprintf(stderr, "objpatch report: out of memory\n");
+	trace_writer_free(w);
+	free(tt);
+	if (rp->output)
+		close(s.fd);
+	return rc;
+}
+
+static void free_report(struct report *rp)
+{
+	for (size_t i = 0; i < rp->nmods; i++)
+		free_module(rp->mods[i]);
+	for (size_t i = 0; i < rp->nthreads; i++)
+		free(rp->threads[i].w);
+	free(rp->mods);
+	free(rp->threads);
+	raw_reader_free(&rp->r);
+}
+
+static int parse(int argc, char **argv, struct report *rp)
 {
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -123,25 +358,25 @@ static int parse(int argc, char **argv, const char **in)
 			report_usage(stdout);
 			exit(0);
 		} else if (!strcmp(a, "--hex")) {
-			rt.hex = true;
+			rp->hex = true;
 		} else if (!strcmp(a, "--format") && v) {
 			i++;
 			if (!strcmp(v, "text"))
-				rt.format = FMT_TEXT;
+				rp->format = TRACE_TEXT;
 			else if (!strcmp(v, "json"))
-				rt.format = FMT_JSON;
+				rp->format = TRACE_JSON;
 			else if (!strcmp(v, "folded"))
-				rt.format = FMT_FOLDED;
+				rp->format = TRACE_FOLDED;
 			else
 				return fprintf(stderr, "objpatch report: --format %s: not text, json or folded\n", v), -1;
 		} else if (!strcmp(a, "--output") && v) {
-			rt.output = argv[++i];
+			rp->output = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			return fprintf(stderr, "objpatch report: %s: unknown option or missing value\n", a), -1;
-		} else if (*in) {
+		} else if (rp->path) {
 			return fprintf(stderr, "objpatch report: one recording at a time\n"), -1;
 		} else {
-			*in = a;
+			rp->path = a;
 		}
 	}
 	return 0;
@@ -149,33 +384,18 @@ static int parse(int argc, char **argv, const char **in)
 
 int report_main(int argc, char **argv)
 {
-	struct reader r = { 0 };
-	struct raw_record rec;
-	const char *in = NULL;
+	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0 };
 	int rc;
 
-	rt.format = FMT_TEXT;
-	rt.strlen_max = 64;
-	rt.output_fd = 1;
-	rt.output_pid = getpid();
-	rt.replay = true;
-	if (parse(argc, argv, &in) < 0) {
+	if (parse(argc, argv, &rp) < 0) {
 		report_usage(stderr);
 		return 2;
 	}
-	r.path = in ? in : "objpatch.data";
-	r.f = fopen(r.path, "rb");
-	if (!r.f) {
-		fprintf(stderr, "objpatch report: %s: %s\n", r.path, strerror(errno));
-		return 1;
-	}
-	rt_record_init(1u << 20);
-	rc = read_header(&r);
-	while (rc == 0 && (rc = next_record(&r, &rec)) == 1)
-		rc = apply_record(&r, &rec);
-	fclose(r.f);
-	free(r.buf);
-	if (rc < 0)
-		return 1;
-	return rt_flush(true) < 0 ? 1 : 0;
+	if (!rp.path)
+		rp.path = "objpatch.data";
+	rc = read_recording(&rp);
+	if (rc == 0)
+		rc = write_trace(&rp);
+	free_report(&rp);
+	return rc < 0 ? 1 : 0;
 }

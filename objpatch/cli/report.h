@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* objpatch report (objpatch/report.c). */
+/* objpatch report (objpatch/cli/report.c). */
 #ifndef OBJPATCH_CLI_REPORT_H
 #define OBJPATCH_CLI_REPORT_H
 

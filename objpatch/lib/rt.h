@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The tracing runtime's internals (libobjpatch): loaded modules and their
- * sites, the per-thread recording path, and the trace writer.  The public
- * interface is objpatch.h.
+ * sites, the per-thread recording path, and its output (through the trace
+ * layer's writer, or raw).  The public interface is objpatch.h.
  */
 #ifndef OBJPATCH_LIB_RT_H
 #define OBJPATCH_LIB_RT_H
@@ -15,29 +15,16 @@
 #include <sys/types.h>
 #include "arch/port.h"
 #include "elf/elfobj.h"
-#include "trace/format.h"
-#include "tables/sig.h"
+#include "trace/event.h"
+#include "trace/symbols.h"
 
-/* ---- what each port provides and calls: arch/port.h ---- */
+/* What each port provides and calls: arch/port.h. */
 
-/* A formatter value from those words, for the function's return type. */
-void rt_raw_value(const uint64_t *w, enum capture c, const struct sig_type *ret,
-		  struct raw_value *v) RT_HIDDEN;
-
-/* ---- modules and sites (rt_modules.c) ---- */
-
-struct rt_func {
-	uintptr_t addr;
-	uint64_t size;		/* 0: unknown */
-	const char *name;	/* never NULL: "0x..." when nothing names it */
-	const char *sigtext;	/* the table's signature, NULL if none */
-	struct signature *sig;	/* parsed on first use (rt_func_sig) */
-	bool parsed;
-};
+/* ---- modules and sites (rt_modules.c, rt_sites.c) ---- */
 
 struct rt_site {
 	uintptr_t addr;
-	uint32_t func;		/* index in the module's functions */
+	uint32_t func;		/* index in the module's functions (syms.funcs) */
 	uint8_t len;
 	uint8_t kind;		/* enum site_kind */
 	bool enabled;
@@ -50,13 +37,10 @@ struct rt_module {
 	uintptr_t lo, hi;	/* the text the sites are in */
 	struct rt_site *sites;	/* sorted by address */
 	size_t nsites;
-	struct rt_func *funcs;	/* sorted by address (those naming bare sites at the end) */
-	size_t nfuncs, nfuncs_cap;
-	bool funcs_ready;	/* loaded when a name is first needed */
+	struct sym_table syms;	/* its functions, loaded when a name is first needed */
+	bool funcs_ready;
 	uint8_t *stubs;		/* a page within reach of every site */
 	struct elfobj *file;	/* its mapped file: names and signatures point into it */
-	char **made_names;	/* "0x..." names of code no symbol describes */
-	size_t nmade;
 };
 
 struct rt_state {
@@ -73,9 +57,6 @@ struct rt_state {
 	int format;		/* enum rt_format */
 	char *output;		/* NULL: standard error */
 	pid_t output_pid;	/* the process `output` is for; children add their pid */
-	int output_fd;		/* without `output`: 2 in a traced program, 1 in objpatch report */
-	bool replay;		/* objpatch report: events and clock come from a recording */
-	pid_t replay_pid;	/* ... of this process */
 	size_t buffer_mb;
 };
 
@@ -83,60 +64,32 @@ enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW };
 
 extern struct rt_state rt RT_HIDDEN;
 
+/* rt_sites.c: every new module's sites as the filters want them; the filters. */
 int rt_scan_modules(size_t *patched) RT_HIDDEN;
 int rt_set_filter(const char *glob, bool on) RT_HIDDEN;
+
+/* rt_modules.c: new modules appended to rt.mods from *first on, their sites checked. */
+int rt_load_modules(bool quiescent, size_t *first) RT_HIDDEN;
+/* The module's function names and which function each site is in; loaded on first use. */
+int rt_module_functions(struct rt_module *m) RT_HIDDEN;
+/* A site's disabled form: the NOP, unless the arch wants another there (ppc64's `b .+8`). */
+const uint8_t *rt_site_nop(const struct rt_site *s) RT_HIDDEN;
+/* The bytes of one stub in a module's stub page (MIPS n64: longer). */
+size_t rt_stub_size(void) RT_HIDDEN;
 /* The function a return address belongs to, or NULL (lock held or at output time). */
-struct rt_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
-/* The function's parsed signature, or NULL; parsed once, under rt.lock. */
-const struct signature *rt_func_sig(struct rt_func *f) RT_HIDDEN;
+struct sym_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
 
+/* Sites are a few bytes: a loop beats a call to memcmp 20,000 times over. */
+static inline bool rt_same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* ---- recording (rt_record.c) ---- */
-
-enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND };
-
-/*
- * Events are runs of 64-bit words: {timestamp, word}.  An entry's word is
- * the hook's return address (which names the site; user-space code lies
- * below 2^48) | depth << 48 | 1 << 63.  Any other event's word is a header,
- * bit 63 clear: type | depth << 8 | capture << 32 | nwords << 48, and an
- * exit's header is followed by the words rt_capture_words() chose.
- */
-#define EV_HEADER_WORDS 2
-#define EV_ENTRY_WORDS 2
-#define EV_ENTRY_BIT	(1ull << 63)
-#define EV_RA_MASK	((1ull << 48) - 1)
-#define EV_DEPTH_MAX	0x7fff		/* an entry's depth field */
-#define STRING_WORDS 16	/* captured characters: up to 127 and a length byte */
-#define EV_MAX_WORDS (EV_HEADER_WORDS + CAPTURE_MAX_WORDS + STRING_WORDS)
-#define EV_HEADER(type, depth, capture, words) \
-	((uint64_t)(type) | (uint64_t)(depth) << 8 | (uint64_t)(capture) << 32 | (uint64_t)(words) << 48)
-#define EV_ENTRY_WORD(ra, depth) (((uint64_t)(ra) & EV_RA_MASK) | (uint64_t)(depth) << 48 | EV_ENTRY_BIT)
-
-static inline unsigned ev_type(uint64_t w)
-{
-	return w & EV_ENTRY_BIT ? EV_ENTRY : (unsigned)(w & 0xff);
-}
-
-static inline unsigned ev_depth(uint64_t w)
-{
-	return w & EV_ENTRY_BIT ? (unsigned)((w >> 48) & EV_DEPTH_MAX) : (unsigned)((w >> 8) & 0xffffff);
-}
-
-static inline unsigned ev_words(uint64_t w)
-{
-	return w & EV_ENTRY_BIT ? EV_ENTRY_WORDS : (unsigned)((w >> 48) & 0x7fff);
-}
-
-static inline enum capture ev_capture(uint64_t w)
-{
-	return w & EV_ENTRY_BIT ? CAPTURE_GPR : (enum capture)((w >> 32) & 0xff);
-}
-
-static inline uintptr_t ev_ra(uint64_t w)
-{
-	return (uintptr_t)(w & EV_RA_MASK);
-}
 
 struct chunk {
 	_Atomic(struct chunk *) next;	/* set by the owner, read by the writer */
@@ -147,6 +100,7 @@ struct chunk {
 	uint64_t w[];
 };
 
+struct trace_thread;
 
 struct tstate {
 	struct tstate *next;	/* all threads, newest first */
@@ -159,8 +113,10 @@ struct tstate {
 	_Atomic(struct chunk *) head;	/* oldest chunk not yet freed by the writer */
 	struct chunk *cur;
 	struct frame *frames;
-	/* the writer's state, under rt.lock */
-	void *out_state;
+	/* the writer's, under rt.lock: where reading resumes, and its state of the thread */
+	struct chunk *read;
+	uint32_t read_pos;
+	struct trace_thread *out;
 };
 
 extern _Atomic(struct tstate *) rt_threads RT_HIDDEN;
@@ -171,48 +127,15 @@ void rt_rehook_slots(struct tstate *t, uintptr_t sp) RT_HIDDEN;
 void rt_free_chunk(struct chunk *c) RT_HIDDEN;
 void rt_record_init(size_t buffer_mb) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
-/* objpatch report: a thread holding recorded events, and more of them. */
-struct tstate *rt_replay_thread(pid_t tid) RT_HIDDEN;
-int rt_replay_events(struct tstate *t, const uint64_t *w, size_t n) RT_HIDDEN;
-/* objpatch report: a module of the recording, by its file and load bias. */
-int rt_replay_module(const char *path, uintptr_t bias) RT_HIDDEN;
 
-/* ---- output (rt_output.c) ---- */
-
-/*
- * The raw recording (OBJPATCH_FORMAT=raw, `objpatch record`), formatted
- * later by `objpatch report` on the same machine with the same files: a
- * header, then records of 8-byte-aligned payloads in host byte order.
- */
-#define RAW_MAGIC "OBJPATCH-RAW-1\n"
-
-struct raw_header {
-	char magic[16];
-	uint16_t machine;	/* e_machine and class of the recording runtime */
-	uint8_t elfclass;
-	uint8_t pad;
-	uint32_t depth;		/* OBJPATCH_DEPTH */
-	int32_t pid;
-	uint32_t pad2;
-};
-
-enum raw_type {
-	RAW_MODULE = 1,	/* u64 bias, then the path and a NUL */
-	RAW_CLOCK,	/* u64 ts0, ns0, ts, ns: two samples of timestamp and CLOCK_MONOTONIC */
-	RAW_EVENTS,	/* u64 tid, then a thread's event words */
-	RAW_COUNTS,	/* u64 missed_depth, missed_busy, lost, the final flush's timestamp */
-};
-
-struct raw_record {
-	uint32_t type;
-	uint32_t bytes;		/* payload, a multiple of 8 */
-};
-
+/* ---- output (rt_output.c: traces; rt_raw.c: raw recordings, trace/raw.h) ---- */
 
 void rt_output_init(void) RT_HIDDEN;
-/* objpatch report: the recording's clock, and the time its last flush happened. */
-void rt_output_set_clock(uint64_t ts0, uint64_t ns0, double ns_per_tick, uint64_t end) RT_HIDDEN;
 int rt_flush(bool final) RT_HIDDEN;
+/* CLOCK_MONOTONIC in nanoseconds, the clock timestamps are calibrated against. */
+uint64_t rt_mono_ns(void) RT_HIDDEN;
+/* Raw recordings: what the threads recorded, and the clock from its first sample (ts0, ns0). */
+int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0) RT_HIDDEN;
 /* Raw recordings: a thread's events to the file; async-signal-safe. */
 void rt_raw_events(pid_t tid, const uint64_t *w, size_t n) RT_HIDDEN;
 /* Raw recordings: what a thread has not written yet (rt_record.c). */

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The loaded modules' tables and sites, and turning sites on and off.
+ * The loaded modules: finding them, reading and checking their sites, a
+ * page of stubs within reach of each, and the function a return address
+ * is in.  Writing the sites is rt_sites.c's.
  *
  * A module's tables come from its file (the executable through
  * /proc/self/exe, libraries by the loader's name), read with the recorder's
  * own reader; link-time addresses plus the load bias are the run-time ones.
+ * Its sites and the names of its functions are read as a recording's
+ * reader reads them (trace/symbols.c); what is only the runtime's is here.
  * Every site is checked before anything is written: it must hold the hook
  * call or a NOP the arch descriptor knows, inside an executable segment.
  * A site that holds anything else is never touched (reported once).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +23,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "arch/arch.h"
-#include "elf/functions.h"
 #include "arch/patch.h"
 #include "objpatch/lib/rt.h"
 #include "tables/tables.h"
@@ -34,57 +36,6 @@ void rt_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rt.err, sizeof(rt.err), fmt, ap);
 	va_end(ap);
-}
-
-/* ---- the filter history, replayed on modules loaded later ---- */
-
-struct filter_op {
-	char *glob;
-	bool on;
-};
-
-/*
- * fnmatch(3) costs about as much as the rest of planning a site: "*" and
- * patterns without a special character (the usual filters) need none of it.
- */
-static bool name_matches(const char *glob, const char *name)
-{
-	if (glob[0] == '*' && !glob[1])
-		return true;
-	if (!strpbrk(glob, "*?[\\"))
-		return strcmp(glob, name) == 0;
-	return fnmatch(glob, name, 0) == 0;
-}
-
-static struct filter_op *filters;
-static size_t nfilters, cap_filters;
-
-static int remember_filter(const char *glob, bool on)
-{
-	char *g = strdup(glob);
-
-	if (!g || !grow_array(&filters, nfilters, &cap_filters, sizeof(*filters))) {
-		free(g);
-		return -1;
-	}
-	/* "*" decides every site: what came before it no longer matters. */
-	if (strcmp(glob, "*") == 0) {
-		for (size_t i = 0; i < nfilters; i++)
-			free(filters[i].glob);
-		nfilters = 0;
-	}
-	filters[nfilters++] = (struct filter_op){ g, on };
-	return 0;
-}
-
-static bool wanted(const struct rt_func *f)
-{
-	bool on = false;
-
-	for (size_t i = 0; i < nfilters; i++)
-		if (name_matches(filters[i].glob, f->name))
-			on = filters[i].on;
-	return on;
 }
 
 /* ---- loading a module ---- */
@@ -155,136 +106,6 @@ static int cmp_rt_site(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Merges the sorted runs a[lo..mid) and a[mid..hi) into out[lo..hi), stably. */
-static void merge_funcs(const struct rt_func *a, struct rt_func *out, size_t lo, size_t mid, size_t hi)
-{
-	size_t i = lo, j = mid, k = lo;
-
-	while (i < mid || j < hi)
-		out[k++] = j >= hi || (i < mid && a[i].addr <= a[j].addr) ? a[i++] : a[j++];
-}
-
-/*
- * Sorts by address, stably: the first np functions are the prototype
- * table's, the rest the symbol table's, so on equal addresses the prototype
- * comes first.  Both are mostly in address order already (a linker keeps
- * each object's table in order and places its sections one after another;
- * function_index() sorts), so this is a natural merge sort: it merges the
- * ascending runs that are there, a handful, instead of sorting 20,000
- * functions from scratch through a comparison callback.
- */
-static int sort_functions(struct rt_module *m)
-{
-	size_t n = m->nfuncs, nruns = 0, *runs;
-	struct rt_func *a = m->funcs, *b;
-
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || a[i].addr < a[i - 1].addr)
-			nruns++;
-	if (nruns <= 1)
-		return 0;
-	runs = malloc((nruns + 1) * sizeof(*runs));
-	b = malloc(m->nfuncs_cap * sizeof(*b));
-	if (!runs || !b) {
-		free(runs);
-		free(b);
-		return -1;
-	}
-	nruns = 0;
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || a[i].addr < a[i - 1].addr)
-			runs[nruns++] = i;
-	runs[nruns] = n;
-	/* Pairs of neighbouring runs, until one is left: stable, log2(runs) passes. */
-	while (nruns > 1) {
-		struct rt_func *t;
-		size_t k = 0;
-
-		for (size_t r = 0; r < nruns; r += 2) {
-			size_t hi = r + 2 <= nruns ? runs[r + 2] : n;
-
-			merge_funcs(a, b, runs[r], r + 1 < nruns ? runs[r + 1] : hi, hi);
-			runs[k++] = runs[r];
-		}
-		runs[k] = n;
-		nruns = k;
-		t = a;
-		a = b;
-		b = t;
-	}
-	free(runs);
-	free(b);
-	m->funcs = a;
-	return 0;
-}
-
-/*
- * Functions by address: the prototype table's (with names and signatures),
- * then the symbol table's for the rest.  Their strings stay in the mapped
- * file.
- */
-static int load_functions(struct elfobj *obj, struct rt_module *m)
-{
-	struct proto_entry *pe = NULL;
-	struct func_sym *fs;
-	size_t np = 0, nf = 0;
-
-	if (elfobj_load_symbols(obj) < 0 || protos_read(obj, &pe, &np) < 0)
-		return -1;
-	fs = function_index(obj, &nf);
-	m->funcs = malloc((np + nf + 1) * sizeof(*m->funcs));
-	if (!m->funcs) {
-		free(pe);
-		free(fs);
-		return -1;
-	}
-	m->nfuncs_cap = np + nf + 1;
-	for (size_t i = 0; i < np; i++)
-		m->funcs[m->nfuncs++] = (struct rt_func){ .addr = pe[i].where.addr + m->bias,
-							  .size = pe[i].size, .name = pe[i].name,
-							  .sigtext = pe[i].sig };
-	for (size_t i = 0; i < nf; i++) {
-		const struct func_sym *f = &fs[i];
-
-		if (!f->sec || f->sec >= obj->nsec)
-			continue;
-		m->funcs[m->nfuncs++] = (struct rt_func){
-			.addr = obj->sec[f->sec].sh.sh_addr + f->off + m->bias, .size = f->size, .name = f->name };
-	}
-	free(pe);
-	free(fs);
-	return sort_functions(m);
-}
-
-/*
- * The function holding `addr`, searching funcs[from..n) (sorted; the caller
- * knows none after n starts at or before addr), or SIZE_MAX.
- */
-static size_t func_index_at(const struct rt_module *m, size_t from, size_t n, uintptr_t addr)
-{
-	size_t lo = from, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->funcs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == from)
-		return SIZE_MAX;
-	/* Several entries at one address: prefer the first (the prototype's). */
-	lo--;
-	while (lo && m->funcs[lo - 1].addr == m->funcs[lo].addr)
-		lo--;
-	/* Past its end: code no symbol describes. */
-	for (size_t i = lo; i < n && m->funcs[i].addr == m->funcs[lo].addr; i++)
-		if (!m->funcs[i].size || addr < m->funcs[i].addr + m->funcs[i].size)
-			return lo;
-	return SIZE_MAX;
-}
-
 static const struct arch *host_arch(void)
 {
 	static const struct arch *a;
@@ -331,21 +152,12 @@ static void init_forms(void)
 	}
 }
 
-/* Sites are a few bytes: a loop beats a call to memcmp 20,000 times over. */
-static bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
-
 /* How many bytes the site holds, a hook call or its NOP; 0: neither. */
 size_t rt_site_length(const uint8_t *code)
 {
 	for (size_t i = 0; i < nforms; i++)
 		if (insn_matches(forms[i].call, code, forms[i].len, host_big_endian) ||
-		    same_bytes(code, forms[i].nop, forms[i].len))
+		    rt_same_bytes(code, forms[i].nop, forms[i].len))
 			return forms[i].len;
 	return 0;
 }
@@ -358,81 +170,11 @@ static const uint8_t *nop_bytes(size_t len)
 	return NULL;
 }
 
-/* A site's disabled form: the NOP, unless the arch wants another there (ppc64's `b .+8`). */
-static const uint8_t *site_nop(const struct rt_site *s)
+const uint8_t *rt_site_nop(const struct rt_site *s)
 {
 	const uint8_t *own = rt_arch_host.site_nop ? rt_arch_host.site_nop(s->addr, s->len) : NULL;
 
 	return own ? own : nop_bytes(s->len);
-}
-
-static int name_unnamed(struct rt_module *m, struct rt_site *s)
-{
-	char buf[32], *name, **names;
-
-	snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)s->addr);
-	name = strdup(buf);
-	names = realloc(m->made_names, (m->nmade + 1) * sizeof(*names));
-	if (!name || !names || !grow_array(&m->funcs, m->nfuncs, &m->nfuncs_cap, sizeof(*m->funcs))) {
-		free(name);
-		if (names)
-			m->made_names = names;
-		return -1;
-	}
-	m->made_names = names;
-	m->made_names[m->nmade++] = name;
-	s->func = (uint32_t)m->nfuncs;
-	m->funcs[m->nfuncs++] = (struct rt_func){ .addr = s->addr, .name = name };
-	return 0;
-}
-
-static bool only_thread(void)
-{
-	char buf[1024];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	const char *p;
-	int field = 2;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	/* Field 20, num_threads, counted after the command name's closing parenthesis. */
-	p = strrchr(buf, ')');
-	while (p && field < 20) {
-		p = strchr(p + 1, ' ');
-		field++;
-	}
-	return p && atoi(p + 1) == 1;
-}
-
-/*
- * An entry of a table the compiler wrote (gcc's -mrecord-mcount
- * __mcount_loc, a -fpatchable-function-entry pad) names a place, not a
- * hook: the function it belongs to says where the site is and which kind.
- * A __mcount_loc site at its function's entry (after an endbr) calls an
- * entry hook; a pad's site is its function's entry, where a call leaves
- * the traced function's return address on top of the stack.  False when
- * no function fits (the entry is left alone).
- */
-static bool compiler_site(const struct elfobj *obj, const struct func_sym *fs, size_t nf, struct table_entry *te,
-			  enum site_kind *kind)
-{
-	const struct func_sym *f = te->patchable ? function_from(obj, fs, nf, te->sec, te->off) :
-			     function_at(fs, nf, te->sec, te->off);
-	uint64_t entry;
-
-	if (!f || obj->sec[f->sec].sh.sh_type == SHT_NOBITS)
-		return false;
-	entry = f->off + function_landing_pad(obj, f->sec, f->off);
-	*kind = te->patchable || te->off == entry || te->off == f->off ? SITE_FENTRY : SITE_MCOUNT;
-	if (te->patchable) {
-		te->addr += entry + rt_arch_host.pad_site_offset - te->off;
-		te->off = entry + rt_arch_host.pad_site_offset;
-	}
-	return true;
 }
 
 /*
@@ -490,7 +232,7 @@ static void write_pad_prefixes(const struct found *fd, uintptr_t bias, const str
 	for (size_t i = 0; i < nt; i++) {
 		uintptr_t at = te[i].addr + bias - pre;
 
-		if (te[i].patchable && te[i].addr && in_exec(fd, at, pre) && same_bytes((const uint8_t *)at, nop, pre))
+		if (te[i].patchable && te[i].addr && in_exec(fd, at, pre) && rt_same_bytes((const uint8_t *)at, nop, pre))
 			ps[n++] = (struct patch_site){ (void *)at, nop, rt_arch_host.pad_prefix, pre };
 	}
 	if (n && patch_text_batch(ps, n, err, sizeof(err)) < 0)
@@ -506,55 +248,25 @@ static size_t prepare_pad(const struct found *fd, uintptr_t site)
 	size_t len = rt_arch_host.pad_site_len, pre = rt_arch_host.pad_prefix_len;
 
 	if (!in_exec(fd, site - pre, pre + len) ||
-	    (pre && !same_bytes((const uint8_t *)(site - pre), rt_arch_host.pad_prefix, pre)))
+	    (pre && !rt_same_bytes((const uint8_t *)(site - pre), rt_arch_host.pad_prefix, pre)))
 		return 0;
 	if (rt_site_length((const uint8_t *)site) == len || adopt_nops(site, len, fd->quiescent))
 		return len;
 	return 0;
 }
 
-/* The function symbols, for compiler-made tables only (others need none at start-up). */
-static struct func_sym *compiler_table_functions(struct elfobj *obj, const struct table_entry *te, size_t nt,
-						 size_t *nf)
-{
-	bool any = false;
-
-	*nf = 0;
-	for (size_t i = 0; i < nt && !any; i++)
-		any = !te[i].user;
-	if (!any || elfobj_load_symbols(obj) < 0)
-		return NULL;
-	return function_index(obj, nf);
-}
-
-/* `fd` NULL: a recording's module, whose memory is not ours to check. */
 static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_module *m)
 {
 	struct table_entry *te = NULL;
-	struct func_sym *fs;
-	size_t nt = 0, nf, bad = 0, unsupported = 0, foreign = 0;
+	size_t nt = 0, bad, unsupported, foreign = 0;
 
-	if (tables_read(obj, &te, &nt) < 0)
+	if (sym_read_sites(obj, rt_arch_host.pad_site_len, rt_arch_host.pad_site_offset, &te, &nt, &bad,
+			   &unsupported) < 0)
 		return -1;
-	fs = compiler_table_functions(obj, te, nt, &nf);
 	m->sites = calloc(nt ? nt : 1, sizeof(*m->sites));
 	if (!m->sites) {
 		free(te);
-		free(fs);
 		return -1;
-	}
-	/* The compiler's entries name places: the site and its kind, or dropped (addr 0). */
-	for (size_t i = 0; i < nt; i++) {
-		enum site_kind kind;
-
-		if (!te[i].addr || te[i].user)
-			continue;
-		if (te[i].patchable && !rt_arch_host.pad_site_len)
-			unsupported++, te[i].addr = 0;
-		else if (!compiler_site(obj, fs, nf, &te[i], &kind))
-			bad++, te[i].addr = 0;
-		else
-			te[i].entry = kind == SITE_FENTRY;
 	}
 	write_pad_prefixes(fd, m->bias, te, nt);
 	for (size_t i = 0; i < nt; i++) {
@@ -564,13 +276,8 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		size_t len;
 
 		if (!te[i].addr)
-			continue;	/* zeroed by a tool (names nothing), or dropped above */
+			continue;	/* zeroed by a tool (names nothing), or dropped by sym_read_sites() */
 		addr = te[i].addr + m->bias;
-		if (!fd) {
-			*s = (struct rt_site){ .addr = addr, .len = RT_MAX_SITE, .kind = kind };
-			m->nsites++;
-			continue;
-		}
 		if (te[i].patchable)
 			len = prepare_pad(fd, addr);
 		else if (rt_arch_host.prepare_site)
@@ -590,10 +297,9 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len, .kind = kind };
 		m->nsites++;
 	}
-	if (fd && rt_arch_host.prepare_site)
+	if (rt_arch_host.prepare_site)
 		rt_arch_host.prepare_site(NULL, 0, fd->quiescent);	/* the writes it put off, in one batch */
 	free(te);
-	free(fs);
 	for (size_t i = 1; i < m->nsites; i++)
 		if (m->sites[i].addr < m->sites[i - 1].addr) {
 			qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_rt_site);
@@ -617,31 +323,26 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
  * filter or the trace first needs them, since a program that traces
  * nothing (yet) should not pay for them at start-up.
  */
-static int ensure_functions(struct rt_module *m)
+int rt_module_functions(struct rt_module *m)
 {
-	size_t sorted;
+	struct sym_walk w = { 0 };
 
 	if (m->funcs_ready)
 		return 0;
-	if (load_functions(m->file, m) < 0)
-		return rt_error("%s: out of memory", m->path), -1;
-	sorted = m->nfuncs;
-	/* Sites and functions are both in address order: one walk over both. */
-	for (size_t i = 0, j = 0; i < m->nsites; i++) {
-		struct rt_site *s = &m->sites[i];
-		size_t fi;
+	if (sym_load(&m->syms, m->file, m->bias) < 0)
+		goto oom;
+	for (size_t i = 0; i < m->nsites; i++) {
+		size_t fi = sym_site_function(&m->syms, &w, m->sites[i].addr);
 
-		while (j + 1 < sorted && m->funcs[j + 1].addr <= s->addr)
-			j++;
-		fi = func_index_at(m, j, sorted ? j + 1 : 0, s->addr);
-
-		if (fi != SIZE_MAX)
-			s->func = (uint32_t)fi;
-		else if (name_unnamed(m, s) < 0)
-			return rt_error("%s: out of memory", m->path), -1;
+		if (fi == SIZE_MAX)
+			goto oom;
+		m->sites[i].func = (uint32_t)fi;
 	}
 	m->funcs_ready = true;
 	return 0;
+oom:
+	sym_free(&m->syms);	/* the next call starts over */
+	return rt_error("%s: out of memory", m->path), -1;
 }
 
 /* Can every site of the module call anywhere in [p, p + size)? */
@@ -653,8 +354,7 @@ static bool within_reach(const struct rt_module *m, uintptr_t p, uintptr_t size)
 	       (!rt_arch_host.reach_region || (p & ~rt_arch_host.reach_region) == (m->lo & ~rt_arch_host.reach_region));
 }
 
-/* MIPS n64 needs longer stubs. */
-static size_t stub_size(void)
+size_t rt_stub_size(void)
 {
 	return rt_arch_host.stub_size ? rt_arch_host.stub_size : STUB_SIZE;
 }
@@ -694,7 +394,7 @@ static int make_stubs(struct rt_module *m)
 		return rt_error("%s: no free page within reach of its code", m->path), -1;
 	for (int k = 0; k < SITE_KINDS; k++)
 		for (int c = 0; c < CAPTURES; c++)
-			rt_arch_host.encode_stub((uint8_t *)p + (k * CAPTURES + c) * stub_size(),
+			rt_arch_host.encode_stub((uint8_t *)p + (k * CAPTURES + c) * rt_stub_size(),
 						 (uintptr_t)rt_arch_host.entry[k][c]);
 	if (rt_arch_host.fill_stubs)
 		rt_arch_host.fill_stubs(p, size);
@@ -711,15 +411,7 @@ static void free_module(struct rt_module *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nfuncs; i++)
-		if (m->funcs[i].sig) {
-			sig_free(m->funcs[i].sig);
-			free(m->funcs[i].sig);
-		}
-	for (size_t i = 0; i < m->nmade; i++)
-		free(m->made_names[i]);
-	free(m->made_names);
-	free(m->funcs);
+	sym_free(&m->syms);
 	free(m->sites);
 	if (m->file) {
 		elfobj_free(m->file);
@@ -762,257 +454,23 @@ static struct rt_module *load_module(struct found *f)
 	return NULL;
 }
 
-/* ---- writing sites ---- */
-
-struct change {
-	struct patch_site *ps;
-	uint8_t (*bytes)[2][RT_MAX_SITE];
-	struct rt_site **site;
-	bool *to;
-	size_t n, cap;
-};
-
-const struct signature *rt_func_sig(struct rt_func *f)
-{
-	if (!f->parsed) {
-		f->parsed = true;
-		if (f->sigtext && (f->sig = malloc(sizeof(*f->sig))) && sig_parse(f->sigtext, f->sig) < 0) {
-			free(f->sig);
-			f->sig = NULL;
-		}
-	}
-	return f->sig;
-}
-
-/* What an exit must keep to print the function's return value. */
-static enum capture capture_for(struct rt_func *f)
-{
-	const struct signature *sig = rt_func_sig(f);
-	const struct sig_type *r = sig ? &sig->ret : NULL;
-
-	if (!sig || !(sig->flags & PROTO_RELIABLE))
-		return CAPTURE_GPR;	/* printed as the raw register, marked '?' */
-	switch (r->cls) {
-	case TC_VOID:
-		return CAPTURE_NONE;
-	case TC_STRING:
-		return CAPTURE_STRING;
-	case TC_FLOAT:
-		return r->size <= 8 ? CAPTURE_FP : CAPTURE_WIDE_FP;
-	case TC_BOOL:
-	case TC_INT:
-	case TC_UINT:
-	case TC_CHAR:
-	case TC_ENUM:
-	case TC_POINTER:
-		return r->size <= sizeof(uintptr_t) ? CAPTURE_GPR : CAPTURE_ALL;
-	default:
-		return CAPTURE_ALL;
-	}
-}
-
-static uintptr_t stub_for(const struct rt_module *m, const struct rt_site *s)
-{
-	return (uintptr_t)m->stubs + (s->kind * CAPTURES + capture_for(&m->funcs[s->func])) * stub_size();
-}
-
-/* The bytes a site holds in a state: our call, or the NOP of its length. */
-static bool site_bytes(const struct rt_module *m, const struct rt_site *s, bool on, uint8_t *out)
-{
-	const uint8_t *nop;
-
-	if (rt_arch_host.encode_site)
-		return rt_arch_host.encode_site(out, s->len, s->addr, stub_for(m, s), s->kind, on);
-	if (on)
-		return rt_arch_host.encode_call(out, s->len, s->addr, stub_for(m, s));
-	nop = site_nop(s);
-	if (!nop)
-		return false;
-	memcpy(out, nop, s->len);
-	return true;
-}
-
-/* Room for `more` changes, so planning a module's sites grows the arrays once. */
-static int reserve_changes(struct change *ch, size_t more)
-{
-	size_t cap = ch->n + more;
-	void *a;
-
-	if (cap <= ch->cap)
-		return 0;
-	if (!(a = realloc(ch->ps, cap * sizeof(*ch->ps))))
-		return -1;
-	ch->ps = a;
-	if (!(a = realloc(ch->bytes, cap * sizeof(*ch->bytes))))
-		return -1;
-	ch->bytes = a;
-	if (!(a = realloc(ch->site, cap * sizeof(*ch->site))))
-		return -1;
-	ch->site = a;
-	if (!(a = realloc(ch->to, cap * sizeof(*ch->to))))
-		return -1;
-	ch->to = a;
-	ch->cap = cap;
-	return 0;
-}
-
-/* `current`, `next`: the site's bytes now and wanted, if the caller has them already. */
-static int add_change(struct change *ch, const struct rt_module *m, struct rt_site *s, bool on,
-		      const uint8_t *current, const uint8_t *next)
-{
-	if (ch->n == ch->cap && reserve_changes(ch, ch->cap ? ch->cap : 256) < 0)
-		return -1;
-	if (current)
-		memcpy(ch->bytes[ch->n][0], current, s->len);
-	else if (!site_bytes(m, s, s->enabled, ch->bytes[ch->n][0]))
-		return 0;
-	if (next)
-		memcpy(ch->bytes[ch->n][1], next, s->len);
-	else if (!site_bytes(m, s, on, ch->bytes[ch->n][1]))
-		return 0;
-	ch->site[ch->n] = s;
-	ch->to[ch->n] = on;
-	ch->n++;
-	return 0;
-}
-
-static void free_change(struct change *ch)
-{
-	free(ch->ps);
-	free(ch->bytes);
-	free(ch->site);
-	free(ch->to);
-}
-
-#define BATCH 4096
-
-/* Applies the changes; a refused batch marks its sites broken and is reported. */
-static int apply(struct change *ch, bool quiescent)
-{
-	int failures = 0;
-
-	for (size_t i = 0; i < ch->n; i++)
-		ch->ps[i] = (struct patch_site){ (void *)ch->site[i]->addr, ch->bytes[i][0], ch->bytes[i][1],
-						  ch->site[i]->len };
-	for (size_t i = 0; i < ch->n; i += BATCH) {
-		size_t n = ch->n - i < BATCH ? ch->n - i : BATCH;
-		char err[256];
-		int rc = quiescent ? patch_text_quiescent(ch->ps + i, n, err, sizeof(err))
-				   : patch_text_batch(ch->ps + i, n, err, sizeof(err));
-
-		if (rc == 0) {
-			for (size_t j = i; j < i + n; j++)
-				ch->site[j]->enabled = ch->to[j];
-			continue;
-		}
-		/* Which site? Retry one by one so the good ones still change. */
-		for (size_t j = i; j < i + n; j++) {
-			struct rt_site *s = ch->site[j];
-
-			if (patch_text((void *)s->addr, ch->bytes[j][0],
-				       ch->bytes[j][1], s->len, err, sizeof(err)) == 0) {
-				s->enabled = ch->to[j];
-			} else {
-				s->broken = true;
-				failures++;
-				fprintf(stderr, "objpatch: refusing to patch: %s\n", err);
-			}
-		}
-	}
-	return failures;
-}
-
-/* Start-up: every site to the state the filters want, from whatever it holds now. */
-static int first_patch(struct rt_module *m, struct change *ch)
-{
-	if ((nfilters && ensure_functions(m) < 0) || reserve_changes(ch, m->nsites) < 0)
-		return -1;
-	for (size_t i = 0; i < m->nsites; i++) {
-		struct rt_site *s = &m->sites[i];
-		bool on = nfilters && wanted(&m->funcs[s->func]);
-		uint8_t want[RT_MAX_SITE];
-
-		if (!site_bytes(m, s, on, want)) {
-			s->broken = true;
-			continue;
-		}
-		if (same_bytes(want, (const uint8_t *)s->addr, s->len)) {
-			s->enabled = on;
-			continue;
-		}
-		if (add_change(ch, m, s, on, (const uint8_t *)s->addr, want) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /*
- * Start-up with no filter and no other thread: every site to its NOP,
- * batch by batch through one small array, with no plan kept per site (the
- * per-site arrays' fresh pages cost more than the writes).  The expected
- * bytes are the text itself: load_sites() just checked them, and nobody
- * else runs.  Returns how many sites were written.
+ * The modules loaded since the last scan (at start-up: all), appended to
+ * rt.mods from *first on; their sites are read and checked, not written.
+ * `quiescent`: no other thread runs.  0, or -1 when one could not be kept.
  */
-#define DIRECT_BATCH 2048
-
-/* A site's disabled form: the NOP, or (encode_site) the one of its stub, built in `buf`. */
-static const uint8_t *disabled_form(const struct rt_module *m, const struct rt_site *s, uint8_t *buf)
-{
-	if (!rt_arch_host.encode_site)
-		return site_nop(s);
-	return site_bytes(m, s, false, buf) ? buf : NULL;
-}
-
-static size_t nop_all_direct(struct rt_module *m)
-{
-	struct patch_site ps[DIRECT_BATCH];
-	uint8_t bufs[DIRECT_BATCH][RT_MAX_SITE], buf[RT_MAX_SITE];
-	size_t done = 0, first = 0;
-
-	while (first < m->nsites) {
-		size_t k = 0, i = first;
-		char err[256];
-
-		for (; i < m->nsites && k < DIRECT_BATCH; i++) {
-			struct rt_site *s = &m->sites[i];
-			const uint8_t *nop = disabled_form(m, s, bufs[k]);
-
-			if (!nop)
-				s->broken = true;
-			else if (!same_bytes(nop, (const uint8_t *)s->addr, s->len))
-				ps[k++] = (struct patch_site){ (void *)s->addr, (const uint8_t *)s->addr, nop, s->len };
-		}
-		if (k && patch_text_quiescent(ps, k, err, sizeof(err)) < 0)
-			fprintf(stderr, "objpatch: %s: %s\n", m->path, err);
-		/* What each site holds now says what happened, whatever failed. */
-		for (size_t j = first; j < i; j++) {
-			struct rt_site *s = &m->sites[j];
-			const uint8_t *nop = disabled_form(m, s, buf);
-
-			if (nop && !same_bytes(nop, (const uint8_t *)s->addr, s->len))
-				s->broken = true;
-		}
-		done += k;
-		first = i;
-	}
-	return done;
-}
-
-int rt_scan_modules(size_t *patched)
+int rt_load_modules(bool quiescent, size_t *first)
 {
 	struct scan sc = { 0 };
-	struct change ch = { 0 };
-	bool quiescent = only_thread();
-	size_t direct = 0;
 	int rc = 0;
 
+	*first = rt.nmods;
 	dl_iterate_phdr(collect, &sc);
 	for (size_t i = 0; i < sc.n; i++) {
 		struct rt_module *m, **mods;
 
 		sc.v[i].quiescent = quiescent;
 		m = load_module(&sc.v[i]);
-
 		free(sc.v[i].path);
 		if (!m) {
 			if (rt.err[0])
@@ -1021,65 +479,15 @@ int rt_scan_modules(size_t *patched)
 		}
 		mods = realloc(rt.mods, (rt.nmods + 1) * sizeof(*rt.mods));
 		if (!mods) {
-			free_module(m);	/* nothing written to it yet */
+			free_module(m);	/* none of its sites written yet */
 			rc = -1;
 			continue;
 		}
 		rt.mods = mods;
 		rt.mods[rt.nmods++] = m;
-		/*
-		 * s390x (encode_site): the disabled form holds the stub's
-		 * displacement, written first, so that enabling later changes one
-		 * byte; it needs each function's capture.  Other threads may run
-		 * (dlopen): on a store machine patch_text_quiescent() is the
-		 * ordinary batch, and the arch's store_ok() allows only changes to
-		 * a NOP there.
-		 */
-		if (rt_arch_host.encode_site && ensure_functions(m) < 0)
-			rc = -1;
-		else if (rt_arch_host.encode_site || (quiescent && !nfilters))
-			direct += nop_all_direct(m);
-		/* A module whose sites could not all be planned keeps those it could. */
-		if (!(quiescent && !nfilters) && first_patch(m, &ch) < 0)
-			rc = -1;
 	}
 	free(sc.v);
-	if (ch.n)
-		apply(&ch, quiescent);
-	if (patched)
-		*patched = ch.n + direct;
-	free_change(&ch);
 	return rc;
-}
-
-int rt_set_filter(const char *glob, bool on)
-{
-	struct change ch = { 0 };
-	int changed = 0;
-
-	if (remember_filter(glob, on) < 0)
-		return rt_error("out of memory"), -1;
-	for (size_t i = 0; i < rt.nmods; i++) {
-		struct rt_module *m = rt.mods[i];
-
-		if (ensure_functions(m) < 0) {
-			free_change(&ch);
-			return -1;
-		}
-		for (size_t j = 0; j < m->nsites; j++) {
-			struct rt_site *s = &m->sites[j];
-
-			if (s->broken || s->enabled == on || !name_matches(glob, m->funcs[s->func].name))
-				continue;
-			if (add_change(&ch, m, s, on, NULL, NULL) < 0) {
-				free_change(&ch);
-				return rt_error("out of memory"), -1;
-			}
-		}
-	}
-	changed = (int)ch.n - apply(&ch, false);
-	free_change(&ch);
-	return changed;
 }
 
 static const struct rt_site *site_for_ra(const struct rt_module *m, uintptr_t ra)
@@ -1098,7 +506,7 @@ static const struct rt_site *site_for_ra(const struct rt_module *m, uintptr_t ra
 	return lo ? &m->sites[lo - 1] : NULL;
 }
 
-struct rt_func *rt_func_for_ra(uintptr_t ra)
+struct sym_func *rt_func_for_ra(uintptr_t ra)
 {
 	/* MIPS: a recording's sites are the sequences' first words, up to ra_span before ra. */
 	uintptr_t span = rt_arch_host.ra_span ? rt_arch_host.ra_span : RT_MAX_SITE;
@@ -1110,55 +518,8 @@ struct rt_func *rt_func_for_ra(uintptr_t ra)
 		if (ra <= m->lo || ra > m->hi + span)
 			continue;
 		s = site_for_ra(m, ra);
-		if (s && ra - s->addr <= span && ensure_functions(m) == 0)
-			return &m->funcs[s->func];
+		if (s && ra - s->addr <= span && rt_module_functions(m) == 0)
+			return &m->syms.funcs[s->func];
 	}
 	return NULL;
-}
-
-/* ---- objpatch report ---- */
-
-int rt_replay_module(const char *path, uintptr_t bias)
-{
-	struct rt_module *m = calloc(1, sizeof(*m)), **mods;
-	int fd = -1;
-
-	rt.err[0] = 0;
-	init_forms();
-	if (!m || !(m->path = strdup(path)) || !(m->file = calloc(1, sizeof(*m->file))))
-		goto fail;
-	m->bias = bias;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rt_error("%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	if (elfobj_load_mapped(m->file, m->path, fd) < 0) {
-		rt_error("%s", m->file->err);
-		goto fail;
-	}
-	close(fd);
-	fd = -1;
-	if (load_sites(m->file, NULL, m) < 0) {
-		rt_error("%s", m->file->err[0] ? m->file->err : "out of memory");
-		goto fail;
-	}
-	if (m->nsites) {
-		m->lo = m->sites[0].addr;
-		m->hi = m->sites[m->nsites - 1].addr + RT_MAX_SITE;
-	}
-	if (!(mods = realloc(rt.mods, (rt.nmods + 1) * sizeof(*rt.mods)))) {
-		rt_error("out of memory");
-		goto fail;
-	}
-	rt.mods = mods;
-	rt.mods[rt.nmods++] = m;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	if (!rt.err[0])
-		rt_error("out of memory");
-	free_module(m);
-	return -1;
 }

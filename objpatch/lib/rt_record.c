@@ -647,7 +647,7 @@ void rt_record_fork_child(void)
 		if (keep)
 			keep->consumed = atomic_load(&keep->count);
 		atomic_store(&o->head, keep);
-		o->out_state = NULL;
+		o->out = NULL;
 		if (o != t) {
 			o->cur = NULL;
 			atomic_store(&o->dead, true);
@@ -661,40 +661,4 @@ void rt_record_fork_child(void)
 
 	for (uint32_t i = 0; i < t->depth; i++)
 		emit_entry(t, t->frames[i].ra, i, now);
-}
-
-/* ---- objpatch report: threads rebuilt from a recording ---- */
-
-struct tstate *rt_replay_thread(pid_t tid)
-{
-	struct tstate *t;
-
-	for (t = atomic_load(&rt_threads); t; t = t->next)
-		if (t->tid == tid)
-			return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->tid = tid;
-	t->dead = true;
-	t->next = atomic_load(&rt_threads);
-	atomic_store(&rt_threads, t);
-	return t;
-}
-
-/* The words become a chunk of their own after the thread's others. */
-int rt_replay_events(struct tstate *t, const uint64_t *w, size_t n)
-{
-	struct chunk *c;
-
-	if (n > UINT32_MAX / 2 || !(c = new_chunk(sizeof(*c) + n * 8)))
-		return -1;
-	memcpy(c->w, w, n * 8);
-	atomic_store(&c->count, (uint32_t)n);
-	if (t->cur)
-		atomic_store(&t->cur->next, c);
-	else
-		atomic_store(&t->head, c);
-	t->cur = c;
-	return 0;
 }

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The trace writer: threads' event words (trace/event.h) as text, JSON or
+ * folded stacks, the threads merged by time.  The runtime feeds it from its
+ * buffers, objpatch report from a recording; each says where a thread's
+ * events are and which function a return address is in.
+ */
+#ifndef TRACE_WRITER_H
+#define TRACE_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/machine.h"
+#include "trace/symbols.h"
+
+enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_FOLDED };
+
+/* Where the writer reads one thread's events, which may still be growing. */
+struct trace_events {
+	/* The thread's next event, whole, or NULL when it has none (yet). */
+	const uint64_t *(*peek)(void *ctx);
+	/* The event peek() returned, `words` long, is read; it stays readable until the next peek. */
+	void (*consume)(void *ctx, size_t words);
+	void *ctx;
+};
+
+/* The function a hook's return address names, or NULL (then it is shown by address). */
+typedef struct sym_func *(*trace_symbolizer)(void *ctx, uint64_t ra);
+
+struct trace_settings {
+	enum trace_format format;
+	unsigned depth;		/* frames deeper than this were not recorded */
+	bool hex;		/* integers in hex */
+	size_t strlen_max;	/* characters of a returned string shown */
+	int pid;		/* the traced process */
+	int fd;			/* where the trace goes */
+	const struct trace_machine *machine;	/* the recording's: how to read its values */
+	trace_symbolizer symbolize;
+	void *symbolize_ctx;
+};
+
+/* What the recorder could not record, for the trace's end. */
+struct trace_counts {
+	uint64_t missed_depth;	/* calls deeper than the shadow stack */
+	uint64_t missed_busy;	/* calls of signal handlers inside the recorder */
+	uint64_t lost;		/* events that found the buffers full */
+};
+
+struct trace_writer;
+struct trace_thread;
+
+/* NULL: out of memory.  `s` is copied; its machine must outlive the writer. */
+struct trace_writer *trace_writer_new(const struct trace_settings *s);
+void trace_writer_free(struct trace_writer *w);
+/* Timestamps as time: `ts0` is the trace's start (JSON's 0), `ns_per_tick` the rate. */
+void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick);
+/* The writer's state of a thread, freed with the writer; NULL: out of memory. */
+struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const struct trace_events *src);
+
+/*
+ * Writes the events the threads hold now, merged by time (at equal times,
+ * the first of `threads` first), after the header, which comes before the
+ * first event or now if `header` (a file always gets a whole trace).
+ */
+void trace_write(struct trace_writer *w, struct trace_thread *const *threads, size_t n, bool header);
+/*
+ * The trace's end, if it has begun: frames still open close at `now`
+ * ("unfinished"), then what was not recorded (also on standard error).
+ */
+void trace_write_end(struct trace_writer *w, struct trace_thread *const *threads, size_t n, uint64_t now,
+		     const struct trace_counts *c);
+
+#endif
