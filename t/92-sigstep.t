@@ -16,6 +16,10 @@
 # wrong stack.  Here that window, and every other, is hit every time: the
 # runtime before the fix dies at the 489th signalled instruction.
 #
+# Where debug-register breakpoints never trap (some hypervisors), sigstep
+# uses int3 breakpoints; calls into the vDSO run through unsignalled
+# (testdata/runtime/sigstep.c says why).
+#
 # Each site kind (fentry, mcount) with the static library, and fentry with
 # the shared one (built with LTO, so its code is laid out differently).
 . "$(dirname "$0")/lib.sh"
