@@ -75,6 +75,12 @@ static inline uint64_t mips_jal_target(uint32_t w, uint64_t pc)
 	return ((pc + 4) & ~MIPS_JAL_REGION) | (uint64_t)(w & MIPS_JAL_INDEX) << 2;
 }
 
+/* An I-type's immediate, signed: a load's or store's offset, an addiu's addend. */
+static inline int16_t mips_simm(uint32_t w)
+{
+	return (int16_t)MIPS_IMM(w);
+}
+
 /* MIPS code is in the data's byte order: for the runtime and the patcher, the host's. */
 #define MIPS_HOST_BE		(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 

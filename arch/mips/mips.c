@@ -51,7 +51,7 @@ static bool mips_jal_decode(const uint8_t *code, size_t avail, bool be, uint64_t
 
 #define RS(w)	(((w) >> 21) & 31)
 #define RT(w)	(((w) >> 16) & 31)
-#define IMM(w)	((uint64_t)insn_sext((w) & 0xffff, 16))
+#define IMM(w)	((uint64_t)(int64_t)mips_simm(w))
 
 /* -mlong-calls, 32-bit addresses (or -msym32): `lui rA, %hi; (d)addiu rB, rA, %lo`. */
 static bool mips_lui_addiu(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)

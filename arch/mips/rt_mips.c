@@ -287,7 +287,7 @@ static enum frame_kind read_prologue(uintptr_t call, intptr_t *off)
 	unsigned n = 0;
 
 	if ((w & MIPS_OP_RS_RT_MASK) == ADD_SP)
-		pushed = last = (int16_t)(w & 0xffff);
+		pushed = last = mips_simm(w);
 	for (uintptr_t a = call - 4;; a -= 4) {
 		if (++n > 64)
 			return FRAME_UNKNOWN;
@@ -300,11 +300,11 @@ static enum frame_kind read_prologue(uintptr_t call, intptr_t *off)
 			break;
 		last = 0;
 		if ((w & MIPS_OP_RS_RT_MASK) == SAVE_RA) {
-			*off = -pushed + (int16_t)(w & 0xffff);
+			*off = -pushed + mips_simm(w);
 			return FRAME_SAVED;
 		}
 		if ((w & MIPS_OP_RS_RT_MASK) == ADD_SP)
-			pushed += last = (int16_t)(w & 0xffff);
+			pushed += last = mips_simm(w);
 		else if (writes_sp(w))
 			return FRAME_UNKNOWN;
 	}
