@@ -47,7 +47,7 @@ size_t insn_len(const struct insn_pattern *p)
 	return len;
 }
 
-static uint32_t load_unit(const uint8_t *code, unsigned width, bool big_endian)
+uint32_t insn_load(const uint8_t *code, unsigned width, bool big_endian)
 {
 	uint32_t v = 0;
 
@@ -56,7 +56,7 @@ static uint32_t load_unit(const uint8_t *code, unsigned width, bool big_endian)
 	return v;
 }
 
-static void store_unit(uint8_t *code, unsigned width, uint32_t v, bool big_endian)
+void insn_store(uint8_t *code, unsigned width, uint32_t v, bool big_endian)
 {
 	for (unsigned i = 0; i < width; i++)
 		code[big_endian ? width - 1 - i : i] = (uint8_t)(v >> (8 * i));
@@ -73,7 +73,7 @@ bool insn_matches(const struct insn_pattern *p, const uint8_t *code, size_t avai
 
 		if (used + u->width > avail)
 			return false;
-		v = u->width == 1 ? code[used] : load_unit(code + used, u->width, big_endian);
+		v = u->width == 1 ? code[used] : insn_load(code + used, u->width, big_endian);
 		if ((v & u->mask) != u->value)
 			return false;
 		used += u->width;
@@ -84,14 +84,9 @@ bool insn_matches(const struct insn_pattern *p, const uint8_t *code, size_t avai
 void insn_write(const struct insn_pattern *p, uint8_t *code, bool big_endian)
 {
 	for (unsigned i = 0; i < p->n; i++) {
-		store_unit(code, p->u[i].width, p->u[i].value, big_endian);
+		insn_store(code, p->u[i].width, p->u[i].value, big_endian);
 		code += p->u[i].width;
 	}
-}
-
-uint32_t insn_load(const uint8_t *code, unsigned width, bool big_endian)
-{
-	return load_unit(code, width, big_endian);
 }
 
 int64_t insn_sext(uint64_t v, unsigned bits)

@@ -210,6 +210,14 @@ bool insn_matches(const struct insn_pattern *p, const uint8_t *code, size_t avai
 void insn_write(const struct insn_pattern *p, uint8_t *code, bool big_endian);
 /* One unit of code (1, 2 or 4 bytes) in the given byte order. */
 uint32_t insn_load(const uint8_t *code, unsigned width, bool big_endian);
+void insn_store(uint8_t *code, unsigned width, uint32_t v, bool big_endian);
+/*
+ * A little-endian unit's bytes, for the byte arrays a runtime port hands
+ * out as a site's form (code is little-endian on those machines, whatever
+ * the data's byte order).
+ */
+#define LE16_BYTES(v)	(uint8_t)(v), (uint8_t)((v) >> 8)
+#define LE32_BYTES(v)	LE16_BYTES(v), LE16_BYTES((v) >> 16)
 /* The low `bits` bits of `v`, sign-extended. */
 int64_t insn_sext(uint64_t v, unsigned bits);
 

@@ -4,17 +4,10 @@
  * aligned 32-bit instruction word (aarch64, ppc64le, MIPS): a change is one
  * aligned word store, which each of their architectures makes single-copy
  * atomic, so a core running the word meanwhile executes the old one or the
- * new.  Included by their <arch>-patch.h, after its classify().
+ * new.  Included by their patch_<machine>.h, after its classify().
  */
 
-/* The word as it lies in memory, whatever the byte order. */
-static inline __attribute__((always_inline)) uint32_t word_in_memory(const uint8_t *b)
-{
-	uint32_t w;
-
-	__builtin_memcpy(&w, b, sizeof(w));
-	return w;
-}
+#include "arch/text_units.h"
 
 static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, size_t len)
 {

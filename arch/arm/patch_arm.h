@@ -4,19 +4,16 @@
  * site is one aligned word, `bl stub` <-> `ldr lr, [sp], #4` (the pop that
  * undoes gcc's `push {lr}`, the kernel's ftrace NOP for these sites); a
  * Thumb-2 site is the first halfword of a 32-bit instruction whose second
- * halfword both forms share (objpatch/arch/arm.c), so one aligned halfword
+ * halfword both forms share (rt_arm.c), so one aligned halfword
  * store, single-copy atomic, switches it whatever its alignment.  The
  * prefix and NOP forms below are written only when a module is loaded.
  */
+#include "arch/arm/insn.h"
+#include "arch/text_units.h"
+
 #define PATCH_PROTOCOL PATCH_STORE
 #define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.arm_pc)
 #define PATCHER_TEXT_ARCH
-
-#define ARMP_NOP	0xe1a00000u	/* mov r0, r0: recordmcount's NOP */
-#define ARMP_PUSH_LR	0xe52de004u	/* str lr, [sp, #-4]! */
-#define ARMP_POP_LR	0xe49de004u	/* ldr lr, [sp], #4 */
-#define ARMP_BL		0xeb000000u
-#define ARMP_BL_MASK	0xff000000u
 
 /*
  * r7 holds the call number, and is Thumb code's frame pointer, which an
@@ -35,22 +32,15 @@ static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, l
 	return r0;
 }
 
-static inline uint32_t armp_word(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static inline uint32_t armp_half(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8;
-}
-
-/* Thumb halfwords: NOP, push {lr}, the halves of ldr.w lr, [sp], #4; bl/blx halves. */
+/*
+ * Thumb halfwords: NOP, push {lr}, the halves of ldr.w lr, [sp], #4; bl/blx
+ * halves (the second pattern takes clang's `b.n .+4` too).
+ */
 static enum insn_kind classify_thumb(uint32_t h)
 {
-	if (h == 0xbf00 || h == 0xb500 || h == 0xf85d || h == 0xeb04)
+	if (h == T32_NOP || h == T32_PUSH_LR || h == T32_POP_LR_HI || h == T32_POP_LR_LO)
 		return INSN_NOP;
-	if ((h & 0xf800) == 0xf000 || (h & 0xc000) == 0xc000)
+	if ((h & T32_BL_HI_MASK) == T32_BL_HI || (h & T32_BL_LO_MASK) == T32_BL_LO)
 		return INSN_CALL;
 	return INSN_BAD;
 }
@@ -60,13 +50,13 @@ static enum insn_kind classify(const uint8_t *b, size_t len)
 	uint32_t w;
 
 	if (len == 2)
-		return classify_thumb(armp_half(b));
+		return classify_thumb(insn_load(b, 2, false));
 	if (len != 4)
 		return INSN_BAD;
-	w = armp_word(b);
-	if (w == ARMP_NOP || w == ARMP_PUSH_LR || w == ARMP_POP_LR)
+	w = insn_load(b, 4, false);
+	if (w == ARM_NOP || w == ARM_PUSH_LR || w == ARM_POP_LR)
 		return INSN_NOP;
-	if ((w & ARMP_BL_MASK) == ARMP_BL)
+	if ((w & ARM_BL_MASK) == ARM_BL)
 		return INSN_CALL;
 	return INSN_BAD;
 }
@@ -82,7 +72,7 @@ static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, siz
 static inline __attribute__((always_inline)) void store_text(uintptr_t at, const uint8_t *b, size_t n)
 {
 	if (n == 2)
-		__asm__ volatile("strh %1, [%0]" : : "r"(at), "r"(armp_half(b)) : "memory");
+		__asm__ volatile("strh %1, [%0]" : : "r"(at), "r"(half_in_memory(b)) : "memory");
 	else
-		__asm__ volatile("str %1, [%0]" : : "r"(at), "r"(armp_word(b)) : "memory");
+		__asm__ volatile("str %1, [%0]" : : "r"(at), "r"(word_in_memory(b)) : "memory");
 }

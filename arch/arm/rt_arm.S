@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * 32-bit ARM trampolines, in ARM state: ARM sites reach them through a
- * stub with `bl`, Thumb sites through a sled with `blx` (arm.c), so lr
+ * stub with `bl`, Thumb sites through a sled with `blx` (rt_arm.c), so lr
  * holds the site's return address with the caller's state in bit 0, and
  * `bx` goes back to the right state.
  *
  * Entry: a __gnu_mcount_nc replacement.  gcc's sequence is `push {lr};
  * bl`, so on entry [sp] holds the traced function's lr, which must be
- * popped into lr on the way back (the hook's ABI); arm.c says which word is
+ * popped into lr on the way back (the hook's ABI); rt_arm.c says which word is
  * the slot.  r0-r3 and d0-d7 (arguments, hard-float) and ip are kept, as
  * glibc's __gnu_mcount_nc keeps them; sp is 8-byte aligned for the C call
  * whatever the site left (gcc's push leaves it 4 off).
@@ -95,7 +95,7 @@ ENTRY rt_entry_mcount_all, 5
 	.size \name, . - \name
 .endm
 
-/* The SITE_FENTRY row (arm.c), one per enum capture. */
+/* The SITE_FENTRY row (rt_arm.c), one per enum capture. */
 PLAIN rt_entry_clang_gpr, 0
 PLAIN rt_entry_clang_none, 1
 PLAIN rt_entry_clang_fp, 2

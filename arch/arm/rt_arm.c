@@ -54,57 +54,46 @@
 #include "arch/arch.h"
 #include "arch/patch.h"
 #include "arch/port.h"
+#include "arch/arm/arm.h"
+#include "arch/arm/insn.h"
 
 RT_ENTRIES(mcount)
-/* clang's `bl mcount`, with no `push {lr}` before it (arm.S). */
+/* clang's `bl mcount`, with no `push {lr}` before it (rt_arm.S). */
 RT_ENTRIES(clang)
 
-extern const struct arch arch_arm;
-
-/* The runtime's own forms: the pop of the disabled site, and the stubs. */
-#define ARM_POP_LR	0xe49de004u	/* ldr lr, [sp], #4 */
-#define T2_POP_LR_HI	0xf85du		/* ldr.w lr, [sp], #4 */
-#define T2_POP_LR_LO	0xeb04u		/* ... and the second halfword of our blx */
-#define T2_B_SKIP	0xe000u		/* b.n .+4: a clang site's disabled first halfword */
-#define ARM_BL		0xeb000000u
+/* The stubs' instructions. */
 #define ARM_LDR_PC	0xe59ff000u	/* ldr pc, [pc, #imm12] */
 #define ARM_LDR_PC_M4	0xe51ff004u	/* ldr pc, [pc, #-4] */
 #define ARM_UDF		0xe7f000f0u
-#define T2_BLX_HI	0xf000u
 #define ARM_BL_REACH	((intptr_t)1 << 25)
-#define T2_BLX_REACH	((intptr_t)1 << 22)
-#define T2_BLX_LOW12	0x608u
+#define T32_BLX_REACH	((intptr_t)1 << 22)
+#define T32_BLX_LOW12	0x608u
 #define SLED		4096u
 /* Page 0: ARM sites' stubs; then a sled page and its literal page per entry trampoline. */
 #define STUB_ENTRIES	(SITE_KINDS * CAPTURES)
 #define STUB_AREA	(SLED * (1 + 2 * STUB_ENTRIES))
 
-/* The recorder's forms (arch/arm.c): [0] ARM `bl`, the last one Thumb's. */
+/* The recorder's forms (arm.c): gcc's `push {lr}; bl`, in ARM and in Thumb code. */
 static const struct call_form *arm_form(void)
 {
-	return &arch_arm.calls[0];
+	return &arch_arm.calls[ARM_FORM_BL];
 }
 
 static const struct call_form *thumb_form(void)
 {
-	return &arch_arm.calls[arch_arm.ncalls - 1];
+	return &arch_arm.calls[ARM_FORM_THUMB_BL];
 }
 
-static uint32_t get32(uintptr_t a)
+/* The word or halfword of code at `a`. */
+static uint32_t code_at(uintptr_t a, unsigned width)
 {
-	uint32_t w;
-
-	memcpy(&w, (const void *)a, 4);
-	return w;
+	return insn_load((const uint8_t *)a, width, false);
 }
 
-static uint16_t get16(uintptr_t a)
-{
-	uint16_t h;
-
-	memcpy(&h, (const void *)a, 2);
-	return h;
-}
+/* The runtime's own site forms, as bytes to write: the pops of gcc's disabled sites, clang's Thumb skip. */
+static const uint8_t arm_pop[4] = { LE32_BYTES(ARM_POP_LR) };
+static const uint8_t thumb_pop[4] = { LE16_BYTES(T32_POP_LR_HI), LE16_BYTES(T32_POP_LR_LO) };
+static const uint8_t thumb_skip[4] = { LE16_BYTES(T32_B_SKIP), LE16_BYTES(T32_POP_LR_LO) };
 
 static const uint8_t *pat_bytes(const struct insn_pattern *p, uint8_t *buf)
 {
@@ -185,8 +174,6 @@ static void flush(void)
 /* The runtime's forms over a --nop site of gcc's: push {lr} back, the call disabled. */
 static bool restore_prefix(uintptr_t site, bool thumb)
 {
-	static const uint16_t t_pop[2] = { T2_POP_LR_HI, T2_POP_LR_LO };
-	static const uint32_t a_pop = ARM_POP_LR;
 	const struct call_form *f = thumb ? thumb_form() : arm_form();
 	uint8_t pnop[4], push[4], nop[4];
 	size_t pl = insn_len(&f->prefix);
@@ -198,17 +185,16 @@ static bool restore_prefix(uintptr_t site, bool thumb)
 		return false;
 	/* Halfword by halfword: a Thumb site may be only 2-byte aligned. */
 	if (thumb)
-		return queue(site, nop, &t_pop[0], 2, false) && queue(site + 2, nop + 2, &t_pop[1], 2, false);
-	return queue(site, nop, &a_pop, 4, false);
+		return queue(site, nop, thumb_pop, 2, false) && queue(site + 2, nop + 2, thumb_pop + 2, 2, false);
+	return queue(site, nop, arm_pop, 4, false);
 }
 
 /* A Thumb site still holding the compiler's `bl __gnu_mcount_nc`: disabled, both halfwords. */
 static bool thumb_disable(uintptr_t site)
 {
-	static const uint16_t t_pop[2] = { T2_POP_LR_HI, T2_POP_LR_LO };
-	uint16_t old[2] = { get16(site), get16(site + 2) };
+	const uint8_t *old = (const uint8_t *)site;
 
-	return queue(site, &old[0], &t_pop[0], 2, true) && queue(site + 2, &old[1], &t_pop[1], 2, false);
+	return queue(site, old, thumb_pop, 2, true) && queue(site + 2, old + 2, thumb_pop + 2, 2, false);
 }
 
 /*
@@ -218,19 +204,18 @@ static bool thumb_disable(uintptr_t site)
  */
 static size_t clang_site_prepare(uintptr_t site)
 {
-	static const uint16_t skip = T2_B_SKIP, lo = T2_POP_LR_LO;
 	const struct call_form *a = arm_form(), *t = thumb_form();
 	uint8_t nop[4];
 
 	/* First: e000 eb04 at an aligned address also reads as an ARM `bl`. */
-	if (get16(site) == T2_B_SKIP && get16(site + 2) == T2_POP_LR_LO)
+	if (!memcmp((const void *)site, thumb_skip, sizeof(thumb_skip)))
 		return 2;
 	if (!(site & 3) && (is(&a->nop, site) || is(&a->site, site)))
 		return 4;
 	if (!is(&t->nop, site))
 		return 0;
 	pat_bytes(&t->nop, nop);
-	return queue(site, nop, &skip, 2, true) && queue(site + 2, nop + 2, &lo, 2, false) ? 2 : 0;
+	return queue(site, nop, thumb_skip, 2, true) && queue(site + 2, nop + 2, thumb_skip + 2, 2, false) ? 2 : 0;
 }
 
 /* gcc's sites have `push {lr}` before them once prepared; clang's do not. */
@@ -258,14 +243,14 @@ static size_t arm_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 	}
 	site = *at;
 	if (!(site & 3) && is(&a->prefix, site - 4)) {
-		if (is(&a->site, site) || get32(site) == ARM_POP_LR)
+		if (is(&a->site, site) || code_at(site, 4) == ARM_POP_LR)
 			return 4;
 		return 0;
 	}
 	if (!(site & 3) && is(&a->prefix_nop, site - 4) && is(&a->nop, site))
 		return restore_prefix(site, false) ? 4 : 0;
 	if (is(&t->prefix, site - 2)) {
-		if (get16(site + 2) == T2_POP_LR_LO && (get16(site) == T2_POP_LR_HI || is(&t->site, site)))
+		if (code_at(site + 2, 2) == T32_POP_LR_LO && (code_at(site, 2) == T32_POP_LR_HI || is(&t->site, site)))
 			return 2;
 		if (is(&t->site, site))
 			return thumb_disable(site) ? 2 : 0;
@@ -278,21 +263,20 @@ static size_t arm_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 
 static const uint8_t *arm_site_nop(uintptr_t site, size_t len)
 {
-	static const uint32_t a_pop = ARM_POP_LR;
-	static const uint16_t t_pop = T2_POP_LR_HI, t_skip = T2_B_SKIP;
 	static uint8_t a_nop[4];
 
 	if (len != 4 && len != 2)
 		return NULL;
 	if (is_clang_site(site, len)) {
 		if (len == 2)
-			return (const uint8_t *)&t_skip;
+			return thumb_skip;
 		return pat_bytes(&arm_form()->nop, a_nop);
 	}
-	return len == 4 ? (const uint8_t *)&a_pop : (const uint8_t *)&t_pop;
+	return len == 4 ? arm_pop : thumb_pop;
 }
 
-static void put32(uint8_t *p, uint32_t w)
+/* An address the stubs load: data, in the data's byte order. */
+static void put_literal(uint8_t *p, uint32_t w)
 {
 	memcpy(p, &w, 4);
 }
@@ -313,35 +297,35 @@ static bool arm_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t
 	}
 
 	if (len == 4) {
-		d = (intptr_t)(stub - (site + 8));
+		d = (intptr_t)(stub - (site + ARM_PC_BIAS));
 		if ((d & 3) || d < -ARM_BL_REACH || d >= ARM_BL_REACH)
 			return false;
-		put32(code, ARM_BL | ((uint32_t)(d >> 2) & 0xffffff));
+		insn_store(code, 4, arm_bl((int32_t)d), false);
 		return true;
 	}
 	if (len != 2 || idx >= STUB_ENTRIES)
 		return false;
 	{
-		uintptr_t base = (site + 4) & ~(uintptr_t)3, sled = area + SLED * (1 + 2 * idx);
-		uintptr_t target = sled + ((base + T2_BLX_LOW12) & (SLED - 1));
+		uintptr_t base = (site + T32_PC_BIAS) & ~(uintptr_t)3, sled = area + SLED * (1 + 2 * idx);
+		uintptr_t target = sled + ((base + T32_BLX_LOW12) & (SLED - 1));
 		uint16_t hi;
 
 		d = (intptr_t)(target - base);
-		if (d < -T2_BLX_REACH || d >= T2_BLX_REACH || (d & 0xfff) != T2_BLX_LOW12)
+		if (d < -T32_BLX_REACH || d >= T32_BLX_REACH || (d & 0xfff) != T32_BLX_LOW12)
 			return false;
 		/* S = imm32[24] (= I1 = I2 here), imm10H = imm32[21:12]. */
-		hi = (uint16_t)(T2_BLX_HI | (d < 0 ? 0x400 : 0) | (((uintptr_t)d >> 12) & 0x3ff));
-		memcpy(code, &hi, 2);
+		hi = (uint16_t)(T32_BL_HI | (d < 0 ? T32_BL_S : 0) | (((uintptr_t)d >> 12) & T32_BL_IMM10));
+		insn_store(code, 2, hi, false);
 		return true;
 	}
 }
 
 static void arm_encode_stub(uint8_t *stub, uintptr_t target)
 {
-	put32(stub, ARM_LDR_PC_M4);
-	put32(stub + 4, (uint32_t)target);
-	put32(stub + 8, ARM_UDF);
-	put32(stub + 12, ARM_UDF);
+	insn_store(stub, 4, ARM_LDR_PC_M4, false);
+	put_literal(stub + 4, (uint32_t)target);
+	insn_store(stub + 8, 4, ARM_UDF, false);
+	insn_store(stub + 12, 4, ARM_UDF, false);
 }
 
 /* Each entry's sled: every word loads pc from the next page's first word (pc reads as . + 8). */
@@ -353,8 +337,8 @@ static void arm_fill_stubs(uint8_t *area, size_t size)
 		uint8_t *sled = area + SLED * (1 + 2 * i);
 
 		for (size_t o = 0; o < SLED; o += 4)
-			put32(sled + o, ARM_LDR_PC | (uint32_t)(SLED - 8 - o));
-		put32(sled + SLED, (uint32_t)(uintptr_t)rt_arch_host.entry[i / CAPTURES][i % CAPTURES]);
+			insn_store(sled + o, 4, ARM_LDR_PC | (uint32_t)(SLED - ARM_PC_BIAS - o), false);
+		put_literal(sled + SLED, (uint32_t)(uintptr_t)rt_arch_host.entry[i / CAPTURES][i % CAPTURES]);
 	}
 }
 
@@ -364,7 +348,7 @@ const struct rt_arch rt_arch_host = {
 	.encode_call = arm_encode_call,
 	.encode_stub = arm_encode_stub,
 	/* Thumb's blx reaches 4 MiB; make_stubs() measures to the far end of the area. */
-	.reach = T2_BLX_REACH - STUB_AREA,
+	.reach = T32_BLX_REACH - STUB_AREA,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(clang) },
 	.site_nop = arm_site_nop,
 	.prepare_site = arm_prepare_site,

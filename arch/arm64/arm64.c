@@ -1,28 +1,31 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* AArch64: `bl _mcount` after `mov x0, x30`; the mov is harmless alone. */
 #include "arch/arch.h"
+#include "arch/arm64/insn.h"
 
 static const char *const arm64_hooks[] = { "_mcount", "__fentry__", NULL };
 
+#define BL	WM(A64_BL, A64_BL_MASK)
+
 static const struct call_form arm64_calls[] = {
-	{ .rtype = R_AARCH64_CALL26, .site_adjust = 0, .site = PAT(WM(0x94000000, 0xfc000000)), .nop = PAT(W(0xd503201f)) },
+	{ .rtype = R_AARCH64_CALL26, .site_adjust = 0, .site = PAT(BL), .nop = PAT(W(A64_NOP)) },
 };
 
 static bool arm64_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
 {
 	if (avail < 4)
 		return false;
-	*to = pc + (uint64_t)(insn_sext(insn_load(code, 4, be) & 0x3ffffff, 26) * 4);
+	*to = pc + (uint64_t)a64_bl_offset(insn_load(code, 4, be));
 	return true;
 }
 
 static const struct call_decoder arm64_decoders[] = {
-	{ .insn = PAT(WM(0x94000000, 0xfc000000)), .target = arm64_bl, .len = 4 },
+	{ .insn = PAT(BL), .target = arm64_bl, .len = 4 },
 };
 
-static const struct insn_pattern arm64_pad_nops[] = { PAT(W(0xd503201f)) };
+static const struct insn_pattern arm64_pad_nops[] = { PAT(W(A64_NOP)) };
 /* The kernel's ftrace writes `mov x9, x30` before the `bl`. */
-static const struct insn_pattern arm64_pad_patched[] = { PAT(W(0xaa1e03e9)) };
+static const struct insn_pattern arm64_pad_patched[] = { PAT(W(A64_MOV_X9_X30)) };
 /* bti c, j, jc */
 static const struct insn_pattern arm64_landing_pads[] = { PAT(WM(0xd503241f, 0xffffff3f)) };
 

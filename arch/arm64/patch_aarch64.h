@@ -5,15 +5,12 @@
  * core executes them (ARM ARM, "concurrent modification and execution of
  * instructions"): the store protocol, one `str` per site.
  */
+#include "arch/arm64/insn.h"
+
 #define PATCH_PROTOCOL PATCH_STORE
 #define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
 /* Outline atomics are libgcc functions in .text: inline LL/SC or LSE here. */
 #define PATCHER_TEXT_ARCH , target("no-outline-atomics")
-
-#define A64_NOP		0xd503201fu
-#define A64_MOV_X9_X30	0xaa1e03e9u
-#define A64_BL		0x94000000u
-#define A64_BL_MASK	0xfc000000u
 
 static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
 {
@@ -27,15 +24,9 @@ static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, l
 	return x0;
 }
 
-/* Instructions are little-endian even on big-endian AArch64. */
-static inline uint32_t a64_word(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
 static enum insn_kind classify(const uint8_t *b, size_t len)
 {
-	uint32_t w = len == 4 ? a64_word(b) : 0;
+	uint32_t w = len == 4 ? insn_load(b, 4, false) : 0;
 
 	/*
 	 * A pad's `mov x9, x30` (rt_modules.c) is written once, at start-up:

@@ -19,39 +19,29 @@
 #include <elf.h>
 #include <string.h>
 #include "arch/port.h"
+#include "arch/arm64/insn.h"
 
 RT_ENTRIES(mcount)
-/* The entry of a -fpatchable-function-entry pad: `mov x9, x30; bl stub` (aarch64.S). */
+/* The entry of a -fpatchable-function-entry pad: `mov x9, x30; bl stub` (rt_aarch64.S). */
 RT_ENTRIES(fentry)
 
-#define BL		0x94000000u
-#define BL_IMM		0x03ffffffu
 #define LDR_X16_PC8	0x58000050u	/* ldr x16, .+8 */
 #define BR_X16		0xd61f0200u
-#define BRK		0xd4200000u	/* brk #0: never reached, fills the stub */
-#define BL_REACH	((uintptr_t)1 << 27)
-
-static void put32(uint8_t *p, uint32_t insn)
-{
-	/* Instructions are little-endian even on big-endian AArch64. */
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(insn >> (8 * i));
-}
 
 static bool a64_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
 {
 	intptr_t d = (intptr_t)(stub - site);
 
-	if (len != 4 || (d & 3) || d < -(intptr_t)BL_REACH || d >= (intptr_t)BL_REACH)
+	if (len != 4 || (d & 3) || d < -(intptr_t)A64_BL_REACH || d >= (intptr_t)A64_BL_REACH)
 		return false;
-	put32(code, BL | ((uint32_t)(d >> 2) & BL_IMM));
+	insn_store(code, 4, a64_bl(d), false);
 	return true;
 }
 
 static void a64_encode_stub(uint8_t *stub, uintptr_t target)
 {
-	put32(stub, LDR_X16_PC8);
-	put32(stub + 4, BR_X16);
+	insn_store(stub, 4, LDR_X16_PC8, false);
+	insn_store(stub + 4, 4, BR_X16, false);
 	memcpy(stub + 8, &target, sizeof(target));
 }
 
@@ -61,13 +51,13 @@ const struct rt_arch rt_arch_host = {
 	.encode_call = a64_encode_call,
 	.encode_stub = a64_encode_stub,
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
-	.reach = BL_REACH - 4096,
+	.reach = A64_BL_REACH - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
 	/* The kernel's form: the pad's first NOP becomes `mov x9, x30`, the second the `bl`. */
 	.pad_site_len = 4,
 	.pad_site_offset = 4,
 	.pad_prefix_len = 4,
-	.pad_prefix = { 0xe9, 0x03, 0x1e, 0xaa },
+	.pad_prefix = { LE32_BYTES(A64_MOV_X9_X30) },
 	/* PADENTRY's copy of x9 is 16 bytes below the function's entry sp. */
 	.slot_copy_above = 16,
 	/* long double is IEEE binary128, returned in q0. */

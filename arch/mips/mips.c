@@ -6,17 +6,18 @@
  * first instruction of the sequence.
  */
 #include "arch/arch.h"
+#include "arch/mips/insn.h"
 
 #define R_MIPS_PC32 248		/* GNU extension, not in every <elf.h> */
 
 static const char *const mips_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
-#define JAL		WM(0x0c000000, 0xfc000000)
-#define LUI		WM(0x3c000000, 0xfc000000)
-#define LW_T9		WM(0x8c190000, 0xfc1f0000)
-#define LD_T9		WM(0xdc190000, 0xfc1f0000)
-#define JALR_RA		WM(0x0000f809, 0xfc1fffff)
-#define MIPS_NOP	W(0x00000000)
+#define JAL		WM(MIPS_JAL, MIPS_OP_MASK)
+#define LUI		WM(MIPS_LUI, MIPS_OP_MASK)
+#define LW_T9		WM(MIPS_LW_T9, MIPS_OP_RT_MASK)
+#define LD_T9		WM(MIPS_LD_T9, MIPS_OP_RT_MASK)
+#define JALR_RA		WM(MIPS_JALR_RA, MIPS_JALR_RA_MASK)
+#define NOP		W(MIPS_NOP)
 
 /*
  * `jal _mcount` with the o32 `addiu sp,sp,-8` in its delay slot (which
@@ -25,12 +26,12 @@ static const char *const mips_hooks[] = { "_mcount", "mcount", "__fentry__", NUL
  * either case, so only the jal goes.
  */
 #define JAL_SP_FORM(delay) { .rtype = R_MIPS_26, .site = PAT(JAL), .nop_expect = PAT(JAL, delay), \
-			     .nop = PAT(MIPS_NOP, MIPS_NOP) }
+			     .nop = PAT(NOP, NOP) }
 
 static const struct call_form mips_calls[] = {
-	JAL_SP_FORM(W(0x27bdfff8)),		/* addiu sp,sp,-8 */
-	JAL_SP_FORM(W(0x67bdfff8)),		/* daddiu sp,sp,-8 */
-	{ .rtype = R_MIPS_26, .site = PAT(JAL), .nop = PAT(MIPS_NOP) },
+	JAL_SP_FORM(W(MIPS_ADDIU_SP_M8)),
+	JAL_SP_FORM(W(MIPS_DADDIU_SP_M8)),
+	{ .rtype = R_MIPS_26, .site = PAT(JAL), .nop = PAT(NOP) },
 	{ .rtype = R_MIPS_HI16, .site_adjust = 0, .site = PAT(LUI) },
 	{ .rtype = R_MIPS_HIGHEST, .site_adjust = 0, .site = PAT(LUI) },
 	{ .rtype = R_MIPS_CALL_HI16, .site_adjust = 0, .site = PAT(LUI) },
@@ -40,17 +41,17 @@ static const struct call_form mips_calls[] = {
 };
 
 /* jal: the target's low 28 bits, in the 256 MiB region of the delay slot. */
-static bool mips_jal(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
+static bool mips_jal_decode(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
 {
 	if (avail < 4)
 		return false;
-	*to = ((pc + 4) & ~(uint64_t)0x0fffffff) | (uint64_t)(insn_load(code, 4, be) & 0x03ffffff) << 2;
+	*to = mips_jal_target(insn_load(code, 4, be), pc);
 	return true;
 }
 
 #define RS(w)	(((w) >> 21) & 31)
 #define RT(w)	(((w) >> 16) & 31)
-#define IMM(w)	((uint64_t)insn_sext((w) & 0xffff, 16))
+#define IMM(w)	((uint64_t)(int64_t)mips_simm(w))
 
 /* -mlong-calls, 32-bit addresses (or -msym32): `lui rA, %hi; (d)addiu rB, rA, %lo`. */
 static bool mips_lui_addiu(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
@@ -65,7 +66,7 @@ static bool mips_lui_addiu(const uint8_t *code, size_t avail, bool be, uint64_t 
 	if (RS(add) != RT(lui))
 		return false;
 	*to = (uint64_t)insn_sext((IMM(lui) << 16) + IMM(add), 32);
-	if ((add >> 26) == 0x09)	/* addiu: an o32 address, 32 bits */
+	if (MIPS_OP(add) == MIPS_OP_ADDIU)	/* an o32 address, 32 bits */
 		*to &= 0xffffffffu;
 	return true;
 }
@@ -92,12 +93,12 @@ static bool mips_lui_n64(const uint8_t *code, size_t avail, bool be, uint64_t pc
 	return true;
 }
 
-#define ADDIU	WM(0x24000000, 0xfc000000)
-#define DADDIU	WM(0x64000000, 0xfc000000)
+#define ADDIU	WM(MIPS_ADDIU, MIPS_OP_MASK)
+#define DADDIU	WM(MIPS_DADDIU, MIPS_OP_MASK)
 
 /* PIC code loads the hook's address through $gp: accepted, not verified. */
 static const struct call_decoder mips_decoders[] = {
-	{ .insn = PAT(JAL), .target = mips_jal, .len = 4 },
+	{ .insn = PAT(JAL), .target = mips_jal_decode, .len = 4 },
 	{ .insn = PAT(LUI, ADDIU), .target = mips_lui_addiu, .len = 8 },
 	{ .insn = PAT(LUI, DADDIU), .target = mips_lui_addiu, .len = 8 },
 	{ .insn = PAT(LUI, LUI, DADDIU, DADDIU, WM(0x0000003c, 0xffe007ff), WM(0x0000002d, 0xfc0007ff)),
@@ -116,7 +117,7 @@ static const struct call_decoder mips_decoders[] = {
  */
 #define MIPS_SEQ_WINDOW 16
 
-static const struct insn_pattern mips_pad_nops[] = { PAT(W(0x00000000)) };
+static const struct insn_pattern mips_pad_nops[] = { PAT(NOP) };
 
 const struct arch arch_mips32 = {
 	.name = "mips",

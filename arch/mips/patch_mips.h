@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * MIPS o32 and n64: a site is the call word of its sequence (arch/mips.c):
+ * MIPS o32 and n64: a site is the call word of its sequence (rt_mips.c):
  * one aligned 32-bit word, `jal stub` when enabled, `addiu sp, sp, 8` (o32,
  * the pop the hook would do) or a NOP (n64) when not, and the compiler's
  * `jalr t9` before the runtime first writes it.  An aligned word store is
@@ -8,16 +8,12 @@
  * the old word or the new, each consistent with the unchanged instructions
  * around it: the store protocol, one `sw` per site.
  */
+#include "arch/arch.h"
+#include "arch/mips/insn.h"
+
 #define PATCH_PROTOCOL PATCH_STORE
 #define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
 #define PATCHER_TEXT_ARCH
-
-#define MIPS_NOP	0x00000000u
-#define MIPS_POP8	0x27bd0008u	/* addiu sp, sp, 8 */
-#define MIPS_PUSH8	0x27bdfff8u	/* addiu sp, sp, -8 */
-#define MIPS_JALR_T9	0x0320f809u
-#define MIPS_JAL	0x0c000000u
-#define MIPS_OP_MASK	0xfc000000u
 
 /* Both ABIs: the number in v0, the error flag in a3; what the kernel may clobber, as glibc lists it. */
 static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
@@ -36,21 +32,13 @@ static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, l
 	return a3 ? -v0 : v0;
 }
 
-static inline uint32_t mips_word(const uint8_t *b)
-{
-	uint32_t w;
-
-	memcpy(&w, b, 4);
-	return w;
-}
-
 static enum insn_kind classify(const uint8_t *b, size_t len)
 {
-	uint32_t w = len == 4 ? mips_word(b) : 1;
+	uint32_t w = len == 4 ? insn_load(b, 4, MIPS_HOST_BE) : 1;
 
 #if _MIPS_SIM == _ABIO32
-	/* The push is written once, at start-up, into a --nop'd delay slot (arch/mips.c). */
-	if (w == MIPS_POP8 || w == MIPS_PUSH8)
+	/* The push is written once, at start-up, into a --nop'd delay slot (rt_mips.c). */
+	if (w == MIPS_ADDIU_SP_8 || w == MIPS_ADDIU_SP_M8)
 		return INSN_NOP;
 #endif
 	if (w == MIPS_NOP)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * MIPS trampolines, o32 and n64 (arch/mips.c says how sites and stubs reach
+ * MIPS trampolines, o32 and n64 (rt_mips.c says how sites and stubs reach
  * them).  The stub jumps here through t9, which holds our address, as PIC
  * code expects at a function's entry; ra = the call word + 8, where the
  * function goes on; at = the function's own return address.
@@ -8,7 +8,7 @@
  * Entry: every register the hook convention keeps (glibc's _mcount: the
  * argument registers, v0 which gcc uses for the static chain there; we
  * also keep v1, t7, gp and the FP argument registers) is saved,
- * rt_mips_enter() (mips.c) finds the return address's slot and calls
+ * rt_mips_enter() (rt_mips.c) finds the return address's slot and calls
  * rt_enter, and we return to the function with ra = our copy of at, which
  * rt_mips_enter may have replaced, and (o32) sp 8 higher than we got it:
  * the o32 hook pops what its call sequence pushed.  t8 and t9 are free:

@@ -5,7 +5,7 @@
  * address, timestamps.
  *
  * A site is a call sequence, recorded at its first instruction
- * (arch/mips.c), of which only the call word ever changes:
+ * (mips.c), of which only the call word ever changes:
  *   gcc, PIC (Debian's default):  move at,ra; [addiu sp,sp,-8;] lw/ld t9,%call16(_mcount)(gp);
  *                                 jalr t9; nop
  *   clang, PIC:                   lw/ld t9,%call16(_mcount)(rX); ...; move at,ra; jalr t9;
@@ -16,7 +16,7 @@
  * (glibc's _mcount: `addu sp,sp,56` for its 48), so there the disabled word
  * is `addiu sp,sp,8`, which undoes that push as the hook would; on n64
  * nothing is pushed and it is a NOP.  Each state change is one aligned
- * word (mips-patch.h); the load of t9 and the delay slot stay as the
+ * word (patch_mips.h); the load of t9 and the delay slot stay as the
  * compiler wrote them, harmless in both states.  recordmcount --nop
  * leaves PIC sequences alone (they have no NOP form); a non-PIC o32
  * `jal` + push it turned into two NOPs gets its push back at start-up
@@ -43,52 +43,50 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "arch/arch.h"
 #include "arch/patch.h"
 #include "arch/port.h"
+#include "arch/mips/insn.h"
 
 RT_ENTRIES(mcount)
 
 #if _MIPS_SIM == _ABIO32
-#define SAVE_RA		0xafbf0000u	/* sw ra, imm(sp) */
-#define ADD_SP		0x27bd0000u	/* addiu sp, sp, imm */
-#define LOAD_T9		0x8c190000u	/* lw t9, imm(rX) */
-#define DISABLED	0x27bd0008u	/* addiu sp, sp, 8: the hook's pop */
+#define SAVE_RA		MIPS_SW_RA_SP
+#define ADD_SP		MIPS_ADDIU_SP
+#define LOAD_T9		MIPS_LW_T9
+#define DISABLED	MIPS_ADDIU_SP_8		/* the hook's pop */
 #define ELFCLASS_HOST	ELFCLASS32
 #else
-#define SAVE_RA		0xffbf0000u	/* sd ra, imm(sp) */
-#define ADD_SP		0x67bd0000u	/* daddiu sp, sp, imm */
-#define LOAD_T9		0xdc190000u	/* ld t9, imm(rX) */
-#define DISABLED	0x00000000u	/* nop */
+#define SAVE_RA		MIPS_SD_RA_SP
+#define ADD_SP		MIPS_DADDIU_SP
+#define LOAD_T9		MIPS_LD_T9
+#define DISABLED	MIPS_NOP
 #define ELFCLASS_HOST	ELFCLASS64
 #endif
-#define HI_MASK		0xffff0000u
-#define LOAD_T9_MASK	0xfc1f0000u	/* any base register */
-#define PUSH8		(ADD_SP | 0xfff8u)	/* the o32 sequence's push */
-#define JALR_T9		0x0320f809u
-#define JAL		0x0c000000u
-#define OP(w)		((w) >> 26)
-#define NOP		0x00000000u
 #define MOVE_AT_RA	0x03e00825u	/* or at, ra, zero */
-#define REGION		((uintptr_t)0x0fffffff)
+#define REGION		((uintptr_t)MIPS_JAL_REGION)
+/* The stubs' instructions, their immediates 0. */
+#define LUI_T9		MIPS_I(MIPS_OP_LUI, 0, MIPS_T9)
+#define ADDIU_T9_T9	MIPS_I(MIPS_OP_ADDIU, MIPS_T9, MIPS_T9)
+#define ORI_T9_T9	MIPS_I(MIPS_OP_ORI, MIPS_T9, MIPS_T9)
+#define DSLL_T9_T9_16	0x0019cc38u
+#define JR_T9		0x03200008u
 
 static uint32_t word(uintptr_t a)
 {
-	uint32_t w;
-
-	memcpy(&w, (const void *)a, 4);
-	return w;
+	return insn_load((const uint8_t *)a, 4, MIPS_HOST_BE);
 }
 
 static void put(uint8_t *p, uint32_t w)
 {
-	memcpy(p, &w, 4);	/* instructions are in the data's byte order */
+	insn_store(p, 4, w, MIPS_HOST_BE);
 }
 
 static bool mips_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
 {
 	if (len != 4 || (stub & 3) || ((site + 4) & ~REGION) != (stub & ~REGION))
 		return false;
-	put(code, JAL | (uint32_t)((stub & REGION) >> 2));
+	put(code, mips_jal(stub));
 	return true;
 }
 
@@ -100,23 +98,23 @@ static bool mips_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_
 static void mips_encode_stub(uint8_t *stub, uintptr_t target)
 {
 #if _MIPS_SIM == _ABIO32
-	uint32_t lo = target & 0xffff, hi = (uint32_t)((target + 0x8000) >> 16) & 0xffff;
+	uint32_t lo = MIPS_IMM(target), hi = MIPS_IMM((target + 0x8000) >> 16);
 
-	put(stub, 0x3c190000u | hi);
-	put(stub + 4, 0x27390000u | lo);
-	put(stub + 8, 0x03200008u);
-	put(stub + 12, NOP);
+	put(stub, LUI_T9 | hi);
+	put(stub + 4, ADDIU_T9_T9 | lo);
+	put(stub + 8, JR_T9);
+	put(stub + 12, MIPS_NOP);
 #else
 	uint64_t t = target;
 
-	put(stub, 0x3c190000u | (uint32_t)((t >> 32) & 0xffff));
-	put(stub + 4, 0x37390000u | (uint32_t)((t >> 16) & 0xffff));
-	put(stub + 8, 0x0019cc38u);	/* dsll t9, t9, 16 */
-	put(stub + 12, 0x37390000u | (uint32_t)(t & 0xffff));
-	put(stub + 16, 0x03200008u);	/* jr t9 */
-	put(stub + 20, NOP);
-	put(stub + 24, NOP);
-	put(stub + 28, NOP);
+	put(stub, LUI_T9 | MIPS_IMM(t >> 32));
+	put(stub + 4, ORI_T9_T9 | MIPS_IMM(t >> 16));
+	put(stub + 8, DSLL_T9_T9_16);
+	put(stub + 12, ORI_T9_T9 | MIPS_IMM(t));
+	put(stub + 16, JR_T9);
+	put(stub + 20, MIPS_NOP);
+	put(stub + 24, MIPS_NOP);
+	put(stub + 28, MIPS_NOP);
 #endif
 }
 
@@ -134,7 +132,7 @@ static void mips_encode_stub(uint8_t *stub, uintptr_t target)
  */
 static bool restore_push(uintptr_t at)
 {
-	static const uint32_t nop = NOP, pop = DISABLED, push = PUSH8;
+	static const uint32_t nop = MIPS_NOP, pop = DISABLED, push = MIPS_ADDIU_SP_M8;
 	struct patch_site ps[2] = {
 		{ (void *)at, (const uint8_t *)&nop, (const uint8_t *)&pop, 4 },
 		{ (void *)(at + 4), (const uint8_t *)&nop, (const uint8_t *)&push, 4 },
@@ -156,7 +154,7 @@ static uintptr_t site_call(uintptr_t at)
 	uintptr_t call = 0;
 
 #if _MIPS_SIM == _ABIO32
-	if (w == NOP && word(at + 4) == NOP && word(at - 4) == MOVE_AT_RA)
+	if (w == MIPS_NOP && word(at + 4) == MIPS_NOP && word(at - 4) == MOVE_AT_RA)
 		return restore_push(at) ? at : 0;
 #endif
 	/*
@@ -164,19 +162,19 @@ static uintptr_t site_call(uintptr_t at)
 	 * read once, when it is loaded): a `jal`, an n64 `jal` + NOP that
 	 * --nop made two NOPs, or a load of t9 and its `jalr`.
 	 */
-	if (OP(w) == OP(JAL) || (w == NOP && _MIPS_SIM != _ABIO32)) {
+	if ((w & MIPS_OP_MASK) == MIPS_JAL || (w == MIPS_NOP && _MIPS_SIM != _ABIO32)) {
 		call = at;
-	} else if ((w & LOAD_T9_MASK) == LOAD_T9) {
+	} else if ((w & MIPS_OP_RT_MASK) == LOAD_T9) {
 		/* clang schedules up to two instructions between the load and the call. */
 		for (uintptr_t a = at + 4; a <= at + 12 && !call; a += 4)
-			if (word(a) == JALR_T9)
+			if (word(a) == MIPS_JALR_T9)
 				call = a;
 	}
 	if (!call)
 		return 0;
 #if _MIPS_SIM == _ABIO32
 	/* The push the trampoline (or the disabled word) undoes: in the delay slot, or before the load. */
-	if (word(call + 4) != PUSH8 && !(call == at + 4 && word(at - 4) == PUSH8))
+	if (word(call + 4) != MIPS_ADDIU_SP_M8 && !(call == at + 4 && word(at - 4) == MIPS_ADDIU_SP_M8))
 		return 0;
 #endif
 	return call;
@@ -227,7 +225,7 @@ const struct rt_arch rt_arch_host = {
 
 static bool is_branch(uint32_t w)
 {
-	unsigned op = OP(w), fn = w & 0x3f;
+	unsigned op = MIPS_OP(w), fn = w & 0x3f;
 
 	return (op == 0 && (fn == 8 || fn == 9)) || (op >= 1 && op <= 7) || (op >= 20 && op <= 23) ||
 	       (op == 17 && ((w >> 21) & 31) == 8);
@@ -238,13 +236,13 @@ static bool is_trap(uint32_t w)
 {
 	unsigned fn = w & 0x3f;
 
-	return OP(w) == 0 && (fn == 0x0c || fn == 0x0d || (fn >= 0x30 && fn <= 0x36));
+	return MIPS_OP(w) == 0 && (fn == 0x0c || fn == 0x0d || (fn >= 0x30 && fn <= 0x36));
 }
 
 /* Writes sp (rd or rt 29) other than `(d)addiu sp, sp, imm`: the prologue is not one we can read. */
 static bool writes_sp(uint32_t w)
 {
-	unsigned op = OP(w);
+	unsigned op = MIPS_OP(w);
 
 	if (op == 0)
 		return ((w >> 11) & 31) == 29;
@@ -288,8 +286,8 @@ static enum frame_kind read_prologue(uintptr_t call, intptr_t *off)
 	uint32_t w = word(call + 4);
 	unsigned n = 0;
 
-	if ((w & HI_MASK) == ADD_SP)
-		pushed = last = (int16_t)(w & 0xffff);
+	if ((w & MIPS_OP_RS_RT_MASK) == ADD_SP)
+		pushed = last = mips_simm(w);
 	for (uintptr_t a = call - 4;; a -= 4) {
 		if (++n > 64)
 			return FRAME_UNKNOWN;
@@ -301,12 +299,12 @@ static enum frame_kind read_prologue(uintptr_t call, intptr_t *off)
 		if (is_trap(w))
 			break;
 		last = 0;
-		if ((w & HI_MASK) == SAVE_RA) {
-			*off = -pushed + (int16_t)(w & 0xffff);
+		if ((w & MIPS_OP_RS_RT_MASK) == SAVE_RA) {
+			*off = -pushed + mips_simm(w);
 			return FRAME_SAVED;
 		}
-		if ((w & HI_MASK) == ADD_SP)
-			pushed += last = (int16_t)(w & 0xffff);
+		if ((w & MIPS_OP_RS_RT_MASK) == ADD_SP)
+			pushed += last = mips_simm(w);
 		else if (writes_sp(w))
 			return FRAME_UNKNOWN;
 	}

@@ -7,6 +7,8 @@
  * one `stw` per site; __builtin___clear_cache then does the
  * dcbst/sync/icbi/isync the ISA asks for (icbi reaches every core).
  */
+#include "arch/powerpc/insn.h"
+
 #define PATCH_PROTOCOL PATCH_STORE
 /* gp_regs[PT_NIP] (asm/ptrace.h: 32): the interrupted instruction. */
 #define PPC_PT_NIP 32
@@ -19,11 +21,6 @@
  * instruction and the window (unreported_fault).
  */
 #define SEGV_ADDR_UNREPORTED 1
-
-#define PPC_NOP		0x60000000u
-#define PPC_B_PLUS_8	0x48000008u	/* the disabled form over a TOC restore (ppc64le.c) */
-#define PPC_BL		0x48000001u
-#define PPC_BL_MASK	0xfc000003u
 
 /* 0 or -errno: the kernel sets CR0.SO on failure, with the positive errno in r3. */
 static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
@@ -41,14 +38,9 @@ static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, l
 	return r3;
 }
 
-static inline uint32_t ppc_word(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
 static enum insn_kind classify(const uint8_t *b, size_t len)
 {
-	uint32_t w = len == 4 ? ppc_word(b) : 0;
+	uint32_t w = len == 4 ? insn_load(b, 4, false) : 0;
 
 	if (w == PPC_NOP || w == PPC_B_PLUS_8)
 		return INSN_NOP;

@@ -5,20 +5,21 @@
  * TOC-restore slot and stays as it is.
  */
 #include "arch/arch.h"
+#include "arch/powerpc/insn.h"
 
 #define R_PPC64_REL24_NOTOC 116	/* Power10, not in every <elf.h> */
 
 static const char *const ppc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
-#define BL	PAT(WM(0x48000001, 0xfc000003))
-#define PPC_NOP	PAT(W(0x60000000))
+#define BL	PAT(WM(PPC_BL, PPC_BL_MASK))
+#define NOP	PAT(W(PPC_NOP))
 
 /* bl: LI:00 relative to the instruction (AA clear: the pattern requires it). */
 static bool ppc_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
 {
 	if (avail < 4)
 		return false;
-	*to = pc + (uint64_t)insn_sext(insn_load(code, 4, be) & 0x03fffffc, 26);
+	*to = pc + (uint64_t)ppc_branch_offset(insn_load(code, 4, be));
 	return true;
 }
 
@@ -32,8 +33,7 @@ static const struct call_decoder ppc_decoders[] = {
  */
 #define PPC_HOOK_WINDOW 64
 
-/* nop (ori 0,0,0) */
-static const struct insn_pattern ppc_pad_nops[] = { PAT(W(0x60000000)) };
+static const struct insn_pattern ppc_pad_nops[] = { NOP };
 
 #define PPC_DECODE \
 	.decoders = ppc_decoders, \
@@ -44,9 +44,9 @@ static const struct insn_pattern ppc_pad_nops[] = { PAT(W(0x60000000)) };
 	.npad_nops = ARRAY_SIZE(ppc_pad_nops)
 
 static const struct call_form ppc32_calls[] = {
-	{ .rtype = R_PPC_REL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
-	{ .rtype = R_PPC_PLTREL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
-	{ .rtype = R_PPC_LOCAL24PC, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+	{ .rtype = R_PPC_REL24, .site_adjust = 0, .site = BL, .nop = NOP },
+	{ .rtype = R_PPC_PLTREL24, .site_adjust = 0, .site = BL, .nop = NOP },
+	{ .rtype = R_PPC_LOCAL24PC, .site_adjust = 0, .site = BL, .nop = NOP },
 };
 
 const struct arch arch_ppc32 = {
@@ -65,8 +65,8 @@ const struct arch arch_ppc32 = {
 };
 
 static const struct call_form ppc64_calls[] = {
-	{ .rtype = R_PPC64_REL24, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
-	{ .rtype = R_PPC64_REL24_NOTOC, .site_adjust = 0, .site = BL, .nop = PPC_NOP },
+	{ .rtype = R_PPC64_REL24, .site_adjust = 0, .site = BL, .nop = NOP },
+	{ .rtype = R_PPC64_REL24_NOTOC, .site_adjust = 0, .site = BL, .nop = NOP },
 };
 
 /* ELFv1 (big-endian) uses function descriptors; ELFv2 (e_flags 2) does not. */

@@ -2,7 +2,7 @@
 /*
  * ppc64le (ELFv2) trampolines.  A site (`bl stub`) reaches a stub near its
  * module, which enters here with LR = r0 = the site + 4 and r12 = our own
- * address (ppc64le.c), like a call through a global entry point.
+ * address (rt_ppc64le.c), like a call through a global entry point.
  *
  * Entry: gcc and clang call _mcount after the prologue (`mflr r0;
  * std r0,16(r1); stdu r1,-N(r1)`, both compilers, with or without the

@@ -12,23 +12,21 @@
  * NOP would leave the restore to load a word nobody stored.  Such a site's
  * disabled form is `b .+8`, which jumps over the restore, as the kernel's
  * ftrace does for modules; its enabled form `bl stub` is fine either way,
- * since the entry trampoline stores r2 where the restore looks (ppc64le.S).
+ * since the entry trampoline stores r2 where the restore looks (rt_ppc64le.S).
  * nop, b and bl are all "patch class" instructions (Power ISA v3.0, Book II,
  * "concurrent modification and execution of instructions"): another thread
  * running the word while it changes sees the old or the new one.
  */
 #include <elf.h>
 #include <string.h>
+#include "arch/arch.h"
 #include "arch/port.h"
+#include "arch/powerpc/insn.h"
 
 RT_ENTRIES(mcount)
 /* No entry-hook sites on ppc64le (-mprofile-kernel is the kernel's): never used. */
 RT_ENTRIES(fentry)
 
-#define BL		0x48000001u
-#define LI_MASK		0x03fffffcu
-#define BL_REACH	((uintptr_t)1 << 25)
-#define B_PLUS_8	0x48000008u	/* b .+8 */
 #define LD_R2_24_R1	0xe8410018u	/* ld r2,24(r1): the linker's TOC restore */
 #define MFLR_R0		0x7c0802a6u
 #define MFLR_R12	0x7d8802a6u
@@ -47,32 +45,19 @@ RT_ENTRIES(fentry)
 #define TAIL_WORDS	6
 _Static_assert(SITE_KINDS * CAPTURES * STUB_SIZE <= TAIL_OFFSET, "the stubs would overlap their tail");
 
-static void put32(uint8_t *p, uint32_t insn)
-{
-	memcpy(p, &insn, 4);	/* ppc64le: instructions are little-endian, like data */
-}
-
-static uint32_t get32(uintptr_t p)
-{
-	uint32_t w;
-
-	memcpy(&w, (const void *)p, 4);
-	return w;
-}
-
 static bool branch_to(uint8_t *code, uintptr_t from, uintptr_t to, uint32_t op)
 {
 	intptr_t d = (intptr_t)(to - from);
 
-	if ((d & 3) || d < -(intptr_t)BL_REACH || d >= (intptr_t)BL_REACH)
+	if ((d & 3) || d < -(intptr_t)PPC_BRANCH_REACH || d >= (intptr_t)PPC_BRANCH_REACH)
 		return false;
-	put32(code, op | ((uint32_t)d & LI_MASK));
+	insn_store(code, 4, ppc_branch(op, d), false);
 	return true;
 }
 
 static bool ppc_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
 {
-	return len == 4 && branch_to(code, site, stub, BL);
+	return len == 4 && branch_to(code, site, stub, PPC_BL);
 }
 
 /*
@@ -91,9 +76,9 @@ static void ppc_encode_stub(uint8_t *stub, uintptr_t target)
 	uint8_t *page = (uint8_t *)((uintptr_t)stub & ~(uintptr_t)0xfff);
 
 	for (int i = 0; i < TAIL_WORDS; i++)
-		put32(page + TAIL_OFFSET + 4 * i, tail[i]);
-	put32(stub, MFLR_R0);
-	branch_to(stub + 4, (uintptr_t)stub + 4, (uintptr_t)page + TAIL_OFFSET, BL);
+		insn_store(page + TAIL_OFFSET + 4 * i, 4, tail[i], false);
+	insn_store(stub, 4, MFLR_R0, false);
+	branch_to(stub + 4, (uintptr_t)stub + 4, (uintptr_t)page + TAIL_OFFSET, PPC_BL);
 	memcpy(stub + 8, &target, sizeof(target));
 }
 
@@ -104,9 +89,9 @@ static void ppc_encode_stub(uint8_t *stub, uintptr_t target)
  */
 static const uint8_t *ppc_site_nop(uintptr_t site, size_t len)
 {
-	static const uint32_t b8 = B_PLUS_8;
+	static const uint8_t b8[4] = { LE32_BYTES(PPC_B_PLUS_8) };
 
-	return len == 4 && get32(site + 4) == LD_R2_24_R1 ? (const uint8_t *)&b8 : NULL;
+	return len == 4 && insn_load((const uint8_t *)site + 4, 4, false) == LD_R2_24_R1 ? b8 : NULL;
 }
 
 const struct rt_arch rt_arch_host = {
@@ -115,7 +100,7 @@ const struct rt_arch rt_arch_host = {
 	.encode_call = ppc_encode_call,
 	.encode_stub = ppc_encode_stub,
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
-	.reach = BL_REACH - 65536,
+	.reach = PPC_BRANCH_REACH - 65536,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
 	/* IBM double-double: f1:f2, which the return trampoline stores in ret_regs.wide. */
 	.wide_in_fpr0 = false,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * RISC-V 64: a site (riscv64.c) is `jal ra` <-> `nop` (4 bytes), or
+ * RISC-V 64: a site (rt_riscv64.c) is `jal ra` <-> `nop` (4 bytes), or
  * `auipc ra, hi` + `jalr ra, lo(ra)` <-> `auipc ra, hi` + `nop` (8 bytes),
  * where the auipc, written with the disabled form when the module is
  * loaded, never changes again: every toggle is one instruction word.
@@ -21,11 +21,12 @@
  * riscv_flush_icache system call, which makes every hart running this mm
  * execute fence.i (fence.i alone is per hart).
  */
+#include "arch/riscv/insn.h"
+#include "arch/text_units.h"
+
 #define PATCH_PROTOCOL PATCH_STORE
 #define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.__gregs[REG_PC])
 #define PATCHER_TEXT_ARCH
-
-#define RV_NOP_WORD	0x00000013u
 
 static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
 {
@@ -39,27 +40,21 @@ static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, l
 	return a0;
 }
 
-/* Instructions are little-endian; sites are 2-byte aligned. */
-static inline uint32_t rv_word(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
 static enum insn_kind classify(const uint8_t *b, size_t len)
 {
-	uint32_t w0 = len >= 4 ? rv_word(b) : 0, w1 = len == 8 ? rv_word(b + 4) : 0;
+	uint32_t w0 = len >= 4 ? insn_load(b, 4, false) : 0, w1 = len == 8 ? insn_load(b + 4, 4, false) : 0;
 
 	if (len == 4) {
-		if (w0 == RV_NOP_WORD)
+		if (w0 == RV_NOP)
 			return INSN_NOP;
-		return (w0 & 0xfff) == 0x0ef ? INSN_CALL : INSN_BAD;	/* jal ra */
+		return (w0 & RV_OPCODE_RD) == RV_JAL_RA ? INSN_CALL : INSN_BAD;
 	}
 	if (len != 8)
 		return INSN_BAD;
 	/* The recorder's two NOPs, or our disabled form: `auipc ra` before a NOP. */
-	if (w1 == RV_NOP_WORD && (w0 == RV_NOP_WORD || (w0 & 0xfff) == 0x097))
+	if (w1 == RV_NOP && (w0 == RV_NOP || (w0 & RV_OPCODE_RD) == RV_AUIPC_RA))
 		return INSN_NOP;
-	if ((w0 & 0xfff) == 0x097 && (w1 & 0xfffff) == 0x080e7)	/* auipc ra; jalr ra, lo(ra) */
+	if ((w0 & RV_OPCODE_RD) == RV_AUIPC_RA && (w1 & RV_I_FIELDS) == RV_JALR_RA_RA)
 		return INSN_CALL;
 	return INSN_BAD;
 }
@@ -70,7 +65,7 @@ static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, siz
 		return false;
 	if (len == 4)
 		return true;
-	return len == 8 && (rv_word(old) == rv_word(new) || rv_word(new + 4) == RV_NOP_WORD);
+	return len == 8 && (insn_load(old, 4, false) == insn_load(new, 4, false) || insn_load(new + 4, 4, false) == RV_NOP);
 }
 
 #define RV_NR_FLUSH_ICACHE 259	/* riscv_flush_icache(start, end, flags): 0 = every hart */
@@ -98,7 +93,7 @@ static inline __attribute__((always_inline)) void rv_store_word(uintptr_t at, ui
 static inline __attribute__((always_inline)) void store_text(uintptr_t at, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i + 4 <= n; i += 4)
-		if (*(volatile const uint16_t *)(at + i) != (uint16_t)rv_word(b + i) ||
-		    *(volatile const uint16_t *)(at + i + 2) != (uint16_t)(rv_word(b + i) >> 16))
-			rv_store_word(at + i, rv_word(b + i));
+		if (*(volatile const uint16_t *)(at + i) != half_in_memory(b + i) ||
+		    *(volatile const uint16_t *)(at + i + 2) != half_in_memory(b + i + 2))
+			rv_store_word(at + i, word_in_memory(b + i));
 }

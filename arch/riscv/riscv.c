@@ -6,22 +6,18 @@
  * site gets a local symbol of its own.
  */
 #include "arch/arch.h"
+#include "arch/riscv/insn.h"
 
 static const char *const riscv_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
-#define AUIPC		WM(0x00000017, 0x0000007f)
-#define RISCV_NOP	W(0x00000013)
+#define AUIPC		WM(RV_AUIPC, RV_OPCODE)
+#define NOP		W(RV_NOP)
 
-/* jal ra: imm[20|10:1|11|19:12]. */
 static bool riscv_jal(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
 {
-	uint32_t w, imm;
-
 	if (avail < 4)
 		return false;
-	w = insn_load(code, 4, be);
-	imm = (w >> 31) << 20 | ((w >> 21) & 0x3ff) << 1 | ((w >> 20) & 1) << 11 | ((w >> 12) & 0xff) << 12;
-	*to = pc + (uint64_t)insn_sext(imm, 21);
+	*to = pc + (uint64_t)rv_j_offset(insn_load(code, 4, be));
 	return true;
 }
 
@@ -34,22 +30,22 @@ static bool riscv_auipc_jalr(const uint8_t *code, size_t avail, bool be, uint64_
 		return false;
 	hi = insn_load(code, 4, be);
 	lo = insn_load(code + 4, 4, be);
-	*to = pc + (uint64_t)insn_sext(hi & 0xfffff000, 32) + (uint64_t)insn_sext(lo >> 20, 12);
+	*to = pc + (uint64_t)rv_u_offset(hi) + (uint64_t)rv_i_offset(lo);
 	return true;
 }
 
 static const struct call_decoder riscv_decoders[] = {
-	{ .insn = PAT(WM(0x000000ef, 0x00000fff)), .target = riscv_jal, .len = 4 },
-	{ .insn = PAT(WM(0x00000097, 0x00000fff), WM(0x000080e7, 0x000fffff)), .target = riscv_auipc_jalr, .len = 8 },
+	{ .insn = PAT(WM(RV_JAL_RA, RV_OPCODE_RD)), .target = riscv_jal, .len = 4 },
+	{ .insn = PAT(WM(RV_AUIPC_RA, RV_OPCODE_RD), WM(RV_JALR_RA_RA, RV_I_FIELDS)), .target = riscv_auipc_jalr, .len = 8 },
 };
 
 static const struct call_form riscv_calls[] = {
-	{ .rtype = R_RISCV_CALL_PLT, .site_adjust = 0, .site = PAT(AUIPC), .nop = PAT(RISCV_NOP, RISCV_NOP) },
-	{ .rtype = R_RISCV_CALL, .site_adjust = 0, .site = PAT(AUIPC), .nop = PAT(RISCV_NOP, RISCV_NOP) },
+	{ .rtype = R_RISCV_CALL_PLT, .site_adjust = 0, .site = PAT(AUIPC), .nop = PAT(NOP, NOP) },
+	{ .rtype = R_RISCV_CALL, .site_adjust = 0, .site = PAT(AUIPC), .nop = PAT(NOP, NOP) },
 };
 
-/* nop (addi x0, x0, 0) and c.nop */
-static const struct insn_pattern riscv_pad_nops[] = { PAT(W(0x00000013)), PAT(H(0x0001)) };
+/* nop and c.nop */
+static const struct insn_pattern riscv_pad_nops[] = { PAT(NOP), PAT(H(0x0001)) };
 
 const struct arch arch_riscv64 = {
 	.name = "riscv64",

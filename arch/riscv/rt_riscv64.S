@@ -5,7 +5,7 @@
  * with ra = the site's return address.
  *
  * Entry: gcc and clang call _mcount after the prologue has saved ra; where
- * (the slot) is rt_rv_slot()'s business (riscv64.c): s0 - 8 with a frame
+ * (the slot) is rt_rv_slot()'s business (rt_riscv64.c): s0 - 8 with a frame
  * pointer, else the frame word holding gcc's a0.  _mcount is an ordinary
  * call for both compilers (a0-a7, fa0-fa7 and the temporaries are treated
  * as clobbered), but the argument registers are kept anyway: that is what

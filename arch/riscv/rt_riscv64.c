@@ -23,7 +23,7 @@
  * from then on a toggle is the one aligned word of the `jalr` or the
  * `jal` (patch.c's mprotect window keeps every thread off the page while
  * it is written, which also covers words at 2 mod 4: the C extension
- * aligns instructions to 2 bytes only; riscv64-patch.h).
+ * aligns instructions to 2 bytes only; patch_riscv64.h).
  *
  * The stub jumps to the trampoline through t1, which a call may find
  * clobbered anyway (PLT entries use t1 and t3), keeping ra = the site's
@@ -32,54 +32,36 @@
 #include <elf.h>
 #include <string.h>
 #include <time.h>
+#include "arch/arch.h"
 #include "arch/port.h"
+#include "arch/riscv/insn.h"
 
 RT_ENTRIES(mcount)
 
-#define RV_NOP		0x00000013u
-#define RV_AUIPC_RA	0x00000097u	/* auipc ra, 0 */
-#define RV_JALR_RA_RA	0x000080e7u	/* jalr ra, 0(ra) */
-#define RV_JAL_RA	0x000000efu	/* jal ra, 0 */
-#define RV_AUIPC_T1	0x00000317u	/* auipc t1, 0 */
-#define RV_JR_T1	0x00030067u	/* jalr x0, 0(t1) */
-#define RV_LUI_T1	0x00000337u	/* lui t1, 0 */
-#define RV_ADDIW_T1_T1	0x0003031bu	/* addiw t1, t1, 0 */
-#define RV_C_SLLI_T1_12	0x0332u		/* c.slli t1, 12 */
-#define RV_EBREAK	0x00100073u
-#define JAL_REACH	((uintptr_t)1 << 20)
+/* The stubs' instructions, their immediates 0. */
+#define AUIPC_T1	(RV_AUIPC | RV_RD(RV_T1))
+#define LUI_T1		(RV_LUI | RV_RD(RV_T1))
+#define ADDIW_T1_T1	(RV_OP_IMM_32 | RV_RD(RV_T1) | RV_RS1(RV_T1))
+#define JR_T1		(RV_JALR | RV_RD(RV_ZERO) | RV_RS1(RV_T1))
+#define C_SLLI_T1_12	0x0332u
+#define EBREAK		0x00100073u
+#define C_EBREAK	0x9002u
 #define RV_PAGE		4096u
 
-static void put32(uint8_t *p, uint32_t insn)
+static uint32_t code_word(uintptr_t a)
 {
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(insn >> (8 * i));
+	return insn_load((const uint8_t *)a, 4, false);
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint32_t i_imm(int32_t v)
-{
-	return ((uint32_t)v & 0xfff) << 20;
-}
-
-static uint32_t jal_imm(int32_t v)
-{
-	uint32_t u = (uint32_t)v;
-
-	return ((u >> 20) & 1) << 31 | ((u >> 1) & 0x3ff) << 21 | ((u >> 11) & 1) << 20 | ((u >> 12) & 0xff) << 12;
-}
-
+/* `auipc ra, hi; jalr ra, lo(ra)` to `target`, or (second 0) `auipc ra, hi; nop`. */
 static bool auipc_jalr(uint8_t *code, uintptr_t site, uintptr_t target, uint32_t second)
 {
-	int64_t d = (int64_t)(target - site), hi = (d + 2048) >> 12;
+	int64_t d = (int64_t)(target - site), hi = rv_hi20(d);
 
-	if (hi < -(int64_t)0x80000 || hi >= 0x80000)
+	if (!rv_hi20_fits(hi))
 		return false;
-	put32(code, RV_AUIPC_RA | ((uint32_t)hi & 0xfffff) << 12);
-	put32(code + 4, second ? second | i_imm((int32_t)(d - hi * 4096)) : RV_NOP);
+	insn_store(code, 4, RV_AUIPC_RA | rv_u_imm(hi), false);
+	insn_store(code + 4, 4, second ? second | rv_i_imm((int32_t)(d - hi * 4096)) : RV_NOP, false);
 	return true;
 }
 
@@ -91,9 +73,9 @@ static bool rv_encode_site(uint8_t *code, size_t len, uintptr_t site, uintptr_t 
 	(void)kind;
 	if (len == 8)
 		return auipc_jalr(code, site, stub, on ? RV_JALR_RA_RA : 0);
-	if (len != 4 || d < -(int64_t)JAL_REACH || d >= (int64_t)JAL_REACH)
+	if (len != 4 || d < -(int64_t)RV_JAL_REACH || d >= (int64_t)RV_JAL_REACH)
 		return false;
-	put32(code, on ? RV_JAL_RA | jal_imm((int32_t)d) : RV_NOP);
+	insn_store(code, 4, on ? RV_JAL_RA | rv_j_imm((int32_t)d) : RV_NOP, false);
 	return true;
 }
 
@@ -117,14 +99,14 @@ static size_t rv_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 	if (!at)
 		return 0;	/* nothing put off */
 	site = *at;
-	w0 = get32((const uint8_t *)site);
-	if ((w0 & 0xfff) == RV_JAL_RA)
+	w0 = code_word(site);
+	if ((w0 & RV_OPCODE_RD) == RV_JAL_RA)
 		return 4;
-	if ((w0 & 0xfff) != RV_AUIPC_RA && w0 != RV_NOP)
+	if ((w0 & RV_OPCODE_RD) != RV_AUIPC_RA && w0 != RV_NOP)
 		return 0;
 	/* Only now the second word: a `jal` site may end its text. */
-	w1 = get32((const uint8_t *)site + 4);
-	if ((w0 & 0xfff) == RV_AUIPC_RA && ((w1 & 0xfffff) == RV_JALR_RA_RA || w1 == RV_NOP))
+	w1 = code_word(site + 4);
+	if ((w0 & RV_OPCODE_RD) == RV_AUIPC_RA && ((w1 & RV_I_FIELDS) == RV_JALR_RA_RA || w1 == RV_NOP))
 		return 8;
 	if (w0 == RV_NOP)
 		return w1 == RV_NOP ? 8 : 4;
@@ -139,29 +121,27 @@ static size_t rv_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
  */
 static void rv_encode_stub(uint8_t *stub, uintptr_t target)
 {
-	int64_t d = (int64_t)(target - (uintptr_t)stub), hi = (d + 2048) >> 12;
+	int64_t d = (int64_t)(target - (uintptr_t)stub), hi = rv_hi20(d);
 
 	memset(stub, 0, STUB_SIZE);
-	if (hi >= -(int64_t)0x80000 && hi < 0x80000) {
-		put32(stub, RV_AUIPC_T1 | ((uint32_t)hi & 0xfffff) << 12);
-		put32(stub + 4, RV_JR_T1 | i_imm((int32_t)(d - hi * 4096)));
-		put32(stub + 8, RV_EBREAK);
-		put32(stub + 12, RV_EBREAK);
+	if (rv_hi20_fits(hi)) {
+		insn_store(stub, 4, AUIPC_T1 | rv_u_imm(hi), false);
+		insn_store(stub + 4, 4, JR_T1 | rv_i_imm((int32_t)(d - hi * 4096)), false);
+		insn_store(stub + 8, 4, EBREAK, false);
+		insn_store(stub + 12, 4, EBREAK, false);
 		return;
 	}
 	{
-		int64_t t = (int64_t)target, upper = (t + 2048) >> 12;	/* 32 bits: t < 2^43 */
+		int64_t t = (int64_t)target, upper = rv_hi20(t);	/* 32 bits: t < 2^43 */
 		int32_t lo = (int32_t)(t - upper * 4096);
-		int64_t uhi = (upper + 2048) >> 12;
+		int64_t uhi = rv_hi20(upper);
 		int32_t ulo = (int32_t)(upper - uhi * 4096);
 
-		put32(stub, RV_LUI_T1 | ((uint32_t)uhi & 0xfffff) << 12);
-		put32(stub + 4, RV_ADDIW_T1_T1 | i_imm(ulo));
-		stub[8] = RV_C_SLLI_T1_12 & 0xff;
-		stub[9] = RV_C_SLLI_T1_12 >> 8;
-		put32(stub + 10, RV_JR_T1 | i_imm(lo));
-		stub[14] = 0x02;	/* c.ebreak */
-		stub[15] = 0x90;
+		insn_store(stub, 4, LUI_T1 | rv_u_imm(uhi), false);
+		insn_store(stub + 4, 4, ADDIW_T1_T1 | rv_i_imm(ulo), false);
+		insn_store(stub + 8, 2, C_SLLI_T1_12, false);
+		insn_store(stub + 10, 4, JR_T1 | rv_i_imm(lo), false);
+		insn_store(stub + 14, 2, C_EBREAK, false);
 	}
 }
 
@@ -183,21 +163,20 @@ static void rv_encode_stub(uint8_t *stub, uintptr_t target)
  * NULL: not found (the call is not traced).
  */
 #define FRAME_SCAN 4096	/* bytes above sp searched for a gcc frame's saved ra */
+/* mv a0, ra, compressed or (code without the C extension) not */
+#define C_MV_A0_RA	0x8506u
+#define ADDI_A0_RA	(RV_OP_IMM | RV_RD(RV_A0) | RV_RS1(RV_RA))
 
 static bool gcc_mv_a0_ra(uintptr_t ra)
 {
-	uint32_t call = get32((const uint8_t *)(ra - 4));
+	uint32_t call = code_word(ra - 4);
 	/* An 8-byte site's `jalr ra, lo(ra)`, or the relaxed `jal ra`. */
-	uintptr_t site = (call & 0xfffff) == RV_JALR_RA_RA ? ra - 8 : ra - 4;
+	uintptr_t site = (call & RV_I_FIELDS) == RV_JALR_RA_RA ? ra - 8 : ra - 4;
 
-	for (uintptr_t at = site - 2; at >= site - 8; at -= 2) {
-		uint16_t half;
-
-		memcpy(&half, (const void *)at, 2);
-		/* c.mv a0, ra; or addi a0, ra, 0 (code without the C extension) */
-		if (half == 0x8506 || (!((site - at) & 3) && get32((const uint8_t *)at) == 0x00008513u))
+	for (uintptr_t at = site - 2; at >= site - 8; at -= 2)
+		if (insn_load((const uint8_t *)at, 2, false) == C_MV_A0_RA ||
+		    (!((site - at) & 3) && code_word(at) == ADDI_A0_RA))
 			return true;
-	}
 	return false;
 }
 
@@ -225,7 +204,7 @@ const struct rt_arch rt_arch_host = {
 	 * jal's: make_stubs() measures from the farthest site to the far end
 	 * of the stub page (an 8-byte site's auipc would reach 2 GiB).
 	 */
-	.reach = JAL_REACH - RV_PAGE,
+	.reach = RV_JAL_REACH - RV_PAGE,
 	/* No entry hook: gcc and clang have no -mfentry here, and at a function's entry the call would take ra. */
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount) },
 	/* long double is binary128, returned in a0:a1: rt_return_wide copies them to `wide`. */

@@ -3,7 +3,7 @@
  * s390x: a site is a 6-byte RIL instruction at an even address, `brasl
  * %rN,X` (c0 N5 disp32) or `brcl 0,X` (c0 04 disp32, a branch whose mask
  * never branches: a NOP whatever X is).  The runtime keeps the displacement
- * of both forms the same (objpatch/arch/s390x.c), so a toggle is a store of
+ * of both forms the same (rt_s390x.c), so a toggle is a store of
  * byte 1 alone, which any core sees as the old byte or the new.  The one
  * other change allowed is the displacement of a site that is a NOP before
  * and after: however its bytes are mixed, the instruction never branches.
@@ -21,6 +21,8 @@
  * that fetched a site before runs the old instruction or the new one, both
  * whole.  The `bcr 15,0` after the stores serialises the patching CPU.
  */
+#include "arch/s390/insn.h"
+
 #define PATCH_PROTOCOL PATCH_STORE
 #define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.psw.addr)
 #define PATCHER_TEXT_ARCH
@@ -32,9 +34,6 @@
  * store to the program's own r-x text still reaches its handler.
  */
 #define SEGV_ADDR_PAGE_ONLY 1
-
-#define S390_RIL	0xc0
-#define S390_BRCL_NEVER	0x04	/* byte 1 of `brcl 0,X` */
 
 static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
 {
@@ -48,23 +47,13 @@ static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, l
 	return r2;
 }
 
-static inline bool s390_nop(const uint8_t *b)
-{
-	return b[0] == S390_RIL && b[1] == S390_BRCL_NEVER;
-}
-
-static inline bool s390_call(const uint8_t *b)
-{
-	return b[0] == S390_RIL && (b[1] & 0x0f) == 0x05;
-}
-
 static enum insn_kind classify(const uint8_t *b, size_t len)
 {
-	if (len != 6)
+	if (len != S390_RIL_LEN)
 		return INSN_BAD;
-	if (s390_nop(b))
+	if (s390_is_brcl_never(b))
 		return INSN_NOP;
-	if (s390_call(b))
+	if (s390_is_brasl(b))
 		return INSN_CALL;
 	return INSN_BAD;
 }
@@ -76,10 +65,10 @@ static bool same_disp(const uint8_t *a, const uint8_t *b)
 
 static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, size_t len)
 {
-	if (len != 6 || (addr & 1) || classify(old, len) == INSN_BAD || classify(new, len) == INSN_BAD)
+	if (len != S390_RIL_LEN || (addr & 1) || classify(old, len) == INSN_BAD || classify(new, len) == INSN_BAD)
 		return false;
 	/* byte 1 alone; a NOP's displacement; a call to a NOP (byte 1 first, then a NOP's displacement) */
-	return same_disp(old, new) || s390_nop(new);
+	return same_disp(old, new) || s390_is_brcl_never(new);
 }
 
 /*
@@ -94,7 +83,7 @@ static inline __attribute__((always_inline)) void store_text(uintptr_t at, const
 	(void)n;
 	if (p[1] != S390_BRCL_NEVER && b[1] == S390_BRCL_NEVER)
 		p[1] = b[1];
-	for (int i = 2; i < 6; i++)
+	for (int i = 2; i < S390_RIL_LEN; i++)
 		p[i] = b[i];
 	p[1] = b[1];
 	__asm__ volatile("bcr 15,0" : : : "memory");

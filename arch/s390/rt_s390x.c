@@ -12,7 +12,7 @@
  * only (0xe5 or 0x05 against 0x04), so turning a site on or off is a
  * one-byte store, which no core can see half done.  The displacement is
  * written when the site is first disabled, at start-up, while the site is
- * a NOP in every state a core could see (s390x-patch.h).  The kernel's
+ * a NOP in every state a core could see (patch_s390x.h).  The kernel's
  * ftrace does the same with `brcl 0`/`brcl 15` to its trampoline.
  *
  * The stub loads the trampoline's address from the doubleword after it
@@ -21,18 +21,15 @@
  */
 #include <elf.h>
 #include <string.h>
+#include "arch/arch.h"
 #include "arch/port.h"
+#include "arch/s390/insn.h"
 
 RT_ENTRIES(mcount)
 RT_ENTRIES(fentry)
 
-#define OP_RIL		0xc0
-#define BRASL(r)	((uint8_t)((r) << 4 | 0x5))	/* byte 1 of brasl %rN */
-#define BRCL_NEVER	0x04				/* byte 1 of brcl 0 */
-#define SITE_LEN	6
-#define BRASL_REACH	((uintptr_t)1 << 32)		/* a signed 32-bit count of halfwords */
-#define STG_R14_8_R15	"\xe3\xe0\xf0\x08\x00\x24"	/* gcc -pg: just before the brasl */
-#define LG_R14_8_R15	"\xe3\xe0\xf0\x08\x00\x04"	/* ... and just after it */
+/* What gcc -pg puts around a site's call: the trampoline's return address is where they keep %r14. */
+static const struct insn_pattern stg_r14 = PAT(S390_STG_R14_8_R15), lg_r14 = PAT(S390_LG_R14_8_R15);
 
 /* The link register a site's call keeps: gcc's own choice for each hook. */
 static unsigned link_reg(unsigned kind)
@@ -43,28 +40,22 @@ static unsigned link_reg(unsigned kind)
 static bool put_ril(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub, uint8_t byte1)
 {
 	intptr_t d = (intptr_t)(stub - site);
-	int32_t halfwords;
 
-	if (len != SITE_LEN || (d & 1) || d < -(intptr_t)BRASL_REACH || d >= (intptr_t)BRASL_REACH)
+	if (len != S390_RIL_LEN || (d & 1) || d < -(intptr_t)S390_RIL_REACH || d >= (intptr_t)S390_RIL_REACH)
 		return false;
-	halfwords = (int32_t)(d / 2);
-	code[0] = OP_RIL;
-	code[1] = byte1;
-	/* Instructions are big-endian, like everything here. */
-	for (int i = 0; i < 4; i++)
-		code[2 + i] = (uint8_t)((uint32_t)halfwords >> (24 - 8 * i));
+	s390_ril(code, byte1, d);
 	return true;
 }
 
 static bool s390x_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
 {
 	/* Only reached without encode_site; say which register anyway: gcc's _mcount's. */
-	return put_ril(code, len, site, stub, BRASL(14));
+	return put_ril(code, len, site, stub, S390_BRASL(14));
 }
 
 static bool s390x_encode_site(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub, unsigned kind, bool on)
 {
-	return put_ril(code, len, site, stub, on ? BRASL(link_reg(kind)) : BRCL_NEVER);
+	return put_ril(code, len, site, stub, on ? S390_BRASL(link_reg(kind)) : S390_BRCL_NEVER);
 }
 
 static void s390x_encode_stub(uint8_t *stub, uintptr_t target)
@@ -90,8 +81,8 @@ static size_t s390x_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 	if (!at || !(len = rt_site_length((const uint8_t *)*at)))
 		return 0;
 	if (kind == SITE_MCOUNT &&
-	    (memcmp((const void *)(*at - SITE_LEN), STG_R14_8_R15, SITE_LEN) != 0 ||
-	     memcmp((const void *)(*at + SITE_LEN), LG_R14_8_R15, SITE_LEN) != 0))
+	    (!insn_matches(&stg_r14, (const uint8_t *)(*at - S390_RXY_LEN), S390_RXY_LEN, true) ||
+	     !insn_matches(&lg_r14, (const uint8_t *)(*at + S390_RIL_LEN), S390_RXY_LEN, true)))
 		return RT_SITE_REFUSED;
 	return len;
 }
@@ -102,13 +93,13 @@ const struct rt_arch rt_arch_host = {
 	.encode_call = s390x_encode_call,
 	.encode_stub = s390x_encode_stub,
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
-	.reach = BRASL_REACH - 4096,
+	.reach = S390_RIL_REACH - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
 	.encode_site = s390x_encode_site,
 	.prepare_site = s390x_prepare_site,
 	/* gcc's `stg` before the site, the site and the `lg` after it. */
-	.site_before = SITE_LEN,
-	.site_after = 2 * SITE_LEN,
+	.site_before = S390_RXY_LEN,
+	.site_after = S390_RIL_LEN + S390_RXY_LEN,
 };
 
 /*

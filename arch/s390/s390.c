@@ -7,26 +7,27 @@
  * lands before the function.)
  */
 #include "arch/arch.h"
+#include "arch/s390/insn.h"
 
 static const char *const s390_hooks[] = { "_mcount", "mcount", NULL };
 /* -mfentry (gcc and clang): `brasl %r0,__fentry__` before the prologue, %r14 untouched */
 static const char *const s390_entry_hooks[] = { "__fentry__", NULL };
 
 /* brasl %rN,rel32 (c0N5) becomes brcl 0,0 (c004 0000 0000), a 6-byte nop. */
-#define BRASL	PAT(HM(0xc005, 0xff0f))
-#define BRCL_0	PAT(H(0xc004), H(0x0000), H(0x0000))
+#define BRASL	PAT(HM(S390_BRASL_HW, S390_BRASL_HW_MASK))
+#define BRCL_0	PAT(H(S390_BRCL_NEVER_HW), H(0x0000), H(0x0000))
 
 /* brasl: a signed count of halfwords from the instruction. */
 static bool s390_brasl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
 {
-	if (avail < 6)
+	if (avail < S390_RIL_LEN)
 		return false;
-	*to = pc + (uint64_t)(insn_sext(insn_load(code + 2, 4, be), 32) * 2);
+	*to = pc + (uint64_t)s390_ril_offset(insn_load(code + 2, 4, be));
 	return true;
 }
 
 static const struct call_decoder s390_decoders[] = {
-	{ .insn = BRASL, .target = s390_brasl, .len = 6 },
+	{ .insn = BRASL, .target = s390_brasl, .len = S390_RIL_LEN },
 };
 
 static const struct call_form s390_calls[] = {
@@ -34,8 +35,8 @@ static const struct call_form s390_calls[] = {
 	{ .rtype = R_390_PC32DBL, .site_adjust = -2, .site = BRASL, .nop = BRCL_0 },
 };
 
-/* gcc -pg -mrecord-mcount records the sequence's start: `stg %r14,8(%r15)` (e3e0 f008 0024). */
-static const struct insn_pattern s390_recorded_prefix = PAT(H(0xe3e0), H(0xf008), H(0x0024));
+/* gcc -pg -mrecord-mcount records the sequence's start: `stg %r14,8(%r15)`. */
+static const struct insn_pattern s390_recorded_prefix = PAT(S390_STG_R14_8_R15);
 
 /* nopr %r0 and nop */
 static const struct insn_pattern s390_pad_nops[] = { PAT(H(0x0700)), PAT(W(0x47000000)) };
