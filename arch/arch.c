@@ -4,10 +4,6 @@
 #include "arch/arch.h"
 
 /* The descriptors of arch/machines.h's rows (some share one: ARM and Thumb-2 code). */
-#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) extern const struct arch arch_##desc;
-#include "arch/machines.h"
-#undef MACHINE
-
 static const struct arch *const all_arches[] = {
 #define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) &arch_##desc,
 #include "arch/machines.h"
@@ -23,6 +19,27 @@ const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr)
 		    (!a->match || a->match(ehdr)))
 			return a;
 	}
+	return NULL;
+}
+
+const struct arch *arch_for_runtime(uint16_t machine, uint8_t elfclass, uint8_t data)
+{
+	static const struct runtime_machine {
+		uint16_t machine;
+		uint8_t elfclass, data;
+		const char *port;
+		const struct arch *arch;
+	} machines[] = {
+#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) \
+		{ em, class, data, #port, &arch_##desc },
+#include "arch/machines.h"
+#undef MACHINE
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(machines); i++)
+		if (machines[i].machine == machine && machines[i].elfclass == elfclass && machines[i].data == data &&
+		    strcmp(machines[i].port, "-"))
+			return machines[i].arch;
 	return NULL;
 }
 

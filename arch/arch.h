@@ -183,9 +183,50 @@ struct arch {
 	 * the call after it.  NULL: tables name the call.
 	 */
 	const struct insn_pattern *recorded_prefix;
+
+	/*
+	 * Where the C ABI returns a value, by its type: what the formatter
+	 * (trace/format.c) and the runtime's captures need of the machine.
+	 */
+	struct arch_values {
+		/* Structs and unions of up to this many registers come back in them; 0: in memory. */
+		uint8_t struct_regs;
+		bool char_unsigned;	/* plain char */
+		/*
+		 * Negative int/long results -1..-errno_max get the Linux errno
+		 * name: 133 where the generic numbering holds, 34 on MIPS and
+		 * SPARC (their numbers differ above).
+		 */
+		uint16_t errno_max;
+		/* long double's mantissa bits: 64 x87, 113 binary128, 106 IBM double-double, 53 a double. */
+		uint8_t ldbl_mant;
+		/* A float comes back as a binary64 (i386's st(0), ppc64's f1). */
+		bool float_as_double;
+		/* A long double comes back as the first FP register's 16 bytes (AArch64's q0). */
+		bool wide_in_fpr0;
+	} values;
+	/*
+	 * The runtime's sites, which a tool reading its recordings must know
+	 * too (arch/<family>/rt_*): -fpatchable-function-entry pads are traced
+	 * as a site of pad_site_len bytes at pad_site_offset from the
+	 * function's entry (0: not traced); the hook's return address lies
+	 * up to ra_span bytes past a recorded site (0: RT_MAX_SITE).
+	 */
+	uint8_t pad_site_len, pad_site_offset, ra_span;
 };
 
+/* Every descriptor, arch_DESC of arch/machines.h's rows. */
+#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) extern const struct arch arch_##desc;
+#include "arch/machines.h"
+#undef MACHINE
+
 const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr);
+/*
+ * The descriptor of a machine the runtime has a port for (arch/machines.h),
+ * by its programs' e_machine, class and byte order (which a recording's
+ * header gives); NULL for another.
+ */
+const struct arch *arch_for_runtime(uint16_t machine, uint8_t elfclass, uint8_t data);
 /* The width of an absolute data relocation, 0 if `type` is not one. */
 unsigned arch_abs_width(const struct arch *arch, uint32_t type, bool is64);
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "arch/arch.h"
 
 #define RT_HIDDEN __attribute__((visibility("hidden")))
 
@@ -42,15 +43,13 @@ enum capture {
 #define RT_MAX_SITE 8
 
 /*
- * What the generic code needs beyond the recorder's descriptor (arch/), which
- * already knows the call and NOP encodings a site may hold.  What a trace's
- * reader must know of a port (fp_st0_double, pad_site_len and _offset,
- * ra_span) is also in trace/machine.c's table, which reads its recordings
- * on other machines: keep the two the same.
+ * What the generic code needs beyond the recorder's descriptor (arch.h),
+ * which already knows the call and NOP encodings a site may hold, the ABI's
+ * return values and where pads are traced: a reader of the port's
+ * recordings finds those there too (trace/machine.c).
  */
 struct rt_arch {
-	uint16_t machine;
-	uint8_t elfclass;
+	const struct arch *desc;	/* this machine's descriptor */
 	/* The enabled form of a site of `len` bytes: a call to `stub`; false if out of reach. */
 	bool (*encode_call)(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub);
 	/* A stub (STUB_SIZE bytes) that jumps to `target` from anywhere. */
@@ -59,17 +58,14 @@ struct rt_arch {
 	uintptr_t reach;
 	/* The entry trampolines, by kind and capture. */
 	void (*entry[SITE_KINDS][CAPTURES])(void);
-	/* A wide FP return (long double) is the first FP register's 16 bytes, not ret_regs.wide. */
-	bool wide_in_fpr0;
 	/*
-	 * -fpatchable-function-entry pads, traced as entry-hook sites
-	 * (SITE_FENTRY); pad_site_len 0: not on this arch.  The site is
-	 * pad_site_len bytes at pad_site_offset from the function's entry;
-	 * before it, pad_prefix is written once at start-up (AArch64's
-	 * `mov x9, x30`, which keeps the caller's return address for the
-	 * trampoline while the `bl` takes x30).
+	 * -fpatchable-function-entry pads are traced as entry-hook sites
+	 * (SITE_FENTRY) where the descriptor gives their place (pad_site_len,
+	 * pad_site_offset); before the site, pad_prefix is written once at
+	 * start-up (AArch64's `mov x9, x30`, which keeps the caller's return
+	 * address for the trampoline while the `bl` takes x30).
 	 */
-	uint8_t pad_site_len, pad_site_offset, pad_prefix_len;
+	uint8_t pad_prefix_len;
 	uint8_t pad_prefix[4];
 	/*
 	 * A trampoline that finds the return address in a register (AArch64
@@ -79,13 +75,6 @@ struct rt_arch {
 	 * unwinder reads it: rt_restore_slots() looks for it there.
 	 */
 	uint8_t slot_copy_above;
-	/*
-	 * i386: float and double both come back in x87's st(0), and the return
-	 * trampoline does not know which: CAPTURE_FP's word is st(0) stored as
-	 * a binary64 (exact for either), which trace_value() narrows for a
-	 * float (a recording's reader knows it from trace/machine.c's table).
-	 */
-	bool fp_st0_double;
 	/*
 	 * ppc64: the disabled form of the site at `site` when it is not the
 	 * recorder's NOP (`b .+8` over the TOC restore a linker put after a
@@ -98,8 +87,6 @@ struct rt_arch {
 	 * handed to rt_rehook_slots() move up by it.  0: below (x86, AArch64).
 	 */
 	uint8_t slot_above_sp;
-	/* ppc64: the e_flags that pick this ABI's recorder descriptor (2: ELFv2, not ELFv1). */
-	uint32_t e_flags;
 	/*
 	 * s390x: a site's bytes in either state, from its kind and stub, where
 	 * the disabled form is a branch that never branches, to the stub: then
@@ -108,12 +95,6 @@ struct rt_arch {
 	 * and the NOP.
 	 */
 	bool (*encode_site)(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub, unsigned kind, bool on);
-	/*
-	 * MIPS: how far past a recorded address the hook's return address
-	 * can lie (a recording's sites are the recorded addresses, the
-	 * sequence is not read again).  0: RT_MAX_SITE.
-	 */
-	uint8_t ra_span;
 	/* MIPS n64: a stub's bytes, when a 64-bit address needs more than STUB_SIZE.  0: STUB_SIZE. */
 	uint8_t stub_size;
 	/*

@@ -1,103 +1,82 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "arch/arch.h"
 #include "trace/format.h"
 #include "tables/tables.h"
 
-/*
- * The host's conventions, for the runtime.  Which ABIs return every struct in
- * memory is not visible in a signature, so it is spelled out here until the
- * arch descriptors carry their return registers.
- */
-#if defined(__i386__) || defined(__s390__) || (defined(__sparc__) && !defined(__arch64__)) || \
-	(defined(__mips__) && _MIPS_SIM == _ABIO32) || \
-	(defined(__powerpc__) && (!defined(_CALL_ELF) || _CALL_ELF != 2))
-#define HOST_STRUCT_REGS 0
-#elif defined(__arm__)
-#define HOST_STRUCT_REGS 4
-#else
-#define HOST_STRUCT_REGS (2 * __SIZEOF_POINTER__)
-#endif
-
-#if defined(__mips__) || defined(__sparc__) || defined(__alpha__) || defined(__hppa__)
-#define HOST_ERRNO_MAX 34
-#else
-#define HOST_ERRNO_MAX 133
-#endif
-
-const struct format_target format_target_host = {
-	.reg_bytes = __SIZEOF_POINTER__,
-	.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
-	.struct_regs = HOST_STRUCT_REGS,
-	.char_unsigned = CHAR_MIN == 0,
-	.ldbl_host = true,
-	.errno_max = HOST_ERRNO_MAX,
-};
-
-#ifndef EM_RISCV
-#define EM_RISCV 243
-#endif
-#ifndef EM_LOONGARCH
-#define EM_LOONGARCH 258
-#endif
-
-/*
- * Other machines' conventions, for tools that read their traces: the Linux
- * C ABI of each, with the same choices as HOST_STRUCT_REGS and
- * HOST_ERRNO_MAX above.
- */
-static const struct machine_conv {
-	uint16_t machine;
-	uint8_t is64;		/* 0, 1; 2: both classes */
-	uint8_t struct_regs;	/* in units of the pointer size; 0: in memory */
-	bool char_unsigned;
-	uint16_t errno_max;
-} machine_convs[] = {
-	{ EM_386, 0, 0, false, 133 },
-	{ EM_X86_64, 1, 2, false, 133 },
-	{ EM_ARM, 0, 1, true, 133 },
-	{ EM_AARCH64, 1, 2, true, 133 },
-	{ EM_MIPS, 0, 0, false, 34 },		/* o32 */
-	{ EM_MIPS, 1, 2, false, 34 },		/* n64 */
-	{ EM_PPC, 0, 0, true, 133 },
-	{ EM_PPC64, 1, 2, true, 133 },		/* ELFv1 returns structs in memory: below */
-	{ EM_S390, 2, 0, true, 133 },
-	{ EM_SH, 0, 2, false, 133 },
-	{ EM_SPARC, 0, 0, false, 34 },
-	{ EM_SPARCV9, 1, 2, false, 34 },
-	{ EM_RISCV, 2, 2, true, 133 },
-	{ EM_LOONGARCH, 1, 2, false, 133 },
-};
-
-bool format_target_for_machine(uint16_t machine, bool is64, bool big_endian, uint32_t e_flags,
-			       struct format_target *out)
+void format_target_for_arch(const struct arch *a, bool big_endian, struct format_target *out)
 {
-	for (size_t i = 0; i < sizeof(machine_convs) / sizeof(machine_convs[0]); i++) {
-		const struct machine_conv *c = &machine_convs[i];
-		uint8_t ptr = is64 ? 8 : 4;
+	uint8_t reg = a->elfclass == ELFCLASS64 ? 8 : 4;
 
-		if (c->machine != machine || (c->is64 != 2 && c->is64 != is64))
-			continue;
-		*out = (struct format_target){
-			.reg_bytes = ptr,
-			.big_endian = big_endian,
-			.struct_regs = (uint8_t)(c->struct_regs * ptr),
-			.char_unsigned = c->char_unsigned,
-			.ldbl_host = false,
-			.errno_max = c->errno_max,
-		};
-		if (machine == EM_PPC64 && (e_flags & 3) != 2)
-			out->struct_regs = 0;
-		return true;
+	*out = (struct format_target){
+		.reg_bytes = reg,
+		.big_endian = big_endian,
+		.struct_regs = (uint8_t)(a->values.struct_regs * reg),
+		.char_unsigned = a->values.char_unsigned,
+		.ldbl_host = false,
+		.errno_max = a->values.errno_max,
+	};
+}
+
+/*
+ * The descriptor of the machine this program runs on, from its own ELF
+ * header, which libelf translates in place: the formatting path allocates
+ * nothing, even the first time.
+ */
+static const struct arch *native_arch(void)
+{
+	unsigned char raw[sizeof(Elf64_Ehdr)];
+	Elf64_Ehdr e64;
+	Elf32_Ehdr e32;
+	GElf_Ehdr ehdr = { 0 };
+	Elf_Data src = { .d_buf = raw, .d_type = ELF_T_EHDR, .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_type = ELF_T_EHDR, .d_version = EV_CURRENT };
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, raw, sizeof(raw));
+	bool is64 = n > EI_CLASS && raw[EI_CLASS] == ELFCLASS64;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < (ssize_t)(is64 ? sizeof(e64) : sizeof(e32)) || memcmp(raw, ELFMAG, SELFMAG) ||
+	    elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	src.d_size = is64 ? sizeof(e64) : sizeof(e32);
+	dst.d_buf = is64 ? (void *)&e64 : (void *)&e32;
+	dst.d_size = src.d_size;
+	if (!(is64 ? elf64_xlatetom(&dst, &src, raw[EI_DATA]) : elf32_xlatetom(&dst, &src, raw[EI_DATA])))
+		return NULL;
+	memcpy(ehdr.e_ident, raw, EI_NIDENT);
+	ehdr.e_machine = is64 ? e64.e_machine : e32.e_machine;
+	ehdr.e_flags = is64 ? e64.e_flags : e32.e_flags;
+	return arch_for_ehdr(&ehdr);
+}
+
+const struct format_target *format_target_native(void)
+{
+	static struct format_target t;
+	static _Atomic int state;	/* 0: not looked up, 1: found, -1: not described */
+	const struct arch *a;
+
+	if (atomic_load(&state) == 0) {
+		a = native_arch();
+		if (a) {
+			format_target_for_arch(a, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, &t);
+			t.ldbl_host = true;
+		}
+		atomic_store(&state, a ? 1 : -1);
 	}
-	return false;
+	return atomic_load(&state) > 0 ? &t : NULL;
 }
 
 /* Linux's generic numbering (asm-generic/errno-base.h, errno.h); 41 and 58 are aliases' slots. */
@@ -488,7 +467,7 @@ static uint64_t load(const uint8_t *p, unsigned n, bool big_endian)
 /* Is a float of `size` bytes the host's long double, and how many bytes are significant? */
 static size_t host_ldbl_bytes(uint64_t size)
 {
-#if (defined(__i386__) || defined(__x86_64__)) && LDBL_MANT_DIG == 64
+#if LDBL_MANT_DIG == 64
 	return size == 12 || size == 16 ? 10 : 0;	/* x87 extended, padded */
 #else
 	return size == sizeof(long double) && LDBL_MANT_DIG > DBL_MANT_DIG ? size : 0;
@@ -617,6 +596,9 @@ static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_
 	}
 }
 
+/* A machine no descriptor describes: pointer-sized registers, no errno names. */
+static const struct format_target unknown_target = { .reg_bytes = sizeof(void *) };
+
 size_t format_return(char *buf, size_t len, const struct signature *sig,
 		     const struct raw_value *v, const struct format_opts *op)
 {
@@ -626,7 +608,9 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 
 	if (!op)
 		op = &defaults;
-	t = op->target ? op->target : &format_target_host;
+	t = op->target ? op->target : format_target_native();
+	if (!t)
+		t = &unknown_target;
 	/* A clone may drop a return value but never invent one: void stays void. */
 	if (!sig || sig->ret.cls != TC_VOID) {
 		put_str(&o, "ret=");

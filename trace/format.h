@@ -34,8 +34,8 @@ struct raw_value {
 };
 
 /*
- * The target's return conventions.  The runtime uses format_target_host;
- * a tool reading another machine's trace describes that machine.
+ * The target's return conventions: a machine's (arch.h's values), for the
+ * runtime its own, for a tool the machine whose trace it reads.
  */
 struct format_target {
 	uint8_t reg_bytes;	/* 4 or 8 */
@@ -53,15 +53,18 @@ struct format_target {
 	uint16_t errno_max;
 };
 
-extern const struct format_target format_target_host;
+struct arch;
 
 /*
- * The conventions of another machine, from its ELF header's e_machine,
- * class, byte order and e_flags (which tell ppc64 ELFv1 from ELFv2); false
- * for a machine not described.  Its long double is never read as the host's.
+ * The conventions of the machine `a` describes, in the given byte order.
+ * Its long double is never read as the host's (ldbl_host false).
  */
-bool format_target_for_machine(uint16_t machine, bool is64, bool big_endian, uint32_t e_flags,
-			       struct format_target *out);
+void format_target_for_arch(const struct arch *a, bool big_endian, struct format_target *out);
+/*
+ * This machine's, long double included, from the program's own ELF header
+ * (the guest's under qemu-user); NULL where no descriptor describes it.
+ */
+const struct format_target *format_target_native(void);
 
 /*
  * Reads `n` bytes of target memory at `addr` without faulting; returns how
@@ -76,7 +79,7 @@ struct format_opts {
 	size_t max_string;		/* characters shown; 0: FORMAT_MAX_STRING */
 	read_mem_fn read_mem;		/* NULL: every string is unreadable */
 	void *ctx;
-	const struct format_target *target;	/* NULL: &format_target_host */
+	const struct format_target *target;	/* NULL: format_target_native() */
 };
 
 /*

@@ -1,66 +1,33 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The machines a recording can come from (those with a runtime port,
- * arch/<family>/rt_<machine>.c), and a return value back from the words an
- * exit event kept of the registers.
+ * arch/machines.h), described by their descriptors, and a return value
+ * back from the words an exit event kept of the registers.
  */
 #include <elf.h>
 #include <float.h>
 #include <string.h>
 #include "trace/machine.h"
 
-#ifndef EM_RISCV
-#define EM_RISCV 243
-#endif
-
-/*
- * What each port's struct rt_arch says about its captures and sites, and
- * the mantissa of its long double (LDBL_MANT_DIG: 64 x87, 113 binary128,
- * 106 IBM double-double, 53 when it is a double), which a reader formats
- * as its own only when the two are the same.
- */
-static const struct port_conv {
-	uint16_t machine;
-	uint8_t elfclass;
-	uint32_t e_flags;	/* the ABI, where e_machine names several (ppc64: ELFv2) */
-	bool float_as_double;
-	uint8_t pad_site_len, pad_site_offset;
-	uint8_t ra_span;	/* 0: RT_MAX_SITE */
-	uint8_t ldbl_mant;
-} ports[] = {
-	{ EM_X86_64, ELFCLASS64, 0, false, 5, 0, 0, 64 },
-	{ EM_386, ELFCLASS32, 0, true, 5, 0, 0, 64 },
-	{ EM_AARCH64, ELFCLASS64, 0, false, 4, 4, 0, 113 },
-	{ EM_ARM, ELFCLASS32, 0, false, 0, 0, 0, 53 },
-	{ EM_RISCV, ELFCLASS64, 0, false, 0, 0, 0, 113 },
-	{ EM_PPC64, ELFCLASS64, 2, true, 0, 0, 0, 106 },
-	{ EM_S390, ELFCLASS64, 0, false, 0, 0, 0, 113 },
-	{ EM_MIPS, ELFCLASS32, 0, false, 0, 0, 24, 53 },	/* o32 */
-	{ EM_MIPS, ELFCLASS64, 0, false, 0, 0, 24, 113 },	/* n64 */
-};
-
 bool trace_machine_for(uint16_t machine, uint8_t elfclass, bool big_endian, struct trace_machine *out)
 {
-	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
-		const struct port_conv *p = &ports[i];
+	const struct arch *a = arch_for_runtime(machine, elfclass, big_endian ? ELFDATA2MSB : ELFDATA2LSB);
 
-		if (p->machine != machine || p->elfclass != elfclass)
-			continue;
-		*out = (struct trace_machine){
-			.machine = machine,
-			.elfclass = elfclass,
-			.float_as_double = p->float_as_double,
-			.pad_site_len = p->pad_site_len,
-			.pad_site_offset = p->pad_site_offset,
-			.ra_span = p->ra_span ? p->ra_span : RT_MAX_SITE,
-		};
-		if (!format_target_for_machine(machine, elfclass == ELFCLASS64, big_endian, p->e_flags, &out->values))
-			return false;
-		out->values.ldbl_host = p->ldbl_mant == LDBL_MANT_DIG &&
-					big_endian == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-		return true;
-	}
-	return false;
+	if (!a)
+		return false;
+	out->arch = a;
+	format_target_for_arch(a, big_endian, &out->values);
+	/* Its long double is ours where both have the same format and byte order. */
+	out->values.ldbl_host = a->values.ldbl_mant == LDBL_MANT_DIG &&
+				big_endian == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	return true;
+}
+
+void trace_machine_native(const struct arch *a, struct trace_machine *out)
+{
+	out->arch = a;
+	format_target_for_arch(a, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, &out->values);
+	out->values.ldbl_host = true;
 }
 
 /* The low `n` bytes of `x` as they lay in the recording machine's memory. */
@@ -89,7 +56,7 @@ void trace_value(const struct trace_machine *m, const uint64_t *w, enum capture 
 	case CAPTURE_FP:
 		put_bytes(v->fpr, w[0], 8, be);
 		v->have_fpr = true;
-		if (m->float_as_double && ret && ret->size == 4) {
+		if (m->arch->values.float_as_double && ret && ret->size == 4) {
 			double d;
 			float f;
 			uint32_t bits;

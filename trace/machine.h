@@ -12,26 +12,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/arch.h"
 #include "arch/port.h"
 #include "trace/format.h"
 
 struct trace_machine {
-	uint16_t machine;	/* e_machine */
-	uint8_t elfclass;
-	/*
-	 * A float's CAPTURE_FP word holds its value as a binary64 (i386's
-	 * st(0), ppc64's f1), narrowed when the value is formatted
-	 * (struct rt_arch's fp_st0_double).
-	 */
-	bool float_as_double;
-	/*
-	 * -fpatchable-function-entry pads are traced as a site this long at
-	 * this offset from the function's entry; len 0: pads are not traced
-	 * (struct rt_arch's pad_site_len and pad_site_offset).
-	 */
-	uint8_t pad_site_len, pad_site_offset;
-	/* How far past a recorded site the hook's return address can lie. */
-	uint8_t ra_span;
+	/* Its descriptor: how its captures and sites lie (values, pads, ra_span). */
+	const struct arch *arch;
 	struct format_target values;	/* its big_endian is the machine's byte order */
 };
 
@@ -40,6 +27,14 @@ struct trace_machine {
  * header says.  False for a machine that has no runtime port.
  */
 bool trace_machine_for(uint16_t machine, uint8_t elfclass, bool big_endian, struct trace_machine *out);
+/* The machine the runtime runs on, from its port's descriptor. */
+void trace_machine_native(const struct arch *a, struct trace_machine *out);
+
+/* How far past a recorded site the hook's return address can lie. */
+static inline unsigned trace_ra_span(const struct trace_machine *m)
+{
+	return m->arch->ra_span ? m->arch->ra_span : RT_MAX_SITE;
+}
 
 /*
  * A function's return value from the words an exit event keeps for

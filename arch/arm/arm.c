@@ -87,4 +87,6 @@ const struct arch arch_arm = {
 	/* After the prologue's push and frame setup; Thumb code is halfword-aligned. */
 	.hook_window = 64,
 	.insn_align = 2,
+	/* AAPCS: structs of one word in r0; long double is a double */
+	.values = { .struct_regs = 1, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 53 },
 };

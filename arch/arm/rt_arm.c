@@ -343,8 +343,7 @@ static void arm_fill_stubs(uint8_t *area, size_t size)
 }
 
 const struct rt_arch rt_arch_host = {
-	.machine = EM_ARM,
-	.elfclass = ELFCLASS32,
+	.desc = &arch_arm,
 	.encode_call = arm_encode_call,
 	.encode_stub = arm_encode_stub,
 	/* Thumb's blx reaches 4 MiB; make_stubs() measures to the far end of the area. */

@@ -46,22 +46,17 @@ static void a64_encode_stub(uint8_t *stub, uintptr_t target)
 }
 
 const struct rt_arch rt_arch_host = {
-	.machine = EM_AARCH64,
-	.elfclass = ELFCLASS64,
+	.desc = &arch_aarch64,
 	.encode_call = a64_encode_call,
 	.encode_stub = a64_encode_stub,
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
 	.reach = A64_BL_REACH - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
 	/* The kernel's form: the pad's first NOP becomes `mov x9, x30`, the second the `bl`. */
-	.pad_site_len = 4,
-	.pad_site_offset = 4,
 	.pad_prefix_len = 4,
 	.pad_prefix = { LE32_BYTES(A64_MOV_X9_X30) },
 	/* PADENTRY's copy of x9 is 16 bytes below the function's entry sp. */
 	.slot_copy_above = 16,
-	/* long double is IEEE binary128, returned in q0. */
-	.wide_in_fpr0 = true,
 };
 
 /*

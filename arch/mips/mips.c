@@ -138,6 +138,10 @@ const struct arch arch_mips32 = {
 	.ndecoders = ARRAY_SIZE(mips_decoders),
 	.hook_window = MIPS_HOOK_WINDOW,
 	.insn_align = 4,
+	/* o32: every struct in memory; MIPS's own errno numbers above 34 */
+	.values = { .struct_regs = 0, .errno_max = 34, .ldbl_mant = 53 },
+	/* a recorded site is the sequence's first word: the call is further */
+	.ra_span = 24,
 };
 
 /*
@@ -195,4 +199,7 @@ const struct arch arch_mips64 = {
 	.ndecoders = ARRAY_SIZE(mips_decoders),
 	.hook_window = MIPS_HOOK_WINDOW,
 	.insn_align = 4,
+	/* n64: structs of up to 16 bytes in v0:v1 */
+	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113 },
+	.ra_span = 24,
 };

@@ -55,13 +55,13 @@ RT_ENTRIES(mcount)
 #define ADD_SP		MIPS_ADDIU_SP
 #define LOAD_T9		MIPS_LW_T9
 #define DISABLED	MIPS_ADDIU_SP_8		/* the hook's pop */
-#define ELFCLASS_HOST	ELFCLASS32
+#define DESC_HOST	(&arch_mips32)
 #else
 #define SAVE_RA		MIPS_SD_RA_SP
 #define ADD_SP		MIPS_DADDIU_SP
 #define LOAD_T9		MIPS_LD_T9
 #define DISABLED	MIPS_NOP
-#define ELFCLASS_HOST	ELFCLASS64
+#define DESC_HOST	(&arch_mips64)
 #endif
 #define MOVE_AT_RA	0x03e00825u	/* or at, ra, zero */
 #define REGION		((uintptr_t)MIPS_JAL_REGION)
@@ -203,8 +203,7 @@ static const uint8_t *mips_site_nop(uintptr_t site, size_t len)
 }
 
 const struct rt_arch rt_arch_host = {
-	.machine = EM_MIPS,
-	.elfclass = ELFCLASS_HOST,
+	.desc = DESC_HOST,
 	.encode_call = mips_encode_call,
 	.encode_stub = mips_encode_stub,
 	.reach = (uintptr_t)1 << 27,
@@ -217,7 +216,6 @@ const struct rt_arch rt_arch_host = {
 	/* o32's `move at, ra` and push before the recorded word, clang's call up to 12 after it. */
 	.site_before = 8,
 	.site_after = 24,
-	.ra_span = 24,
 #if _MIPS_SIM != _ABIO32
 	.stub_size = 32,
 #endif

@@ -62,6 +62,8 @@ const struct arch arch_ppc32 = {
 	.reloc_none = R_PPC_NONE,
 	.reloc_relative = R_PPC_RELATIVE,
 	PPC_DECODE,
+	/* SVR4 ppc32: every struct in memory; IBM long double */
+	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106 },
 };
 
 static const struct call_form ppc64_calls[] = {
@@ -99,10 +101,19 @@ const struct arch arch_ppc64 = {
 	.match = ppc64_elfv1,
 	.func_descriptors = ".opd",
 	PPC64_COMMON,
+	/* ELFv1: every struct in memory */
+	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
+		    .float_as_double = true },
 };
 
 const struct arch arch_ppc64le = {
 	.name = "ppc64le",
 	.match = ppc64_elfv2,
 	PPC64_COMMON,
+	/*
+	 * ELFv2: structs of up to 16 bytes in r3:r4; a float in f1 as a
+	 * double; long double (IBM double-double) in f1:f2
+	 */
+	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
+		    .float_as_double = true },
 };

@@ -95,20 +95,14 @@ static const uint8_t *ppc_site_nop(uintptr_t site, size_t len)
 }
 
 const struct rt_arch rt_arch_host = {
-	.machine = EM_PPC64,
-	.elfclass = ELFCLASS64,
+	.desc = &arch_ppc64le,
 	.encode_call = ppc_encode_call,
 	.encode_stub = ppc_encode_stub,
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
 	.reach = PPC_BRANCH_REACH - 65536,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
-	/* IBM double-double: f1:f2, which the return trampoline stores in ret_regs.wide. */
-	.wide_in_fpr0 = false,
 	.site_nop = ppc_site_nop,
 	.slot_above_sp = 16,
-	.e_flags = 2,	/* ELFv2: the recorder's ppc64le descriptor, not ELFv1's */
-	/* float returns sit in f1 in double format: CAPTURE_FP keeps binary64, narrowed for a float. */
-	.fp_st0_double = true,
 };
 
 /*

@@ -67,4 +67,6 @@ const struct arch arch_riscv64 = {
 	/* After the prologue's stack adjustment and register saves. */
 	.hook_window = 96,
 	.insn_align = 2,
+	/* LP64D: structs of up to 16 bytes, and long double (binary128), in a0:a1 */
+	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113 },
 };

@@ -196,8 +196,7 @@ uintptr_t *rt_rv_slot(uintptr_t ra, uintptr_t sp, uintptr_t s0, uintptr_t a0)
 }
 
 const struct rt_arch rt_arch_host = {
-	.machine = EM_RISCV,
-	.elfclass = ELFCLASS64,
+	.desc = &arch_riscv64,
 	.encode_call = rv_encode_call,
 	.encode_stub = rv_encode_stub,
 	/*
@@ -207,8 +206,6 @@ const struct rt_arch rt_arch_host = {
 	.reach = RV_JAL_REACH - RV_PAGE,
 	/* No entry hook: gcc and clang have no -mfentry here, and at a function's entry the call would take ra. */
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount) },
-	/* long double is binary128, returned in a0:a1: rt_return_wide copies them to `wide`. */
-	.wide_in_fpr0 = false,
 	.encode_site = rv_encode_site,
 	.prepare_site = rv_prepare_site,
 	/* The pair's two words (a relaxed `jal` at the end of its text has only one: see above). */

@@ -88,8 +88,7 @@ static size_t s390x_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 }
 
 const struct rt_arch rt_arch_host = {
-	.machine = EM_S390,
-	.elfclass = ELFCLASS64,
+	.desc = &arch_s390x,
 	.encode_call = s390x_encode_call,
 	.encode_stub = s390x_encode_stub,
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */

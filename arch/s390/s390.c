@@ -62,4 +62,6 @@ const struct arch arch_s390x = {
 	/* gcc: after `stg %r14,8(%r15)`; -mfentry: the first instruction. */
 	.hook_window = 64,
 	.insn_align = 2,
+	/* s390x: every struct, and long double, in memory */
+	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113 },
 };

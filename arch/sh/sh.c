@@ -49,4 +49,6 @@ const struct arch arch_sh = {
 	/* The pool follows the function's code: search all of it, word by word. */
 	.hook_window = 0,
 	.insn_align = 4,
+	/* SH: structs of up to 8 bytes in r0:r1; long double is a double */
+	.values = { .struct_regs = 2, .errno_max = 133, .ldbl_mant = 53 },
 };

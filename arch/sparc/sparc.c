@@ -70,4 +70,6 @@ const struct arch arch_sparc64 = {
 	/* After `save`: the call is the first or second instruction. */
 	.hook_window = 64,
 	.insn_align = 4,
+	/* SPARC V9: structs of up to 16 bytes in registers; its own errno numbers */
+	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113 },
 };

@@ -133,17 +133,12 @@ uintptr_t *i386_mcount_slot(uintptr_t *fp, const uint8_t *ra, uintptr_t ecx, uin
 }
 
 const struct rt_arch rt_arch_host = {
-	.machine = EM_386,
-	.elfclass = ELFCLASS32,
+	.desc = &arch_i386,
 	.encode_call = i386_encode_call,
 	.encode_stub = i386_encode_stub,
 	/* Both forms reach the whole 32-bit address space. */
 	.reach = UINTPTR_MAX - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
-	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
-	.pad_site_len = 5,
-	/* float and double come back in st(0): i386.S saves it as a double (rt_capture.c). */
-	.fp_st0_double = true,
 };
 
 /* Timestamps: the TSC or CLOCK_MONOTONIC, as on x86_64. */

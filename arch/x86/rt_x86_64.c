@@ -56,14 +56,11 @@ static void x86_encode_stub(uint8_t *stub, uintptr_t target)
 }
 
 const struct rt_arch rt_arch_host = {
-	.machine = EM_X86_64,
-	.elfclass = ELFCLASS64,
+	.desc = &arch_x86_64,
 	.encode_call = x86_encode_call,
 	.encode_stub = x86_encode_stub,
 	.reach = (uintptr_t)INT32_MAX - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
-	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
-	.pad_site_len = 5,
 };
 
 /* Timestamps: the TSC or CLOCK_MONOTONIC, as on i386. */

@@ -101,6 +101,10 @@ const struct arch arch_x86_64 = {
 	.hook_window = X86_HOOK_WINDOW,
 	.insn_align = 1,
 	X86_PADS,
+	/* SysV x86_64: structs of two eightbytes come back in rax:rdx */
+	.values = { .struct_regs = 2, .errno_max = 133, .ldbl_mant = 64 },
+	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
+	.pad_site_len = 5,
 };
 
 /* call *disp32(%reg): ModRM mod=10, reg=2, any base */
@@ -141,4 +145,10 @@ const struct arch arch_i386 = {
 	.hook_window = X86_HOOK_WINDOW,
 	.insn_align = 1,
 	X86_PADS,
+	/*
+	 * i386 SysV: every struct in memory; float and double both in st(0),
+	 * which the return trampoline stores as a double (exact for either)
+	 */
+	.values = { .struct_regs = 0, .errno_max = 133, .ldbl_mant = 64, .float_as_double = true },
+	.pad_site_len = 5,
 };

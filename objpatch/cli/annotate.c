@@ -102,13 +102,8 @@ static int image_target(struct annot *a)
 			return -1;
 		}
 	}
-	if (!format_target_for_machine(first->e_machine, first->e_ident[EI_CLASS] == ELFCLASS64,
-				       first->e_ident[EI_DATA] == ELFDATA2MSB, (uint32_t)first->e_flags,
-				       &a->target)) {
-		fprintf(stderr, "objpatch annotate: %s: no return conventions known for machine %u\n",
-			a->img[0].obj.path, first->e_machine);
-		return -1;
-	}
+	/* Loading found the image's descriptor, which holds the ABI's return conventions. */
+	format_target_for_arch(a->img[0].obj.arch, first->e_ident[EI_DATA] == ELFDATA2MSB, &a->target);
 	return 0;
 }
 

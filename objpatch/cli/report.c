@@ -89,7 +89,7 @@ static int load_sites(struct module *m, const struct trace_machine *mach)
 	struct table_entry *te;
 	size_t nt, bad, pads;
 
-	if (sym_read_sites(&m->file, mach->pad_site_len, mach->pad_site_offset, &te, &nt, &bad, &pads) < 0)
+	if (sym_read_sites(&m->file, mach->arch->pad_site_len, mach->arch->pad_site_offset, &te, &nt, &bad, &pads) < 0)
 		return -1;
 	m->sites = calloc(nt ? nt : 1, sizeof(*m->sites));
 	if (!m->sites) {
@@ -176,7 +176,7 @@ static const struct site *site_for_ra(const struct module *m, uint64_t ra, uint6
 static struct sym_func *symbolize(void *ctx, uint64_t ra)
 {
 	struct report *rp = ctx;
-	uint64_t span = rp->r.machine.ra_span;
+	uint64_t span = trace_ra_span(&rp->r.machine);
 
 	for (size_t i = 0; i < rp->nmods; i++) {
 		struct module *m = rp->mods[i];

@@ -11,7 +11,7 @@
 
 static const uint8_t *wide_fp(const struct ret_regs *r)
 {
-	return rt_arch_host.wide_in_fpr0 ? r->fpr[0] : r->wide;
+	return rt_arch_host.desc->values.wide_in_fpr0 ? r->fpr[0] : r->wide;
 }
 
 size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w)

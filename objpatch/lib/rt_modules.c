@@ -106,18 +106,6 @@ static int cmp_rt_site(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const struct arch *host_arch(void)
-{
-	static const struct arch *a;
-	GElf_Ehdr e = { .e_machine = rt_arch_host.machine, .e_flags = rt_arch_host.e_flags };
-
-	if (a)
-		return a;
-	e.e_ident[EI_CLASS] = rt_arch_host.elfclass;
-	e.e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? ELFDATA2MSB : ELFDATA2LSB;
-	e.e_ident[EI_VERSION] = EV_CURRENT;
-	return a = arch_for_ehdr(&e);
-}
 
 /*
  * The arch's call forms that have a NOP, with the NOP's bytes written out
@@ -136,7 +124,7 @@ static const bool host_big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
 static void init_forms(void)
 {
-	const struct arch *a = host_arch();
+	const struct arch *a = rt_arch_host.desc;
 
 	if (nforms || !a)
 		return;
@@ -187,7 +175,7 @@ const uint8_t *rt_site_nop(const struct rt_site *s)
  */
 static bool adopt_nops(uintptr_t addr, size_t len, bool quiescent)
 {
-	const struct arch *a = host_arch();
+	const struct arch *a = rt_arch_host.desc;
 	const uint8_t *nop = nop_bytes(len);
 	uint8_t old[RT_MAX_SITE];
 	size_t insns = 0, n;
@@ -245,7 +233,7 @@ static void write_pad_prefixes(const struct found *fd, uintptr_t bias, const str
 /* A pad's site made ready: its prefix written, its NOPs ours.  Its length, or 0. */
 static size_t prepare_pad(const struct found *fd, uintptr_t site)
 {
-	size_t len = rt_arch_host.pad_site_len, pre = rt_arch_host.pad_prefix_len;
+	size_t len = rt_arch_host.desc->pad_site_len, pre = rt_arch_host.pad_prefix_len;
 
 	if (!in_exec(fd, site - pre, pre + len) ||
 	    (pre && !rt_same_bytes((const uint8_t *)(site - pre), rt_arch_host.pad_prefix, pre)))
@@ -260,7 +248,7 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 	struct table_entry *te = NULL;
 	size_t nt = 0, bad, unsupported, foreign = 0;
 
-	if (sym_read_sites(obj, rt_arch_host.pad_site_len, rt_arch_host.pad_site_offset, &te, &nt, &bad,
+	if (sym_read_sites(obj, rt_arch_host.desc->pad_site_len, rt_arch_host.desc->pad_site_offset, &te, &nt, &bad,
 			   &unsupported) < 0)
 		return -1;
 	m->sites = calloc(nt ? nt : 1, sizeof(*m->sites));
@@ -444,7 +432,7 @@ static struct rt_module *load_module(struct found *f)
 		return NULL;
 	}
 	close(fd);
-	if (m->file->arch == host_arch() && load_sites(m->file, f, m) == 0 && m->nsites) {
+	if (m->file->arch == rt_arch_host.desc && load_sites(m->file, f, m) == 0 && m->nsites) {
 		m->lo = m->sites[0].addr;
 		m->hi = m->sites[m->nsites - 1].addr + m->sites[m->nsites - 1].len;
 		if (make_stubs(m) == 0)
@@ -509,7 +497,7 @@ static const struct rt_site *site_for_ra(const struct rt_module *m, uintptr_t ra
 struct sym_func *rt_func_for_ra(uintptr_t ra)
 {
 	/* MIPS: a recording's sites are the sequences' first words, up to ra_span before ra. */
-	uintptr_t span = rt_arch_host.ra_span ? rt_arch_host.ra_span : RT_MAX_SITE;
+	uintptr_t span = rt_arch_host.desc->ra_span ? rt_arch_host.desc->ra_span : RT_MAX_SITE;
 
 	for (size_t i = 0; i < rt.nmods; i++) {
 		struct rt_module *m = rt.mods[i];

@@ -56,15 +56,7 @@ void rt_output_init(void)
 {
 	ts0 = rt_timestamp();
 	ns0 = rt_mono_ns();
-	machine = (struct trace_machine){
-		.machine = rt_arch_host.machine,
-		.elfclass = rt_arch_host.elfclass,
-		.float_as_double = rt_arch_host.fp_st0_double,
-		.pad_site_len = rt_arch_host.pad_site_len,
-		.pad_site_offset = rt_arch_host.pad_site_offset,
-		.ra_span = rt_arch_host.ra_span ? rt_arch_host.ra_span : RT_MAX_SITE,
-		.values = format_target_host,
-	};
+	trace_machine_native(rt_arch_host.desc, &machine);
 }
 
 static struct sym_func *symbolize(void *ctx, uint64_t ra)

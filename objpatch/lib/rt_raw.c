@@ -58,7 +58,7 @@ static void raw_record(uint32_t type, const void *head, size_t head_len, const v
 /* Opens this process's recording (a forked child's is FILE.pid); async-signal-safe. */
 static int raw_open(void)
 {
-	struct raw_header h = { .machine = rt_arch_host.machine, .elfclass = rt_arch_host.elfclass,
+	struct raw_header h = { .machine = rt_arch_host.desc->machine, .elfclass = rt_arch_host.desc->elfclass,
 				.depth = rt.depth, .pid = (int32_t)getpid() };
 	char path[4096];
 	size_t len;
