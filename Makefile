@@ -88,7 +88,8 @@ OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard objpatch/cli/*.c)) \
 # SANITIZE=1 leaves it uninstrumented (its shared code is checked under
 # ASan/UBSan by t/70 and t/80).
 RT_ALL_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
-RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects
+RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects \
+	$(if $(RT_FAMILY),-DRT_PORT_PATCH_H='"arch/$(RT_FAMILY)/patch_$(RT_ARCH).h"')
 RT_LIBS := -lelf -ldl -pthread
 
 CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_QEMU),$(call cross_field,$(m),1)), \

@@ -2,16 +2,18 @@
 /*
  * The only code of the tracing runtime that writes program text: replaces
  * one instruction at a call site while other threads may be executing it.
- * x86_64 (a 5- or 6-byte NOP, `call rel32`, `call *disp32(%rip)`): with the
- * int3-first protocol of the kernel's text_poke_bp.  AArch64 (`nop`, `bl`):
- * one aligned store, as the architecture allows for these.  Elsewhere every
- * call fails with a message.
+ * x86 (a 5- or 6-byte NOP, `call rel32`, `call *disp32(%rip)`): with the
+ * int3-first protocol of the kernel's text_poke_bp (arch/x86/rt_x86.c).
+ * Every other machine with a port: one aligned store per site, of the
+ * forms its patch header (arch/<family>/patch_<port>.h) allows.  A machine
+ * without one fails every call with a message.
  *
  * Rules a caller relies on:
  *  - `expect` and `repl` must each be ONE whole instruction of exactly `len`
- *    bytes (len <= 8) that the trap handler can emulate: a NOP, `e8 rel32`,
- *    `e9 rel32` (len 5) or `ff 15 disp32` (len 6); on AArch64 `nop` or `bl`
- *    (len 4, 4-byte aligned).  Equal lengths keep every return address
+ *    bytes (len <= 8) that the protocol can write: on x86 one the trap
+ *    handler can emulate, a NOP, `e8 rel32`, `e9 rel32` (len 5) or
+ *    `ff 15 disp32` (len 6); elsewhere a form the patch header classifies
+ *    (AArch64: `nop` or `bl`, len 4, 4-byte aligned).  Equal lengths keep every return address
  *    (site + len) on an instruction boundary whichever version a thread
  *    comes back to.
  *  - The bytes are replaced only if they currently equal `expect`;

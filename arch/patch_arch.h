@@ -35,22 +35,12 @@ enum insn_kind { INSN_BAD, INSN_NOP, INSN_CALL, INSN_JMP, INSN_CALL_IND };
 /* Shared by the patcher's files, not exported from the runtime. */
 #define PATCH_HIDDEN __attribute__((visibility("hidden")))
 
-#if defined(__x86_64__)
-#include "arch/x86/patch_x86_64.h"
-#elif defined(__aarch64__)
-#include "arch/arm64/patch_aarch64.h"
-#elif defined(__arm__)
-#include "arch/arm/patch_arm.h"
-#elif defined(__mips__)
-#include "arch/mips/patch_mips.h"
-#elif defined(__s390x__)
-#include "arch/s390/patch_s390x.h"
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#include "arch/powerpc/patch_ppc64le.h"
-#elif defined(__i386__)
-#include "arch/x86/patch_i386.h"
-#elif defined(__riscv) && __riscv_xlen == 64
-#include "arch/riscv/patch_riscv64.h"
+/*
+ * The machine's part: its runtime port's patch header, which the Makefile
+ * names (arch/<family>/patch_<port>.h of arch/machines.h's row).
+ */
+#ifdef RT_PORT_PATCH_H
+#include RT_PORT_PATCH_H
 #endif
 
 #ifndef PATCH_HANDLER_RETURN

@@ -20,7 +20,8 @@
 
 CC=${CC:-cc}
 SRC=$TOP/testdata/runtime/patch_stress.c
-FLAGS=(-std=gnu11 -D_GNU_SOURCE -pthread -Wall -Wextra -Werror -I"$TOP/objpatch/lib" -I"$TOP")
+FLAGS=(-std=gnu11 -D_GNU_SOURCE -pthread -Wall -Wextra -Werror -I"$TOP/objpatch/lib" -I"$TOP"
+	-DRT_PORT_PATCH_H='"arch/x86/patch_x86_64.h"')
 
 if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
 	skip "live text patching is implemented and tested on x86_64 Linux only (this is $(uname -sm))"

@@ -843,7 +843,7 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 	(void)sites;
 	(void)n;
 	if (err && errlen)
-		snprintf(err, errlen, "live text patching is implemented for x86_64 and AArch64 Linux only");
+		snprintf(err, errlen, "live text patching has no protocol for this machine (its port has no patch header)");
 	return -1;
 }
 
