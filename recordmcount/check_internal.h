@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the files of recordmcount --check share: a file's report and its
+ * findings (check.c), the pad state both kinds of file keep
+ * (check_patchable.c), a linked file's decoded calls (check_calls.c) and
+ * the state of its check that --fix rewrites the tables from
+ * (check_linked.c, check_fix.c).  Not for other callers: check.h is the
+ * interface.
+ */
+#ifndef RECORDMCOUNT_CHECK_INTERNAL_H
+#define RECORDMCOUNT_CHECK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "elf/elfobj.h"
+#include "elf/functions.h"
+#include "recordmcount/check.h"
+#include "tables/tables.h"
+
+/* ---- check.c: findings, places, entries in order ---- */
+
+struct finding {
+	enum check_kind kind;
+	const char *func;	/* the function holding the place, else the nearest one before it */
+	uint64_t func_off;
+	bool inside;
+	uint32_t sec;
+	uint64_t off, addr;
+	char why[240];
+};
+
+struct report {
+	struct elfobj *obj;
+	bool linked;
+	struct finding *f;
+	size_t nf, cap;
+	size_t count[CHECK_NKINDS];
+	size_t entries, zeroed, calls, nops, unverified, sites;
+	bool pad_table;		/* the file has __patchable_function_entries */
+	size_t patchable;	/* its entries at good pads */
+	bool sorted;
+	/* --fix */
+	bool fix_tried, written;
+	size_t fix_zeroed, remaining;
+	char fix_error[512];	/* why --fix did nothing; the check itself stands */
+};
+
+struct funcs {
+	struct func_sym *v;
+	size_t n;
+};
+
+/* NULL (obj->err set) when memory is out. */
+struct finding *add_finding(struct report *r, enum check_kind kind, const struct funcs *fs,
+			    uint32_t sec, uint64_t off, uint64_t addr, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+const char *section_name(const struct elfobj *obj, uint32_t sec);
+bool is_code(const struct elfobj *obj, uint32_t sec);
+size_t nop_at(const struct elfobj *obj, uint32_t sec, uint64_t off);
+size_t recorded_prefix_at(const struct elfobj *obj, const struct table_entry *e);
+size_t *entry_order(const struct table_entry *e, size_t n);
+int cmp_u64(const void *a, const void *b);
+
+/* ---- check_patchable.c ---- */
+
+/* The pad's shape: M units (m_bytes) before the function, N in all. */
+struct pad_shape {
+	unsigned n, m;
+	uint64_t m_bytes;
+	size_t count;
+};
+
+struct patchable {
+	bool any;		/* the file has a patchable table */
+	bool producer;		/* N and M from DW_AT_producer */
+	unsigned pn, pm;
+	bool *covered;		/* per function of the index */
+	struct pad_shape shapes[8];
+	size_t nshapes;
+	size_t good;
+};
+
+int patchable_init(struct patchable *pt, struct elfobj *obj, const struct table_entry *te, size_t nte,
+		   const struct funcs *fs);
+int patchable_entry(struct report *r, struct patchable *pt, const struct funcs *fs, const struct table_entry *e);
+int patchable_missing(struct report *r, const struct patchable *pt, const struct funcs *fs);
+
+/* ---- check_object.c ---- */
+
+int check_object(struct report *r);
+
+/* ---- check_calls.c: a linked file's calls ---- */
+
+struct hook_range;
+
+struct dynrel {
+	uint64_t off;
+	int64_t addend;
+	const char *name;	/* "" when the relocation has no symbol */
+};
+
+struct linked {
+	struct elfobj *obj;
+	struct funcs fs;
+	struct hook_range *hooks;
+	size_t nhooks, cap_hooks;
+	struct dynrel *dyn;
+	size_t ndyn, cap_dyn;
+	struct proto_entry *pe;
+	size_t np;
+};
+
+enum target_kind {
+	TARGET_NONE,		/* no call form matched */
+	TARGET_OTHER,		/* a call to something else */
+	TARGET_UNKNOWN,		/* a call form whose target the file does not give */
+	TARGET_HOOK,
+};
+
+struct target {
+	enum target_kind kind;
+	uint64_t addr;		/* TARGET_OTHER: where it goes (0: through a slot) */
+	const char *name;	/* TARGET_HOOK: the hook; TARGET_OTHER: a dynamic symbol, or NULL */
+	bool entry;		/* TARGET_HOOK: an entry hook */
+	uint8_t len;		/* decode_call: the call's bytes */
+};
+
+int collect_hooks(struct linked *l);
+int collect_dynrels(struct linked *l);
+const struct hook_range *hook_at(const struct linked *l, uint64_t addr);
+uint32_t section_holding(const struct elfobj *obj, uint64_t addr, uint64_t len, bool code);
+struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off);
+
+/* ---- check_linked.c ---- */
+
+struct linked_state {
+	struct table_entry *te;
+	size_t nte;
+	bool *drop;		/* per entry: --fix zeroes it */
+	struct table_span *spans;
+	size_t nspans;
+	struct patchable pt;
+};
+
+unsigned span_entsize(const struct elfobj *obj, const struct table_span *s);
+int check_linked(struct report *r, const char *fix_target);
+
+/* ---- check_fix.c ---- */
+
+int fix_tables(struct report *r, struct linked *l, struct linked_state *st, const char *target);
+
+#endif
