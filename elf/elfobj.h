@@ -3,7 +3,8 @@
  * An ELF relocatable object loaded once through libelf: sections, symbols and
  * relocations as arrays, edited in memory, then written out whole to a
  * temporary file that replaces the original only when everything succeeded.
- * The passes never see file offsets.
+ * The passes never see file offsets.  elfobj.c reads; elfobj_write.c edits
+ * and writes.
  */
 #ifndef ELF_ELFOBJ_H
 #define ELF_ELFOBJ_H

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Editing a loaded object in memory (section bytes, inserted local
+ * symbols, added sections, relocations, groups) and writing it out whole
+ * to a temporary file renamed over the target only when all succeeded.
+ * Reading is in elfobj.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "elf/elfobj.h"
+
+#ifndef SHT_LLVM_ADDRSIG
+#define SHT_LLVM_ADDRSIG 0x6fff4c03
+#endif
+
+static void *xrealloc_array(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return realloc(p, n && size ? n * size : 1);
+}
+
+static uint64_t encode_rinfo(const struct elfobj *obj, uint32_t sym, uint32_t type)
+{
+	if (obj->arch->rinfo_encode)
+		return obj->arch->rinfo_encode(sym, type, obj->big_endian);
+	return GELF_R_INFO(sym, type);
+}
+
+uint8_t *elfobj_edit_bytes(struct elfobj *obj, size_t secidx)
+{
+	struct section *s = &obj->sec[secidx];
+
+	if (!s->owned) {
+		uint8_t *copy = malloc(s->size ? s->size : 1);
+
+		if (!copy)
+			return elfobj_error(obj, "out of memory"), NULL;
+		if (s->size)
+			memcpy(copy, s->bytes, s->size);
+		s->bytes = copy;
+		s->owned = true;
+	}
+	obj->modified = true;
+	return s->bytes;
+}
+
+/* Append a NUL-terminated string to a string table section; returns its offset. */
+static int64_t append_string(struct elfobj *obj, size_t secidx, const char *str)
+{
+	struct section *s = &obj->sec[secidx];
+	size_t len = strlen(str) + 1;
+	size_t off = s->size;
+	uint8_t *b;
+
+	if (!elfobj_edit_bytes(obj, secidx))
+		return -1;
+	b = realloc(s->bytes, s->size + len);
+	if (!b)
+		return elfobj_error(obj, "out of memory"), -1;
+	memcpy(b + off, str, len);
+	s->bytes = b;
+	s->size += len;
+	s->sh.sh_size = s->size;
+	return (int64_t)off;
+}
+
+static int uleb_remap(struct elfobj *obj, size_t secidx, size_t old_nsym)
+{
+	struct section *s = &obj->sec[secidx];
+	uint8_t *out = malloc(s->size * 2 + 16), *o = out;
+	size_t i = 0;
+
+	if (!out)
+		return elfobj_error(obj, "out of memory"), -1;
+	while (i < s->size) {
+		uint64_t v = 0;
+		unsigned shift = 0;
+
+		do {
+			if (i >= s->size || shift > 63)
+				return free(out), elfobj_error(obj, "%s: bad ULEB128", s->name), -1;
+			v |= (uint64_t)(s->bytes[i] & 0x7f) << shift;
+			shift += 7;
+		} while (s->bytes[i++] & 0x80);
+		if (v >= old_nsym)
+			return free(out), elfobj_error(obj, "%s: symbol %llu out of range", s->name,
+						       (unsigned long long)v), -1;
+		v = obj->sym_map[v];
+		do {
+			uint8_t byte = v & 0x7f;
+
+			v >>= 7;
+			*o++ = byte | (v ? 0x80 : 0);
+		} while (v);
+	}
+	if (s->owned)
+		free(s->bytes);
+	s->bytes = out;
+	s->owned = true;
+	s->size = (size_t)(o - out);
+	s->sh.sh_size = s->size;
+	return 0;
+}
+
+int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_t *shndx,
+			 size_t n, uint32_t *out_idx)
+{
+	size_t old = obj->nsym, at = obj->first_global;
+	struct symbol *ns;
+
+	if (!n)
+		return 0;
+	if (!obj->symtab)
+		return elfobj_error(obj, "no symbol table"), -1;
+	for (size_t i = 0; i < n; i++)
+		if (shndx[i] >= SHN_LORESERVE && !obj->symtab_shndx)
+			return elfobj_error(obj, "section %u needs an extended section index table, "
+					    "which the object lacks", shndx[i]), -1;
+	/* Parse every relocation section now: all of them get renumbered. */
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (obj->sec[i].rela_for && elfobj_parse_relocs(obj, i) < 0)
+			return -1;
+
+	ns = xrealloc_array(NULL, old + n, sizeof(*ns));
+	free(obj->sym_map);
+	obj->sym_map = xrealloc_array(NULL, old, sizeof(*obj->sym_map));
+	if (!ns || !obj->sym_map)
+		return free(ns), elfobj_error(obj, "out of memory"), -1;
+	memcpy(ns, obj->sym, at * sizeof(*ns));
+	memcpy(ns + at + n, obj->sym + at, (old - at) * sizeof(*ns));
+	for (size_t i = 0; i < old; i++)
+		obj->sym_map[i] = (uint32_t)(i < at ? i : i + n);
+	for (size_t i = 0; i < n; i++) {
+		struct symbol *sym = &ns[at + i];
+
+		sym->s = syms[i];
+		sym->shndx = shndx[i];
+		sym->s.st_shndx = shndx[i] >= SHN_LORESERVE ? SHN_XINDEX : (Elf64_Section)shndx[i];
+		sym->name = "";
+		out_idx[i] = (uint32_t)(at + i);
+	}
+	free(obj->sym);
+	obj->sym = ns;
+	obj->nsym = obj->cap_sym = old + n;
+	obj->nsym_inserted += n;
+	obj->first_global += n;
+	obj->sec[obj->symtab].sh.sh_info = (uint32_t)obj->first_global;
+
+	for (size_t i = 1; i < obj->nsec; i++) {
+		struct section *s = &obj->sec[i];
+
+		if (s->secsym)
+			s->secsym = obj->sym_map[s->secsym];
+		if (s->rela_for) {
+			for (size_t r = 0; r < s->nrelocs; r++)
+				s->relocs[r].sym = obj->sym_map[s->relocs[r].sym];
+			s->relocs_dirty = true;
+		} else if (s->sh.sh_type == SHT_GROUP && s->sh.sh_link == obj->symtab) {
+			if (s->sh.sh_info >= old)
+				return elfobj_error(obj, "group %s: signature symbol out of range", s->name), -1;
+			s->sh.sh_info = obj->sym_map[s->sh.sh_info];
+		} else if (s->sh.sh_type == SHT_LLVM_ADDRSIG && s->sh.sh_link == obj->symtab) {
+			if (uleb_remap(obj, i, old) < 0)
+				return -1;
+		}
+	}
+	obj->modified = true;
+	return 0;
+}
+
+/* Section names repeat (a table per function in user mode): add each once. */
+static int64_t section_name_offset(struct elfobj *obj, const char *name)
+{
+	for (size_t i = 0; i < obj->nnames; i++)
+		if (strcmp(obj->names[i].name, name) == 0)
+			return obj->names[i].off;
+	int64_t off = append_string(obj, obj->shstrndx, name);
+
+	if (off >= 0 && obj->nnames < ARRAY_SIZE(obj->names))
+		obj->names[obj->nnames++] = (struct name_off){ name, (uint32_t)off };
+	return off;
+}
+
+size_t elfobj_add_section(struct elfobj *obj, const char *name, const GElf_Shdr *sh,
+			  uint8_t *bytes, size_t size)
+{
+	int64_t name_off = section_name_offset(obj, name);
+	struct section *s;
+
+	if (name_off < 0)
+		return 0;
+	if (obj->nsec == obj->cap_sec) {
+		size_t cap = obj->cap_sec * 2 + 8;
+		struct section *n = xrealloc_array(obj->sec, cap, sizeof(*n));
+
+		if (!n)
+			return elfobj_error(obj, "out of memory"), 0;
+		obj->sec = n;
+		obj->cap_sec = cap;
+	}
+	s = &obj->sec[obj->nsec];
+	memset(s, 0, sizeof(*s));
+	s->sh = *sh;
+	s->sh.sh_name = (Elf64_Word)name_off;
+	s->sh.sh_size = size;
+	s->name = name;
+	s->bytes = bytes;
+	s->size = size;
+	s->owned = true;
+	if (s->sh.sh_type == SHT_REL || s->sh.sh_type == SHT_RELA)
+		s->rela_for = s->sh.sh_info;
+	obj->modified = true;
+	return obj->nsec++;
+}
+
+void elfobj_set_relocs(struct elfobj *obj, size_t secidx, struct reloc *r, size_t n)
+{
+	struct section *s = &obj->sec[secidx];
+
+	s->relocs = r;
+	s->nrelocs = n;
+	s->relocs_parsed = true;
+	s->relocs_dirty = true;
+	s->sh.sh_size = n * gelf_fsize(obj->elf, s->sh.sh_type == SHT_RELA ? ELF_T_RELA : ELF_T_REL,
+				       1, EV_CURRENT);
+	obj->modified = true;
+}
+
+int elfobj_add_to_group(struct elfobj *obj, size_t group, size_t secidx)
+{
+	struct section *g = &obj->sec[group];
+	uint8_t *b;
+
+	if (!elfobj_edit_bytes(obj, group))
+		return -1;
+	b = realloc(g->bytes, g->size + 4);
+	if (!b)
+		return elfobj_error(obj, "out of memory"), -1;
+	elfobj_write_word(obj, b + g->size, 4, secidx);
+	g->bytes = b;
+	g->size += 4;
+	g->sh.sh_size = g->size;
+	obj->sec[secidx].group = (uint32_t)group;
+	obj->sec[secidx].sh.sh_flags |= SHF_GROUP;
+	return 0;
+}
+
+/* ---- writing ---- */
+
+static int fill_symtab(struct elfobj *obj, Elf_Data *d)
+{
+	size_t n = obj->nsym;
+
+	d->d_type = ELF_T_SYM;
+	d->d_size = n * gelf_fsize(obj->elf, ELF_T_SYM, 1, EV_CURRENT);
+	d->d_buf = calloc(1, d->d_size ? d->d_size : 1);
+	if (!d->d_buf)
+		return elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 0; i < n; i++)
+		if (!gelf_update_sym(d, (int)i, &obj->sym[i].s))
+			return elfobj_error(obj, "symbol %zu: %s", i, elf_errmsg(-1)), -1;
+	return 0;
+}
+
+static int fill_symtab_shndx(struct elfobj *obj, Elf_Data *d)
+{
+	uint8_t *b = calloc(obj->nsym ? obj->nsym : 1, 4);
+
+	if (!b)
+		return elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 0; i < obj->nsym; i++)
+		if (obj->sym[i].s.st_shndx == SHN_XINDEX)
+			elfobj_write_word(obj, b + 4 * i, 4, obj->sym[i].shndx);
+	d->d_buf = b;
+	d->d_size = obj->nsym * 4;
+	return 0;
+}
+
+static int fill_relocs(struct elfobj *obj, const struct section *s, Elf_Data *d)
+{
+	bool rela = s->sh.sh_type == SHT_RELA;
+
+	d->d_type = rela ? ELF_T_RELA : ELF_T_REL;
+	d->d_size = s->nrelocs * gelf_fsize(obj->elf, d->d_type, 1, EV_CURRENT);
+	d->d_buf = calloc(1, d->d_size ? d->d_size : 1);
+	if (!d->d_buf)
+		return elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 0; i < s->nrelocs; i++) {
+		const struct reloc *r = &s->relocs[i];
+		uint64_t info = encode_rinfo(obj, r->sym, r->type);
+		bool ok;
+
+		if (rela) {
+			GElf_Rela ra = { .r_offset = r->offset, .r_info = info, .r_addend = r->addend };
+
+			ok = gelf_update_rela(d, (int)i, &ra);
+		} else {
+			GElf_Rel rl = { .r_offset = r->offset, .r_info = info };
+
+			ok = gelf_update_rel(d, (int)i, &rl);
+		}
+		if (!ok)
+			return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), -1;
+	}
+	return 0;
+}
+
+/* Buffers that fill_* allocated for the output, freed after elf_update. */
+struct out_buffers {
+	void **p;
+	size_t n;
+};
+
+static int emit_section(struct elfobj *obj, Elf *out, size_t i, struct out_buffers *ob)
+{
+	struct section *s = &obj->sec[i];
+	Elf_Scn *scn = elf_newscn(out);
+	Elf_Data *d;
+	int rc = 0;
+	GElf_Shdr sh = s->sh;
+
+	if (!scn || !(d = elf_newdata(scn)))
+		return elfobj_error(obj, "cannot create section %zu: %s", i, elf_errmsg(-1)), -1;
+	d->d_version = EV_CURRENT;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = 1;
+	d->d_buf = s->bytes;
+	d->d_size = s->size;
+	if (i == obj->symtab && obj->nsym_inserted)
+		rc = fill_symtab(obj, d);
+	else if (i == obj->symtab_shndx && obj->nsym_inserted)
+		rc = fill_symtab_shndx(obj, d);
+	else if (s->rela_for && s->relocs_dirty)
+		rc = fill_relocs(obj, s, d);
+	else
+		goto done;
+	/* Kept before the check: a fill that fails half-way has allocated it too. */
+	if (d->d_buf != s->bytes)
+		ob->p[ob->n++] = d->d_buf;
+	if (rc < 0)
+		return -1;
+done:
+	if (s->sh.sh_type == SHT_NOBITS)
+		d->d_buf = NULL;
+	sh.sh_size = d->d_size;
+	if (!gelf_update_shdr(scn, &sh))
+		return elfobj_error(obj, "section %zu: %s", i, elf_errmsg(-1)), -1;
+	return 0;
+}
+
+#define WRITE_MMAP_SECTIONS 1000
+
+/*
+ * libelf pads the file before each section to its sh_addralign: a forged
+ * alignment would turn a small object into gigabytes of padding.  What we
+ * add is bounded by what is there (an entry and a relocation per call, a
+ * record per function from the DWARF), so a far larger output means a
+ * forged layout, not a big table.
+ */
+static int reserve_output(struct elfobj *obj, Elf *out, int fd)
+{
+	int64_t size = elf_update(out, ELF_C_NULL);
+	int err;
+
+	if (size < 0)
+		return elfobj_error(obj, "cannot write: %s", elf_errmsg(-1)), -1;
+	if ((uint64_t)size > 4 * (uint64_t)obj->image_size + (1u << 20))
+		return elfobj_error(obj, "the output would take %lld bytes for %zu of input: "
+				    "section alignments too large", (long long)size, obj->image_size), -1;
+	/* A mapped file that cannot grow kills the process with SIGBUS: reserve first. */
+	if (obj->nsec > WRITE_MMAP_SECTIONS && (err = posix_fallocate(fd, 0, (off_t)size)))
+		return elfobj_error(obj, "cannot write: %s", strerror(err)), -1;
+	return 0;
+}
+
+static int emit_elf(struct elfobj *obj, int fd)
+{
+	/*
+	 * libelf writes piece by piece (a pwrite per section and per header
+	 * table); with thousands of sections mapping the output is faster,
+	 * with few it is slower.
+	 */
+	Elf *out = elf_begin(fd, obj->nsec > WRITE_MMAP_SECTIONS ? ELF_C_WRITE_MMAP : ELF_C_WRITE, NULL);
+	struct out_buffers ob = { calloc(obj->nsec + 1, sizeof(void *)), 0 };
+	GElf_Ehdr eh = obj->ehdr;
+	int rc = -1;
+
+	if (!out || !ob.p) {
+		elfobj_error(obj, "cannot create output: %s", elf_errmsg(-1));
+		goto out;
+	}
+	if (!gelf_newehdr(out, obj->ehdr.e_ident[EI_CLASS])) {
+		elfobj_error(obj, "cannot create ELF header: %s", elf_errmsg(-1));
+		goto out;
+	}
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (emit_section(obj, out, i, &ob) < 0)
+			goto out;
+	eh.e_shstrndx = obj->shstrndx < SHN_LORESERVE ? (Elf64_Half)obj->shstrndx : SHN_XINDEX;
+	if (obj->shstrndx >= SHN_LORESERVE) {
+		GElf_Shdr sh0;
+		Elf_Scn *scn0 = elf_getscn(out, 0);
+
+		if (!scn0 || !gelf_getshdr(scn0, &sh0)) {
+			elfobj_error(obj, "no section 0: %s", elf_errmsg(-1));
+			goto out;
+		}
+		sh0.sh_link = (Elf64_Word)obj->shstrndx;
+		gelf_update_shdr(scn0, &sh0);
+	}
+	if (!gelf_update_ehdr(out, &eh)) {
+		elfobj_error(obj, "cannot write: %s", elf_errmsg(-1));
+		goto out;
+	}
+	if (reserve_output(obj, out, fd) < 0)
+		goto out;
+	/* libelf says only "cannot write data to file": the errno says why. */
+	errno = 0;
+	if (elf_update(out, ELF_C_WRITE) < 0) {
+		int err = errno;
+
+		elfobj_error(obj, "cannot write: %s%s%s", elf_errmsg(-1), err ? ": " : "",
+			     err ? strerror(err) : "");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (out)
+		elf_end(out);
+	for (size_t i = 0; i < ob.n; i++)
+		free(ob.p[i]);
+	free(ob.p);
+	return rc;
+}
+
+/* The input as it was read: for -o when there is nothing to change. */
+static int copy_image(struct elfobj *obj, int fd)
+{
+	size_t done = 0;
+
+	while (done < obj->image_size) {
+		ssize_t n = write(fd, obj->image + done, obj->image_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return elfobj_error(obj, "cannot write: %s", n < 0 ? strerror(errno) : "short write"), -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Whether PATH is the file we read (not an -o output) and another process
+ * replaced or rewrote it since: then its version is kept, not ours made from
+ * the old contents.  Only the instants between this check and the rename
+ * remain for a replacement to be lost in.
+ */
+static bool replaced_since_read(const struct elfobj *obj, const char *path)
+{
+	struct stat now, arg;
+
+	if (!obj->src.st_ino || stat(path, &now) < 0 || stat(obj->path, &arg) < 0 ||
+	    now.st_dev != arg.st_dev || now.st_ino != arg.st_ino)
+		return false;
+	return now.st_dev != obj->src.st_dev || now.st_ino != obj->src.st_ino ||
+	       now.st_size != obj->src.st_size || now.st_mtim.tv_sec != obj->src.st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != obj->src.st_mtim.tv_nsec;
+}
+
+/*
+ * Fill a temporary file in the target's directory and rename it over the
+ * target only when everything succeeded: the target is never half-written.
+ */
+static int replace_atomically(struct elfobj *obj, const char *path, mode_t mode,
+			      int (*fill)(struct elfobj *, int))
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	int fd, rc = -1;
+
+	if (!tmp)
+		return elfobj_error(obj, "out of memory"), -1;
+	snprintf(tmp, len + 16, "%s.rmcXXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		elfobj_error(obj, "cannot create temporary file in its directory: %s", strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (fill(obj, fd) < 0)
+		goto fail;
+	if (fchmod(fd, mode & 07777) < 0) {
+		elfobj_error(obj, "cannot set mode of temporary file: %s", strerror(errno));
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		elfobj_error(obj, "cannot write temporary file: %s", strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (replaced_since_read(obj, path)) {
+		elfobj_error(obj, "changed by another process while being processed: left as it is now");
+		goto fail;
+	}
+	if (rename(tmp, path) < 0) {
+		elfobj_error(obj, "cannot replace the file: %s", strerror(errno));
+		goto fail;
+	}
+	rc = 0;
+	goto out;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out:
+	free(tmp);
+	return rc;
+}
+
+int elfobj_write(struct elfobj *obj, const char *path, mode_t mode)
+{
+	return replace_atomically(obj, path, mode, emit_elf);
+}
+
+int elfobj_copy(struct elfobj *obj, const char *path, mode_t mode)
+{
+	return replace_atomically(obj, path, mode, copy_image);
+}
