@@ -191,7 +191,7 @@ if [ -n "$noprotos" ] && [ -n "$pahole" ]; then
 	for cc in $dw_ccs; do
 		lobjs=()
 		for f in "$dw/out.ours/repo-$cc/"*.o; do
-			[ "$(basename "$f")" = objpatch-cli.o ] || lobjs+=("$f")
+			[ "$(basename "$f")" = objpatch-cli-cli.o ] || lobjs+=("$f")
 		done
 		ld -r -o "$dw/link/$cc-r.o" "${lobjs[@]}" 2>> "$dw/link.log" || continue
 		"$cc" -no-pie -o "$dw/link/$cc-prog" "${lobjs[@]}" -ldw -lelf 2>> "$dw/link.log" || rm -f "$dw/link/$cc-prog"
@@ -602,7 +602,7 @@ sections_of() { readelf -h "$corpus/$1" | awk '/Number of section headers/ { pri
 		echo
 		echo "The corpus's generated functions nearly all have the prototype \`int fn(struct dev *d, int n)\` and use a handful of small types: BTF shares one FUNC_PROTO among them and pays 12 bytes + the name per function, while a record of ours is 20 bytes (16 in 32-bit files) + the name, since it also holds the function's address and size. The repository's own sources have varied prototypes and real headers, whose struct definitions BTF carries and our signatures only name."
 		echo
-		echo "Linked files: the objects of the recordmcount program (all of the repo's objects but objpatch/cli.o) after ours ran on them; \`pahole -J\` on a copy of the same linked file, where it keeps one copy of each type across the compilation units; the linker keeps one copy of each string of \`__mcount_str\` (SHF_MERGE|SHF_STRINGS). A linker sets the entry size of the merged \`__mcount_proto\` to 0: records are counted as the section's size / 20 (64-bit) or 16 (32-bit)."
+		echo "Linked files: the objects of the recordmcount program (all of the repo's objects but objpatch/cli/cli.o) after ours ran on them; \`pahole -J\` on a copy of the same linked file, where it keeps one copy of each type across the compilation units; the linker keeps one copy of each string of \`__mcount_str\` (SHF_MERGE|SHF_STRINGS). A linker sets the entry size of the merged \`__mcount_proto\` to 0: records are counted as the section's size / 20 (64-bit) or 16 (32-bit)."
 		echo
 		echo "Goal of the issue, at most half of BTF's bytes per function:"
 		echo
