@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The table reader (objpatch/tables.c) on objects and linked files, the
+ * The table reader (tables/tables.c) on objects and linked files, the
  * ways it is used: loaded as a copy, as recordmcount --list and objpatch
  * list do (sites, prototypes, signatures parsed and printed, functions by
  * place); mapped with the symbols loaded afterwards, as the runtime and

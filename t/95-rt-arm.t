@@ -9,7 +9,7 @@
 # constructors returning `this`).  Then rt_toggle's 10,000 live toggles
 # with 8 threads, as Thumb-2 and as ARM code; the Thumb build must have
 # sites at 2 mod 4, which one word store cannot patch
-# (objpatch/arch/arm.c).  About 90 s.
+# (arch/arm/rt_arm.c).  About 90 s.
 . "$(dirname "$0")/rt-lib.sh"
 
 RT_EXPECT=$RT/rt_expect_arm.txt

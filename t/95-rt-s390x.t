@@ -23,7 +23,7 @@
 P=s390x-linux-gnu
 
 # s390x returns every struct in memory (its ABI: aggregates always), and
-# objpatch/format.c prints a struct return as "?" on such machines
+# trace/format.c prints a struct return as "?" on such machines
 # (struct_regs 0): the expectations of rt_expect.txt for the two small
 # structs, bytes in registers on x86_64 and AArch64, are "?" here.  Every
 # other line stays as it is.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Return values as text, by the return type of a function's signature
- * (objpatch/sig.h).  Shared by the tracing runtime and the CLI, so the
+ * (tables/sig.h).  Shared by the tracing runtime and the CLI, so the
  * formatting path allocates nothing, never dereferences target memory itself
  * (strings go through a callback) and writes into the caller's buffer.
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* objpatch annotate (objpatch/annotate.c). */
+/* objpatch annotate (objpatch/cli/annotate.c). */
 #ifndef OBJPATCH_CLI_ANNOTATE_H
 #define OBJPATCH_CLI_ANNOTATE_H
 

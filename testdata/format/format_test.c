@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of objpatch/format.c, run by t/70-format.t.  Prints one line per
+ * Unit test of trace/format.c, run by t/70-format.t.  Prints one line per
  * check, "ok - DESC" or "not ok - DESC" (the script numbers them), "# ..."
  * diagnostics, and "done" at the end.  Every expected string is written from
  * the C meaning of the bits in the registers, not taken from the formatter.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Stress test for objpatch/patch.c (x86_64 Linux): worker threads run
+ * Stress test for objpatch/lib/patch.c and arch/x86/rt_x86.c (x86_64 Linux): worker threads run
  * through call sites while the main thread toggles them between a NOP and
  * a call to a counting hook.  Prints "ok DESC" / "not ok DESC" / "# ..."
  * lines (t/80-patch.t numbers them) and exits 1 if a check failed.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What the i386 runtime (objpatch/arch/i386.[cS]) must get right beyond
+ * What the i386 runtime (arch/x86/rt_i386.[cS]) must get right beyond
  * rt_test.c, for t/95-rt-i386.t; the trace must show rt_i386_expect.txt.
  *  - Every floating-point result comes back in x87's st(0): float,
  *    double, long double (80 bits), each printed in its own type (a float

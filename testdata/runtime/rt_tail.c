@@ -2,7 +2,7 @@
 /*
  * Tail calls between traced functions: `return g(x);` compiled to a jump,
  * so g starts with the return address its caller's hook already replaced
- * (objpatch/rt_record.c).  Chains of two and of eleven (mutual recursion),
+ * (objpatch/lib/rt_record.c).  Chains of two and of eleven (mutual recursion),
  * frames of different sizes each way (gcc's AArch64 frame record sits at
  * the bottom of the frame, so the two functions' slots differ), an FP and a
  * void tail call, and a longjmp out of a tail-called function.  Each
