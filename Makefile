@@ -27,6 +27,9 @@ LDLIBS := -ldw -lelf
 ELF_LIBS := -lelf
 endif
 
+# `make` alone builds everything (the layers' archive rules below come first).
+.DEFAULT_GOAL := all
+
 # The layers (README, "Layout"), bottom up; each folder depends only on the
 # ones before it.  Every architecture's runtime port (arch/*/rt_*) is built
 # into the runtime only.
