@@ -34,6 +34,8 @@ endif
 # ones before it.  Every architecture's runtime port (arch/*/rt_*) is built
 # into the runtime only.
 ARCH_SRC := arch/arch.c $(foreach f,$(wildcard arch/*/*.c),$(if $(filter rt_%,$(notdir $(f))),,$(f)))
+# Relocation names, for the tools' messages only.
+ARCH_TOOL_SRC := arch/reloc_names.c
 ELF_SRC := $(wildcard elf/*.c)
 TABLES_SRC := $(wildcard tables/*.c)
 TRACE_SRC := $(wildcard trace/*.c)
@@ -69,13 +71,13 @@ $(call layer_a,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(2))
 	rm -f $$@
 	$$(AR) rcs $$@ $$^
 endef
-$(eval $(call layer_archive,arch,$(ARCH_SRC)))
+$(eval $(call layer_archive,arch,$(ARCH_SRC) $(ARCH_TOOL_SRC)))
 $(eval $(call layer_archive,elf,$(ELF_SRC)))
 $(eval $(call layer_archive,tables,$(TABLES_SRC)))
 $(eval $(call layer_archive,trace,$(TRACE_SRC)))
 $(eval $(call layer_archive,dwarf,$(DWARF_SRC)))
 
-RMC_SRC := $(wildcard recordmcount/*.c) $(DWARF_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC)
+RMC_SRC := $(wildcard recordmcount/*.c) $(DWARF_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(ARCH_TOOL_SRC)
 RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard recordmcount/*.c)) \
 	$(foreach l,dwarf tables elf arch,$(call layer_a,$(l)))
 
@@ -116,6 +118,21 @@ $(foreach m,$(CROSS_MACHINES),$(eval $(call cross_runtime,$(m))))
 # the compiler's own lists (-MMD).
 DEPFLAGS = -I. -MMD -MP
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# <elf.h>'s R_* constants of the machines arch/ knows, as {EM, type, "name"} rows.
+RELOC_PREFIXES := X86_64:EM_X86_64 386:EM_386 ARM:EM_ARM AARCH64:EM_AARCH64 MIPS:EM_MIPS PPC:EM_PPC \
+	PPC64:EM_PPC64 390:EM_S390 RISCV:EM_RISCV SH:EM_SH SPARC:EM_SPARCV9
+$(BUILD)/gen/arch/reloc_names.inc: Makefile
+	@mkdir -p $(dir $@)
+	echo '#include <elf.h>' | $(CC) -E -dM - | awk -v pre='$(RELOC_PREFIXES)' \
+	  'BEGIN { n = split(pre, p, " "); for (i = 1; i <= n; i++) { split(p[i], kv, ":"); em["R_" kv[1] "_"] = kv[2] } } \
+	   $$1 == "#define" && $$2 ~ /^R_/ && $$2 !~ /_NUM$$/ { def[$$2] = $$3 } \
+	   END { for (name in def) { v = def[name]; while (v in def) v = def[v]; if (v !~ /^[0-9]+$$/) continue; \
+	         for (k in em) if (index(name, k) == 1) print "{ " em[k] ", " v ", \"" name "\" }," } }' | sort -u > $@.tmp
+	mv $@.tmp $@
+$(BUILD)/obj/arch/reloc_names.o $(BUILD)/fuzz/obj/arch/reloc_names.o: $(BUILD)/gen/arch/reloc_names.inc
+$(BUILD)/obj/arch/reloc_names.o: ALL_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/fuzz/obj/arch/reloc_names.o: FUZZ_CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -70,6 +70,11 @@ struct call_decoder {
 	uint8_t len;	/* bytes of the call (or sequence): a search resumes after them */
 	bool slot;
 	bool jump;
+	/*
+	 * A direct jump (a tail call into the hook, hand-written code): never
+	 * a call site, but a reference to the hook --check reports.
+	 */
+	bool ref;
 };
 
 struct arch {
@@ -92,12 +97,23 @@ struct arch {
 	const struct call_form *calls;
 	size_t ncalls;
 	/*
-	 * Several relocations can describe one call (MIPS %hi/%lo or
-	 * %call16 + R_MIPS_JALR): a hook relocation closer than this many bytes
-	 * to the first one of the current site belongs to that site.  0: every
+	 * Call sequences whose shape varies (MIPS: arch/mips/insn.h), which no
+	 * fixed NOP pattern covers: the offset of the call word of the
+	 * sequence recorded at `site` and, in *disabled, the 4-byte word that
+	 * disables it; -1 if there is none, and then the relocation at the
+	 * site is no call (an address load that looks like a sequence's start).  The recorder writes that word
+	 * and `seq_nop` over the sequence's other relocated words (the loads
+	 * of the hook's address).
+	 */
+	int64_t (*sequence_call)(const uint8_t *code, size_t size, uint64_t site, bool big_endian,
+				 uint32_t *disabled);
+	/*
+	 * The sequence also says which relocations describe one call (MIPS
+	 * %hi/%lo, %call16 + R_MIPS_JALR): every hook relocation from the
+	 * site's first one up to the call word.  Without sequence_call every
 	 * relocation is its own site.
 	 */
-	uint8_t seq_window;
+	const struct insn_pattern *seq_nop;
 
 	uint32_t reloc_abs;	/* pointer-sized absolute, for __mcount_loc */
 	uint32_t reloc_abs32;	/* 32-bit absolute, for string offsets (as DWARF's strp) */
@@ -227,6 +243,8 @@ const struct arch *arch_for_ehdr(const GElf_Ehdr *ehdr);
  * header gives); NULL for another.
  */
 const struct arch *arch_for_runtime(uint16_t machine, uint8_t elfclass, uint8_t data);
+/* The relocation type's name in <elf.h> (R_MIPS_GOT16), NULL if unknown (arch/reloc_names.c). */
+const char *arch_reloc_name(const struct arch *arch, uint32_t type);
 /* The width of an absolute data relocation, 0 if `type` is not one. */
 unsigned arch_abs_width(const struct arch *arch, uint32_t type, bool is64);
 

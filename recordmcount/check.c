@@ -26,6 +26,7 @@ static const char *const kind_names[CHECK_NKINDS] = {
 	[CHECK_UNTRACED] = "untraced",
 	[CHECK_WRONG_TABLE] = "wrong-table",
 	[CHECK_NO_PROTO] = "no-proto",
+	[CHECK_HOOK_REF] = "hook-ref",
 };
 
 /* ---- places and findings ---- */

@@ -18,6 +18,7 @@ enum check_kind {
 	CHECK_UNTRACED,		/* objects: an entry in a section that is not traced */
 	CHECK_WRONG_TABLE,	/* user mode: a __fentry__ call in __mcount_rel, or the reverse */
 	CHECK_NO_PROTO,		/* objects: a function with an entry but no prototype record */
+	CHECK_HOOK_REF,		/* a reference to the hook that is no call the recorder knows */
 	CHECK_NKINDS,
 };
 

@@ -305,7 +305,7 @@ struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off)
 		struct target t = { .kind = TARGET_UNKNOWN };
 		uint64_t to;
 
-		if (d->jump || !insn_matches(&d->insn, s->bytes + off, s->size - off, obj->code_big_endian))
+		if (d->jump || d->ref || !insn_matches(&d->insn, s->bytes + off, s->size - off, obj->code_big_endian))
 			continue;
 		if (d->target) {
 			if (!d->target(s->bytes + off, s->size - off, obj->code_big_endian, addr, &to))
@@ -319,4 +319,25 @@ struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off)
 			break;
 	}
 	return best;
+}
+
+struct target decode_ref(const struct linked *l, uint32_t sec, uint64_t off)
+{
+	const struct elfobj *obj = l->obj;
+	const struct section *s = &obj->sec[sec];
+	uint64_t addr = s->sh.sh_addr + off, to;
+
+	for (size_t i = 0; i < obj->arch->ndecoders && off < s->size; i++) {
+		const struct call_decoder *d = &obj->arch->decoders[i];
+		struct target t;
+
+		if (!d->ref || !d->target || !insn_matches(&d->insn, s->bytes + off, s->size - off, obj->code_big_endian) ||
+		    !d->target(s->bytes + off, s->size - off, obj->code_big_endian, addr, &to))
+			continue;
+		t = resolve_address(l, to, 0);
+		t.len = d->len;
+		if (t.kind == TARGET_HOOK)
+			return t;
+	}
+	return (struct target){ .kind = TARGET_NONE };
 }

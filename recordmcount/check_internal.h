@@ -131,6 +131,8 @@ int collect_dynrels(struct linked *l);
 const struct hook_range *hook_at(const struct linked *l, uint64_t addr);
 uint32_t section_holding(const struct elfobj *obj, uint64_t addr, uint64_t len, bool code);
 struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off);
+/* The same for the arch's jump decoders (`ref`): a jump into the hook at the place. */
+struct target decode_ref(const struct linked *l, uint32_t sec, uint64_t off);
 
 /* ---- check_linked.c ---- */
 

@@ -181,6 +181,43 @@ static int missing_calls(struct report *r, const struct linked *l, const uint64_
 	return 0;
 }
 
+/*
+ * The rest of every function: jumps into the hook (the arch's `ref`
+ * decoders) anywhere, and calls to it past the window missing_calls
+ * searches, that no entry names.  Hand-written code, or a compiler form the
+ * recorder has never seen: a place the tracer would never patch.
+ */
+static int hook_references(struct report *r, const struct linked *l, const uint64_t *addrs, size_t naddrs)
+{
+	const struct elfobj *obj = r->obj;
+	unsigned align = obj->arch->insn_align ? obj->arch->insn_align : 1;
+
+	for (size_t i = 0; i < l->fs.n; i++) {
+		const struct func_sym *f = &l->fs.v[i];
+		const struct section *s = &obj->sec[f->sec];
+		uint64_t start = s->sh.sh_addr + f->off, window = obj->arch->hook_window;
+
+		if (!f->size || !is_code(obj, f->sec) || f->off >= s->size || hook_at(l, start))
+			continue;
+		for (uint64_t p = (start + align - 1) / align * align; p < start + f->size && p - s->sh.sh_addr < s->size;
+		     p += align) {
+			struct target t = decode_ref(l, f->sec, p - s->sh.sh_addr);
+			bool jump = t.kind == TARGET_HOOK;
+
+			if (!jump && window && p >= start + window)
+				t = decode_call(l, f->sec, p - s->sh.sh_addr);
+			if (t.kind != TARGET_HOOK || bsearch(&p, addrs, naddrs, sizeof(*addrs), cmp_u64))
+				continue;
+			if (!add_finding(r, CHECK_HOOK_REF, &l->fs, f->sec, p - s->sh.sh_addr, p,
+					 jump ? "a jump to %s, not a call: never recorded" :
+						"a call to %s past the function's first %u bytes, where compilers put "
+						"it: no entry records it", t.name, (unsigned)window))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 unsigned span_entsize(const struct elfobj *obj, const struct table_span *s)
 {
 	return s->user ? 4 : (obj->is64 ? 8 : 4);
@@ -238,6 +275,8 @@ static int linked_entries(struct report *r, const struct linked *l, struct linke
 		st->drop[order[k]] = v > 0;
 	}
 	rc = missing_calls(r, l, addrs, naddrs);
+	if (rc == 0)
+		rc = hook_references(r, l, addrs, naddrs);
 	if (rc == 0)
 		rc = patchable_missing(r, &st->pt, &l->fs);
 out:

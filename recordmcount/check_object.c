@@ -219,6 +219,15 @@ int check_object(struct report *r)
 	r->sorted = true;
 	if (object_entries(r, &st) < 0 || patchable_missing(r, &st.pt, &st.fs) < 0)
 		goto out;
+	for (size_t i = 0; i < st.rec.nstrays; i++) {
+		const struct stray_ref *s = &st.rec.strays[i];
+		char buf[32];
+
+		if (!add_finding(r, CHECK_HOOK_REF, &st.fs, s->sec, s->off, 0,
+				 "%s against %s is not a call to the hook recordmcount knows: not recorded",
+				 stray_type(obj, s, buf, sizeof(buf)), s->sym))
+			goto out;
+	}
 	for (size_t i = 0; i < st.rec.nsites; i++) {
 		const struct site *s = &st.rec.sites[i];
 

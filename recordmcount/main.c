@@ -28,6 +28,7 @@ struct options {
 	bool fix;
 	bool protos;
 	bool nop;
+	bool strict;
 	enum table_mode mode;
 	const char *output;
 };
@@ -45,6 +46,7 @@ static void usage(FILE *f)
 		"  -o, --output=FILE    write the result to FILE (one input only)\n"
 		"      --no-protos      do not add the prototype table (__mcount_proto) from DWARF\n"
 		"      --nop            replace the recorded calls by NOPs too (no hook needed to link)\n"
+		"      --strict         fail on a reference to the hook that is not a call it knows\n"
 		"      --list           print the recorded sites of objects or linked files\n"
 		"      --check          check that the table holds exactly the calls to the hook\n"
 		"                       (exit 0 clean, 1 findings, 2 could not check)\n"
@@ -74,6 +76,29 @@ static char *resolve_target(const char *path)
 	return real ? real : strdup(path);
 }
 
+/*
+ * The relocations against the hook that are no call the recorder knows
+ * (record.h): each one a function the tracer may never see, so never
+ * silent; with --strict the object fails and is left as it was.
+ */
+static int report_strays(struct elfobj *obj, const struct recording *rec, bool strict)
+{
+	char buf[32];
+
+	for (size_t i = 0; i < rec->nstrays; i++) {
+		const struct stray_ref *s = &rec->strays[i];
+
+		fprintf(stderr, "recordmcount: %s: %s: %s+0x%llx: %s against %s is not a call to the hook "
+			"recordmcount knows: not recorded\n", obj->path, strict ? "error" : "warning",
+			obj->sec[s->sec].name, (unsigned long long)s->off, stray_type(obj, s, buf, sizeof(buf)),
+			s->sym);
+	}
+	if (strict && rec->nstrays)
+		return elfobj_error(obj, "%zu reference%s to the hook not recorded (--strict): left unchanged",
+				    rec->nstrays, rec->nstrays == 1 ? "" : "s"), -1;
+	return 0;
+}
+
 static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
 {
 	struct recording rec = { 0 };
@@ -83,7 +108,8 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 	if (obj->ehdr.e_type != ET_REL)
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
 	if (record_object(obj, &rec, &(struct record_options){ opt->mode, opt->nop, opt->protos,
-							      opt->warn ? stderr : NULL }) < 0)
+							      opt->warn ? stderr : NULL }) < 0 ||
+	    report_strays(obj, &rec, opt->strict) < 0)
 		goto out;	/* the sites found before the error are freed too */
 	if (obj->modified)
 		rc = elfobj_write(obj, out, mode);
@@ -160,6 +186,7 @@ int main(int argc, char **argv)
 		{ "fix", no_argument, NULL, 'F' },
 		{ "no-protos", no_argument, NULL, 'P' },
 		{ "nop", no_argument, NULL, 'N' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -202,6 +229,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			opt.nop = true;
+			break;
+		case 'S':
+			opt.strict = true;
 			break;
 		case 'h':
 			usage(stdout);

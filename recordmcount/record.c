@@ -87,12 +87,34 @@ static const struct call_form *match_call(const struct elfobj *obj, const struct
 
 		if (f->rtype != r->type || at >= text->size)
 			continue;
-		if (insn_matches(&f->site, text->bytes + at, text->size - at, obj->code_big_endian)) {
-			*site = at;
-			return f;
+		if (!insn_matches(&f->site, text->bytes + at, text->size - at, obj->code_big_endian))
+			continue;
+		/* Where the instruction alone could be an address load (MIPS lui), the call must follow. */
+		if (arch->sequence_call) {
+			uint32_t disabled;
+
+			if (arch->sequence_call(text->bytes, text->size, at, obj->code_big_endian, &disabled) < 0)
+				continue;
 		}
+		*site = at;
+		return f;
 	}
 	return NULL;
+}
+
+/*
+ * Where the sequence of the call at `site` ends: the hook's relocations
+ * before this offset (from the site's first one) describe the same call.
+ */
+static uint64_t sequence_end(const struct elfobj *obj, const struct section *text, uint64_t site)
+{
+	uint32_t disabled;
+	int64_t call;
+
+	if (!obj->arch->sequence_call)
+		return site;
+	call = obj->arch->sequence_call(text->bytes, text->size, site, obj->code_big_endian, &disabled);
+	return call < 0 ? site : (uint64_t)call + 4;
 }
 
 static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, uint64_t off, bool entry)
@@ -100,6 +122,15 @@ static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, ui
 	if (!grow_array(&rec->sites, rec->nsites, &rec->cap, sizeof(*rec->sites)))
 		return elfobj_error(obj, "out of memory"), -1;
 	rec->sites[rec->nsites++] = (struct site){ .sec = sec, .off = off, .entry = entry };
+	return 0;
+}
+
+static int push_stray(struct elfobj *obj, struct recording *rec, uint32_t sec, const struct reloc *r)
+{
+	if (!grow_array(&rec->strays, rec->nstrays, &rec->cap_strays, sizeof(*rec->strays)))
+		return elfobj_error(obj, "out of memory"), -1;
+	rec->strays[rec->nstrays++] = (struct stray_ref){ .sec = sec, .off = r->offset, .type = r->type,
+							   .sym = obj->sym[r->sym].name };
 	return 0;
 }
 
@@ -177,9 +208,50 @@ static void drop_relocs_in(struct elfobj *obj, struct section *rs, struct byte_r
 }
 
 struct section_scan {
-	struct byte_range *nops;
+	struct byte_range *nops;	/* room for two per relocation */
 	size_t nnops, ignored;
 };
+
+/*
+ * The arch's variable call sequences (sequence_call): the call word
+ * becomes its disabled form and every other word of the sequence that
+ * carries one of the hook's relocations, starting with relocs[first], a
+ * NOP.  1 when done, 0 when the arch has no such form for it, -1 on error.
+ */
+static int disable_sequence(struct elfobj *obj, size_t textidx, const struct section *rs, size_t first,
+			    const uint8_t *hook, uint64_t site, struct section_scan *scan)
+{
+	const struct arch *arch = obj->arch;
+	const struct section *text = &obj->sec[textidx];
+	uint64_t start = rs->relocs[first].offset, len = arch->seq_nop ? insn_len(arch->seq_nop) : 0;
+	size_t end = first;
+	uint32_t disabled;
+	int64_t call;
+	uint8_t *code;
+
+	if (!arch->sequence_call || !len)
+		return 0;
+	call = arch->sequence_call(text->bytes, text->size, site, obj->code_big_endian, &disabled);
+	if (call < 0)
+		return 0;
+	/* The sequence's relocated words: all before the call, or on it (R_MIPS_JALR). */
+	while (end < rs->nrelocs && rs->relocs[end].offset >= start && rs->relocs[end].offset < (uint64_t)call + 4)
+		end++;
+	code = elfobj_edit_bytes(obj, textidx);
+	if (!code)
+		return -1;
+	insn_store(code + call, 4, disabled, obj->code_big_endian);
+	scan->nops[scan->nnops++] = (struct byte_range){ (uint64_t)call, (uint64_t)call + 4 };
+	for (size_t k = first; k < end; k++) {
+		uint64_t at = rs->relocs[k].offset;
+
+		if (!hook[rs->relocs[k].sym] || at >= (uint64_t)call)
+			continue;
+		insn_write(arch->seq_nop, code + at, obj->code_big_endian);
+		scan->nops[scan->nnops++] = (struct byte_range){ at, at + len };
+	}
+	return 1;
+}
 
 static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 		       struct recording *rec, struct section_scan *scan)
@@ -188,7 +260,7 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 	uint32_t textidx = rs->rela_for;
 	const struct section *text = &obj->sec[textidx];
 	bool traceable = section_is_traceable(text->name);
-	uint64_t seq_start = 0;
+	uint64_t seq_start = 0, seq_end = 0;
 	bool in_seq = false;
 
 	for (size_t i = 0; i < rs->nrelocs; i++) {
@@ -197,11 +269,20 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 
 		if (!hook[r->sym])
 			continue;
-		if (in_seq && r->offset >= seq_start && r->offset - seq_start < obj->arch->seq_window)
+		if (in_seq && r->offset >= seq_start && r->offset < seq_end)
 			continue;	/* another relocation of the same call */
-		if (!match_call(obj, text, r, &site))
-			continue;	/* not a call: an address taken, a data word */
+		/*
+		 * Not a call form of the arch's table: an address taken, a data
+		 * word, hand-written code, or a sequence no compiler emitted
+		 * before.  Never dropped in silence: the caller reports it.
+		 */
+		if (!match_call(obj, text, r, &site)) {
+			if (push_stray(obj, rec, textidx, r) < 0)
+				return -1;
+			continue;
+		}
 		seq_start = r->offset;
+		seq_end = sequence_end(obj, text, site);
 		in_seq = true;
 		if (traceable && push_site(obj, rec, textidx, site, hook[r->sym] == HOOK_ENTRY) < 0)
 			return -1;
@@ -209,6 +290,14 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 			continue;
 		struct byte_range range = nop_call(obj, textidx, r);
 
+		if (range.to == range.from && !obj->err[0]) {
+			int done = disable_sequence(obj, textidx, rs, i, hook, site, scan);
+
+			if (done < 0)
+				return -1;
+			if (done)
+				continue;	/* its ranges are in scan->nops */
+		}
 		if (range.to == range.from) {
 			if (obj->err[0])
 				return -1;
@@ -230,6 +319,22 @@ static int cmp_site(const void *a, const void *b)
 	if (x->sec != y->sec)
 		return x->sec < y->sec ? -1 : 1;
 	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int cmp_stray(const void *a, const void *b)
+{
+	const struct stray_ref *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Assemblers may write relocations out of order (gas relaxes jumps last): reports go by place. */
+static void sort_strays(struct recording *rec)
+{
+	if (rec->nstrays)
+		qsort(rec->strays, rec->nstrays, sizeof(*rec->strays), cmp_stray);
 }
 
 int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FILE *warn)
@@ -266,7 +371,7 @@ int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FIL
 		if (elfobj_parse_relocs(obj, i) < 0)
 			goto out;
 		if (!section_is_traceable(text->name) || rec->nop_traced) {
-			scan.nops = malloc((rs->nrelocs ? rs->nrelocs : 1) * sizeof(*scan.nops));
+			scan.nops = malloc((rs->nrelocs ? rs->nrelocs : 1) * 2 * sizeof(*scan.nops));
 			if (!scan.nops) {
 				elfobj_error(obj, "out of memory");
 				goto out;
@@ -291,6 +396,7 @@ int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FIL
 	}
 	if (rec->nsites)	/* sites is NULL when there are none: qsort(NULL) is undefined */
 		qsort(rec->sites, rec->nsites, sizeof(*rec->sites), cmp_site);
+	sort_strays(rec);
 	{
 		size_t n = 0;
 
@@ -305,9 +411,20 @@ out:
 	return rc;
 }
 
+const char *stray_type(const struct elfobj *obj, const struct stray_ref *s, char *buf, size_t size)
+{
+	const char *name = arch_reloc_name(obj->arch, s->type);
+
+	if (name)
+		return name;
+	snprintf(buf, size, "relocation type %u", s->type);
+	return buf;
+}
+
 void recording_free(struct recording *rec)
 {
 	free(rec->sites);
+	free(rec->strays);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -470,6 +587,54 @@ int recorded_to_user(struct elfobj *obj, struct recording *rec)
 	return a < 0 || b < 0 ? -1 : a || b;
 }
 
+/*
+ * Objects whose sites the compiler recorded: the relocations against the
+ * hook that are no call form at all (the calls are the compiler's to list).
+ */
+static int find_strays(struct elfobj *obj, struct recording *rec)
+{
+	bool any;
+	uint8_t *hook = obj->symtab ? find_hook_symbols(obj, &any) : NULL;
+	int rc = 0;
+
+	if (!obj->symtab)
+		return 0;
+	if (!hook)
+		return elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 1; any && rc == 0 && i < obj->nsec; i++) {
+		const struct section *rs = &obj->sec[i], *text;
+		uint64_t seq_start = 0, seq_end = 0;
+		bool in_seq = false;
+
+		if (!rs->rela_for)
+			continue;
+		text = &obj->sec[rs->rela_for];
+		if (text->sh.sh_type != SHT_PROGBITS || !(text->sh.sh_flags & SHF_EXECINSTR) ||
+		    (text->sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		if (elfobj_parse_relocs(obj, i) < 0) {
+			rc = -1;
+			break;
+		}
+		for (size_t k = 0; rc == 0 && k < rs->nrelocs; k++) {
+			const struct reloc *r = &rs->relocs[k];
+			uint64_t site;
+
+			if (!hook[r->sym] || (in_seq && r->offset >= seq_start && r->offset < seq_end))
+				continue;
+			if (match_call(obj, text, r, &site)) {
+				seq_start = r->offset;
+				seq_end = sequence_end(obj, text, site);
+				in_seq = true;
+			} else {
+				rc = push_stray(obj, rec, rs->rela_for, r);
+			}
+		}
+	}
+	free(hook);
+	return rc;
+}
+
 int record_object(struct elfobj *obj, struct recording *rec, const struct record_options *o)
 {
 	bool has_protos;
@@ -489,8 +654,9 @@ int record_object(struct elfobj *obj, struct recording *rec, const struct record
 	 */
 	if (section_named(obj, USER_TABLE, NULL) || section_named(obj, ENTRY_TABLE, NULL))
 		return 0;
-	if (recorded_sites(obj, rec, &has_protos) < 0)
+	if (recorded_sites(obj, rec, &has_protos) < 0 || find_strays(obj, rec) < 0)
 		return -1;
+	sort_strays(rec);
 	if (o->mode == MODE_USER && recorded_to_user(obj, rec) < 0)
 		return -1;
 	return o->protos && !has_protos ? emit_protos(obj, rec) : 0;

@@ -8,9 +8,23 @@
 #include "recordmcount/emit.h"
 #include "tables/tables.h"
 
+/*
+ * A relocation against the hook in code that is neither a call the arch's
+ * forms know nor another relocation of such a call's sequence: a function
+ * that may call the hook in a way the recorder cannot see.
+ */
+struct stray_ref {
+	uint32_t sec;
+	uint64_t off;
+	uint32_t type;		/* the relocation's type */
+	const char *sym;	/* the hook it names (the object's string) */
+};
+
 struct recording {
 	struct site *sites;	/* in traceable sections, sorted by (sec, off) */
 	size_t nsites, cap;
+	struct stray_ref *strays;	/* in section order, then offset */
+	size_t nstrays, cap_strays;
 	size_t nopped;		/* calls replaced by NOPs outside traceable sections */
 	size_t ignored;		/* calls outside traceable sections left as they are */
 	bool nop_traced;	/* --nop: recorded calls become NOPs too */
@@ -57,5 +71,7 @@ struct record_options {
  */
 int record_object(struct elfobj *obj, struct recording *rec, const struct record_options *o);
 void recording_free(struct recording *rec);
+/* "R_MIPS_GOT16", or "relocation type 9" when <elf.h> has no name for it. */
+const char *stray_type(const struct elfobj *obj, const struct stray_ref *s, char *buf, size_t size);
 
 #endif

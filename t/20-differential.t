@@ -111,6 +111,17 @@ plan_arch() {	# name prefix clang-target kflags
 				'PIC %call16 + R_MIPS_JALR: the kernel tool records both relocations of one call' \
 				"$src" "$gcc" -pg -O2
 		done
+		# PIC long calls load the hook's address from the GOT (one
+		# relocation per call); -mxgot splits the GOT offset in two.
+		for src in funcs.c sections.c; do
+			add_case "$arch" "$prefix" "gcc -pg -O2 -mlong-calls" compare '' "$src" "$gcc" -pg -O2 -mlong-calls
+			add_case "$arch" "$prefix" "gcc -pg -O2 -mxgot" decode:mips \
+				'PIC -mxgot %call_hi + %call_lo + R_MIPS_JALR: the kernel tool records more than one relocation of one call' \
+				"$src" "$gcc" -pg -O2 -mxgot
+			add_case "$arch" "$prefix" "gcc -pg -O2 -mlong-calls -mxgot" decode:mips \
+				'PIC -mxgot %got_hi + %got_lo, 8 bytes apart: the kernel tool records both relocations of one call' \
+				"$src" "$gcc" -pg -O2 -mlong-calls -mxgot
+		done
 		;;
 	esac
 	[ "$ct" != - ] || return 0
@@ -142,7 +153,7 @@ site_re() {
 	x86_64 | i386 | sparc64) echo '^call ' ;;
 	arm*) echo '^blx? ' ;;
 	aarch64 | ppc*) echo '^bl ' ;;
-	mips*) echo '^(jal |lui |lw t9,|ld t9,)' ;;
+	mips*) echo '^(jal |lui |lw [a-z0-9]+,|ld [a-z0-9]+,)' ;;
 	s390x) echo '^brasl ' ;;
 	riscv64) echo '^auipc ra,' ;;
 	sh4) echo '.' ;;	# the literal-pool word holding mcount's address
@@ -150,7 +161,7 @@ site_re() {
 }
 nopform_re() {
 	case $1 in
-	mips*) echo '^jal ' ;;		# not the PIC and long-call sequences
+	mips*) echo '.' ;;		# every relocated word of a sequence
 	sh4) echo '^$' ;;		# a register call through the pool: none
 	*) site_re "$1" ;;
 	esac
@@ -159,6 +170,7 @@ nop_re() {
 	case $1 in
 	i386) echo '^lea (%ds:)?0x0\(%esi(,%eiz,1)?\),%esi$' ;;
 	s390x) echo '^jgnop ' ;;
+	mips*) echo '^(nop|addiu sp,sp,8)$' ;;	# a call word with an o32 push to undo: the pop
 	*) echo '^nop' ;;
 	esac
 }
@@ -436,6 +448,13 @@ run_case() {	# one line of $CASES
 	fi
 	"$RMC" --list "$d/ours.o" | LC_ALL=C sort > "$d/ours.list"
 	"${prefix}objdump" -drz "$d/orig.o" | awk "$AWK_DIS" > "$d/orig.dis"
+	# Every relocation against the hook is a call the recorder knows, or part of one.
+	if grep -q 'is not a call to the hook' "$d/w.err"; then
+		fail "$desc: every reference to the hook is a call recordmcount knows"
+		cdiag < "$d/w.err"
+	else
+		pass "$desc: every reference to the hook is a call recordmcount knows"
+	fi
 
 	if [ "$mode" = compare ]; then
 		cp "$d/orig.o" "$d/ref.o"

@@ -12,10 +12,17 @@
 #  - non-PIC (-fno-pic -mno-abicalls, linked -no-pie below 4 GiB, where
 #    such code must lie): `jal _mcount; nop`, as is and after
 #    recordmcount --nop;
+#  - PIE as Debian builds, after recordmcount --nop, which leaves each PIC
+#    sequence in the runtime's disabled state (the load and the jalr NOPs),
+#    so no hook is linked;
+#  - PIE with -mlong-calls, after recordmcount --nop (built as is, such a
+#    program dies in glibc's _mcount, which finds its GOT through t9): the
+#    hook's address from its GOT entry into v1
+#    (`ld v1,%got_disp(_mcount)(gp); move at,ra; jalr v1`), whose load
+#    and jalr become NOPs;
 # each traced in all three formats.  Then rt_toggle's 10,000 live toggles
-# with 8 threads (PIE; recordmcount --nop has no NOP form for PIC sequences
-# and refuses them, so none there); tail calls (rt_tail.c).  About 35 s
-# (12 s on an idle 2-core machine).
+# with 8 threads (PIE, sites as recordmcount --nop leaves them); tail calls
+# (rt_tail.c).  About 50 s (17 s on an idle 2-core machine).
 . "$(dirname "$0")/rt-lib.sh"
 
 cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ pg ""
@@ -27,7 +34,9 @@ cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips6
 cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ nopic-nop --nop \
 	-fno-pic -mno-abicalls
 RT_LDFLAGS=
-TOGGLE_RMC="" toggle_cross mips64el mips64el-linux-gnuabi64
+cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ pg-nop --nop
+cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ longcalls-nop --nop -mlong-calls
+toggle_cross mips64el mips64el-linux-gnuabi64
 
 # Tail calls between traced functions (rt_tail.c; clang cannot build it for
 # MIPS: its KEEP() of a double asks for a GPR).

@@ -13,10 +13,18 @@
 #    sp,sp,-8`, as is and after recordmcount --nop, which turns both words
 #    into NOPs and the runtime puts the push back at start-up;
 # each traced in all three formats and checked against rt_expect_mipsel.txt
-# (ILP32, structs in memory).  Then rt_toggle's 10,000 live toggles with 8
-# threads (PIE; recordmcount --nop has no NOP form for PIC sequences and
-# refuses them, so none there); tail calls (rt_tail.c).  About 35 s
-# (12 s on an idle 2-core machine).
+# (ILP32, structs in memory);
+#  - PIE as Debian builds, after recordmcount --nop, which leaves each PIC
+#    sequence in the runtime's disabled state (the load of the hook's
+#    address a NOP, the jalr `addiu sp,sp,8`), so no hook is linked;
+#  - PIE with -mlong-calls, after recordmcount --nop (built as is, such a
+#    program dies in glibc's _mcount, which finds its GOT through t9): the
+#    hook's address from its GOT entry into v1
+#    (`lw v1,%got(_mcount)(gp); move at,ra; jalr v1; addiu sp,sp,-8`),
+#    whose load becomes a NOP and its jalr the disabled word.
+# Then rt_toggle's 10,000 live toggles with 8 threads (PIE, sites as
+# recordmcount --nop leaves them); tail calls (rt_tail.c).  About 50 s
+# (17 s on an idle 2-core machine).
 . "$(dirname "$0")/rt-lib.sh"
 
 RT_EXPECT=$RT/rt_expect_mipsel.txt
@@ -27,7 +35,9 @@ RT_LDFLAGS=-no-pie
 cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ nopic "" -fno-pic -mno-abicalls
 cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ nopic-nop --nop -fno-pic -mno-abicalls
 RT_LDFLAGS=
-TOGGLE_RMC="" toggle_cross mipsel mipsel-linux-gnu
+cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ pg-nop --nop
+cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ longcalls-nop --nop -mlong-calls
+toggle_cross mipsel mipsel-linux-gnu
 
 # Tail calls between traced functions (rt_tail.c; clang cannot build it for
 # MIPS: its KEEP() of a double asks for a GPR).

@@ -58,6 +58,7 @@ static const struct call_decoder arm_decoders[] = {
 	{ .insn = PAT(ARM_BL_PAT), .target = arm_bl_decode, .len = 4 },
 	{ .insn = PAT(WM(ARM_BLX, ARM_BLX_MASK)), .target = arm_bl_decode, .len = 4 },
 	{ .insn = PAT(THUMB_BL_PAT), .target = thumb_bl_decode, .len = 4 },
+	{ .insn = PAT(WM(ARM_B, ARM_BL_MASK)), .target = arm_bl_decode, .len = 4, .ref = true },
 };
 
 static const struct insn_pattern arm_pad_nops[] = {

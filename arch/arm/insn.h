@@ -17,6 +17,7 @@
 #define ARM_POP_LR	0xe49de004u
 #define ARM_BL		0xeb000000u	/* condition AL */
 #define ARM_BL_MASK	0xff000000u
+#define ARM_B		0xea000000u	/* b, condition AL: bl's offset field */
 #define ARM_BLX		0xfa000000u	/* blx imm24; bit 24 (H) adds a halfword */
 #define ARM_BLX_MASK	0xfe000000u
 #define ARM_BL_IMM	0x00ffffffu	/* a signed count of words */

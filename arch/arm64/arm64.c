@@ -21,6 +21,7 @@ static bool arm64_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, ui
 
 static const struct call_decoder arm64_decoders[] = {
 	{ .insn = PAT(BL), .target = arm64_bl, .len = 4 },
+	{ .insn = PAT(WM(A64_B, A64_BL_MASK)), .target = arm64_bl, .len = 4, .ref = true },
 };
 
 static const struct insn_pattern arm64_pad_nops[] = { PAT(W(A64_NOP)) };

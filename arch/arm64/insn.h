@@ -21,6 +21,7 @@
 #define A64_MOV_X9_X30	0xaa1e03e9u
 #define A64_BL		0x94000000u
 #define A64_BL_MASK	0xfc000000u
+#define A64_B		0x14000000u	/* b: the same offset field as bl's */
 #define A64_BL_IMM	0x03ffffffu	/* a signed count of words from the `bl` */
 #define A64_BL_REACH	((uintptr_t)1 << 27)	/* each way */
 

@@ -18,6 +18,8 @@ static const char *const mips_hooks[] = { "_mcount", "mcount", "__fentry__", NUL
 #define LD_T9		WM(MIPS_LD_T9, MIPS_OP_RT_MASK)
 #define JALR_RA		WM(MIPS_JALR_RA, MIPS_JALR_RA_MASK)
 #define NOP		W(MIPS_NOP)
+#define LW_GP		WM(MIPS_I(MIPS_OP_LW, MIPS_GP, 0), MIPS_OP_RS_MASK)
+#define LD_GP		WM(MIPS_I(MIPS_OP_LD, MIPS_GP, 0), MIPS_OP_RS_MASK)
 
 /*
  * `jal _mcount` with the o32 `addiu sp,sp,-8` in its delay slot (which
@@ -38,7 +40,30 @@ static const struct call_form mips_calls[] = {
 	{ .rtype = R_MIPS_CALL16, .site_adjust = 0, .site = PAT(LW_T9) },
 	{ .rtype = R_MIPS_CALL16, .site_adjust = 0, .site = PAT(LD_T9) },
 	{ .rtype = R_MIPS_JALR, .site_adjust = 0, .site = PAT(JALR_RA) },
+	/* PIC with -mlong-calls: the hook's address from its GOT entry, into any register. */
+	{ .rtype = R_MIPS_GOT16, .site = PAT(LW_GP) },
+	{ .rtype = R_MIPS_GOT_DISP, .site = PAT(LD_GP) },
+	{ .rtype = R_MIPS_GOT_HI16, .site = PAT(LUI) },
 };
+
+/*
+ * The sequences above other than a plain `jal` (arch/mips/insn.h): the call
+ * word becomes the runtime's disabled word, the pop of an o32 push the
+ * sequence keeps, else a NOP.
+ */
+static int64_t mips_sequence_call(const uint8_t *code, size_t size, uint64_t site, bool be, uint32_t *disabled)
+{
+	bool push;
+	/* clang's non-PIC -mlong-calls loads the address through at, with no `move at, ra`: a call all the same. */
+	int call = mips_sequence_call_at(code + site, site, size - site, be, ~0u, false, &push);
+
+	if (call < 0)
+		return -1;
+	*disabled = push ? MIPS_ADDIU_SP_8 : MIPS_NOP;
+	return (int64_t)site + call;
+}
+
+static const struct insn_pattern mips_seq_nop = PAT(NOP);
 
 /* jal: the target's low 28 bits, in the 256 MiB region of the delay slot. */
 static bool mips_jal_decode(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
@@ -96,26 +121,28 @@ static bool mips_lui_n64(const uint8_t *code, size_t avail, bool be, uint64_t pc
 #define ADDIU	WM(MIPS_ADDIU, MIPS_OP_MASK)
 #define DADDIU	WM(MIPS_DADDIU, MIPS_OP_MASK)
 
-/* PIC code loads the hook's address through $gp: accepted, not verified. */
+/*
+ * PIC code loads the hook's address through $gp (%call16, and with
+ * -mlong-calls %got into any register; -mxgot adds $gp to a lui's high
+ * half first): accepted, not verified.
+ */
 static const struct call_decoder mips_decoders[] = {
 	{ .insn = PAT(JAL), .target = mips_jal_decode, .len = 4 },
+	{ .insn = PAT(WM(MIPS_J, MIPS_OP_MASK)), .target = mips_jal_decode, .len = 4, .ref = true },
 	{ .insn = PAT(LUI, ADDIU), .target = mips_lui_addiu, .len = 8 },
 	{ .insn = PAT(LUI, DADDIU), .target = mips_lui_addiu, .len = 8 },
 	{ .insn = PAT(LUI, LUI, DADDIU, DADDIU, WM(0x0000003c, 0xffe007ff), WM(0x0000002d, 0xfc0007ff)),
 	  .target = mips_lui_n64, .len = 24 },
 	{ .insn = PAT(LW_T9), .len = 4 },
 	{ .insn = PAT(LD_T9), .len = 4 },
+	{ .insn = PAT(LW_GP), .len = 4 },
+	{ .insn = PAT(LD_GP), .len = 4 },
+	{ .insn = PAT(LUI, WM(MIPS_ADDU_GP, MIPS_ADDU_GP_MASK)), .len = 8 },
+	{ .insn = PAT(LUI, WM(MIPS_DADDU_GP, MIPS_ADDU_GP_MASK)), .len = 8 },
 };
 
 /* After the prologue's stack adjustment and register saves (clang). */
 #define MIPS_HOOK_WINDOW 96
-
-/*
- * The longest sequence (n64 %highest..%lo) spans 12 bytes, and two
- * functions' calls are at least 16 bytes apart (call, delay slot, return,
- * its delay slot).
- */
-#define MIPS_SEQ_WINDOW 16
 
 static const struct insn_pattern mips_pad_nops[] = { PAT(NOP) };
 
@@ -126,7 +153,8 @@ const struct arch arch_mips32 = {
 	.hooks = mips_hooks,
 	.calls = mips_calls,
 	.ncalls = ARRAY_SIZE(mips_calls),
-	.seq_window = MIPS_SEQ_WINDOW,
+	.sequence_call = mips_sequence_call,
+	.seq_nop = &mips_seq_nop,
 	.pad_nops = mips_pad_nops,
 	.npad_nops = ARRAY_SIZE(mips_pad_nops),
 	.pad_all_before = true,
@@ -185,7 +213,8 @@ const struct arch arch_mips64 = {
 	.hooks = mips_hooks,
 	.calls = mips_calls,
 	.ncalls = ARRAY_SIZE(mips_calls),
-	.seq_window = MIPS_SEQ_WINDOW,
+	.sequence_call = mips_sequence_call,
+	.seq_nop = &mips_seq_nop,
 	.pad_nops = mips_pad_nops,
 	.npad_nops = ARRAY_SIZE(mips_pad_nops),
 	.pad_all_before = true,

@@ -3,7 +3,8 @@
  * MIPS o32 and n64: a site is the call word of its sequence (rt_mips.c):
  * one aligned 32-bit word, `jal stub` when enabled, `addiu sp, sp, 8` (o32,
  * the pop the hook would do) or a NOP (n64) when not, and the compiler's
- * `jalr t9` before the runtime first writes it.  An aligned word store is
+ * `jalr t9` (or `jalr v1` with -mlong-calls) before the runtime first
+ * writes it.  An aligned word store is
  * single-copy atomic, so a thread running the sequence meanwhile executes
  * the old word or the new, each consistent with the unchanged instructions
  * around it: the store protocol, one `sw` per site.
@@ -43,7 +44,8 @@ static enum insn_kind classify(const uint8_t *b, size_t len)
 #endif
 	if (w == MIPS_NOP)
 		return INSN_NOP;
-	if (w == MIPS_JALR_T9 || (w & MIPS_OP_MASK) == MIPS_JAL)
+	/* jalr ra, rX: t9 (%call16), v1 (-mlong-calls through the GOT), ... */
+	if ((w & MIPS_JALR_RA_MASK) == MIPS_JALR_RA || (w & MIPS_OP_MASK) == MIPS_JAL)
 		return INSN_CALL;
 	return INSN_BAD;
 }

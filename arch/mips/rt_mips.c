@@ -53,17 +53,14 @@ RT_ENTRIES(mcount)
 #if _MIPS_SIM == _ABIO32
 #define SAVE_RA		MIPS_SW_RA_SP
 #define ADD_SP		MIPS_ADDIU_SP
-#define LOAD_T9		MIPS_LW_T9
 #define DISABLED	MIPS_ADDIU_SP_8		/* the hook's pop */
 #define DESC_HOST	(&arch_mips32)
 #else
 #define SAVE_RA		MIPS_SD_RA_SP
 #define ADD_SP		MIPS_DADDIU_SP
-#define LOAD_T9		MIPS_LD_T9
 #define DISABLED	MIPS_NOP
 #define DESC_HOST	(&arch_mips64)
 #endif
-#define MOVE_AT_RA	0x03e00825u	/* or at, ra, zero */
 #define REGION		((uintptr_t)MIPS_JAL_REGION)
 /* The stubs' instructions, their immediates 0. */
 #define LUI_T9		MIPS_I(MIPS_OP_LUI, 0, MIPS_T9)
@@ -150,34 +147,29 @@ static bool restore_push(uintptr_t at)
 /* The recorded sequence's call word, if the trampolines can drive it; 0 otherwise. */
 static uintptr_t site_call(uintptr_t at)
 {
-	uint32_t w = word(at);
-	uintptr_t call = 0;
+	bool push = false;
+	int call;
 
 #if _MIPS_SIM == _ABIO32
-	if (w == MIPS_NOP && word(at + 4) == MIPS_NOP && word(at - 4) == MOVE_AT_RA)
+	if (word(at) == MIPS_NOP && word(at + 4) == MIPS_NOP && word(at - 4) == MIPS_MOVE_AT_RA)
 		return restore_push(at) ? at : 0;
 #endif
 	/*
 	 * The code is as the compiler and recordmcount left it (a module is
-	 * read once, when it is loaded): a `jal`, an n64 `jal` + NOP that
-	 * --nop made two NOPs, or a load of t9 and its `jalr`.
+	 * read once, when it is loaded): a sequence of arch/mips/insn.h,
+	 * enabled, or disabled by recordmcount --nop in the state a toggle
+	 * leaves it.
 	 */
-	if ((w & MIPS_OP_MASK) == MIPS_JAL || (w == MIPS_NOP && _MIPS_SIM != _ABIO32)) {
-		call = at;
-	} else if ((w & MIPS_OP_RT_MASK) == LOAD_T9) {
-		/* clang schedules up to two instructions between the load and the call. */
-		for (uintptr_t a = at + 4; a <= at + 12 && !call; a += 4)
-			if (word(a) == MIPS_JALR_T9)
-				call = a;
-	}
-	if (!call)
+	call = mips_sequence_call_at((const uint8_t *)at, MIPS_SEQ_BEFORE, MIPS_SEQ_AFTER + 4, MIPS_HOST_BE,
+				     DISABLED, true, &push);
+	if (call < 0)
 		return 0;
 #if _MIPS_SIM == _ABIO32
-	/* The push the trampoline (or the disabled word) undoes: in the delay slot, or before the load. */
-	if (word(call + 4) != MIPS_ADDIU_SP_M8 && !(call == at + 4 && word(at - 4) == MIPS_ADDIU_SP_M8))
+	/* The hook (or the disabled word) pops the 8 bytes the sequence pushed: without them, no. */
+	if (!push)
 		return 0;
 #endif
-	return call;
+	return at + (uintptr_t)call;
 }
 
 /* The site a toggle writes: the recorded sequence's call word, 4 bytes. */
@@ -213,9 +205,9 @@ const struct rt_arch rt_arch_host = {
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(mcount) },
 	.site_nop = mips_site_nop,
 	.prepare_site = mips_prepare_site,
-	/* o32's `move at, ra` and push before the recorded word, clang's call up to 12 after it. */
-	.site_before = 8,
-	.site_after = 24,
+	/* The sequence around the recorded word (arch/mips/insn.h). */
+	.site_before = MIPS_SEQ_BEFORE,
+	.site_after = MIPS_SEQ_AFTER + 4,
 #if _MIPS_SIM != _ABIO32
 	.stub_size = 32,
 #endif

@@ -10,7 +10,8 @@
 
 static const char *const riscv_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
-#define AUIPC		WM(RV_AUIPC, RV_OPCODE)
+/* The call's auipc links through ra: `tail _mcount` (auipc t1; jr t1) is a jump, not a site. */
+#define AUIPC		WM(RV_AUIPC_RA, RV_OPCODE_RD)
 #define NOP		W(RV_NOP)
 
 static bool riscv_jal(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
@@ -37,6 +38,7 @@ static bool riscv_auipc_jalr(const uint8_t *code, size_t avail, bool be, uint64_
 static const struct call_decoder riscv_decoders[] = {
 	{ .insn = PAT(WM(RV_JAL_RA, RV_OPCODE_RD)), .target = riscv_jal, .len = 4 },
 	{ .insn = PAT(WM(RV_AUIPC_RA, RV_OPCODE_RD), WM(RV_JALR_RA_RA, RV_I_FIELDS)), .target = riscv_auipc_jalr, .len = 8 },
+	{ .insn = PAT(WM(RV_JAL, RV_OPCODE_RD)), .target = riscv_jal, .len = 4, .ref = true },	/* j */
 };
 
 static const struct call_form riscv_calls[] = {

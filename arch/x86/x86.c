@@ -59,6 +59,7 @@ static bool x86_rel32_3(const uint8_t *code, size_t avail, bool be, uint64_t pc,
 static const struct call_decoder x86_64_decoders[] = {
 	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
 	{ .insn = ADDR32_CALL_REL32, .target = x86_rel32_2, .len = 6 },
+	{ .insn = PAT(B(X86_JMP_REL32)), .target = x86_rel32_1, .len = 5, .ref = true },
 	{ .insn = CALL_MEM, .target = x86_rel32_2, .len = 6, .slot = true },
 	{ .insn = PAT(B(X86_GRP5), B(X86_JMP_MEM)), .target = x86_rel32_2, .len = 6, .slot = true, .jump = true },
 	{ .insn = PAT(B(X86_BND), B(X86_GRP5), B(X86_JMP_MEM)), .target = x86_rel32_3, .len = 7, .slot = true,
@@ -125,6 +126,7 @@ static const struct call_decoder i386_decoders[] = {
 	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
 	{ .insn = ADDR32_CALL_REL32, .target = x86_rel32_2, .len = 6 },
 	{ .insn = CALL_GOT, .len = 6 },
+	{ .insn = PAT(B(X86_JMP_REL32)), .target = x86_rel32_1, .len = 5, .ref = true },
 };
 
 const struct arch arch_i386 = {
