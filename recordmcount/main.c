@@ -79,24 +79,33 @@ static char *resolve_target(const char *path)
 /*
  * The relocations against the hook that are no call the recorder knows
  * (record.h): each one a function the tracer may never see, so never
- * silent; with --strict the object fails and is left as it was.
+ * silent.  A warning each once the object is written; with --strict the
+ * object fails, one line naming the first, and is left as it was.
  */
-static int report_strays(struct elfobj *obj, const struct recording *rec, bool strict)
+static int refuse_strays(struct elfobj *obj, const struct recording *rec)
+{
+	const struct stray_ref *s = rec->strays;
+	char buf[32];
+
+	if (!rec->nstrays)
+		return 0;
+	return elfobj_error(obj, "%zu reference%s to the hook %s not a call recordmcount knows, first %s+0x%llx: "
+			    "%s against %s (--strict: left unchanged; --check lists them)", rec->nstrays,
+			    rec->nstrays == 1 ? "" : "s", rec->nstrays == 1 ? "is" : "are", obj->sec[s->sec].name,
+			    (unsigned long long)s->off, stray_type(obj, s, buf, sizeof(buf)), s->sym), -1;
+}
+
+static void warn_strays(const struct elfobj *obj, const struct recording *rec)
 {
 	char buf[32];
 
 	for (size_t i = 0; i < rec->nstrays; i++) {
 		const struct stray_ref *s = &rec->strays[i];
 
-		fprintf(stderr, "recordmcount: %s: %s: %s+0x%llx: %s against %s is not a call to the hook "
-			"recordmcount knows: not recorded\n", obj->path, strict ? "error" : "warning",
-			obj->sec[s->sec].name, (unsigned long long)s->off, stray_type(obj, s, buf, sizeof(buf)),
-			s->sym);
+		fprintf(stderr, "recordmcount: %s: warning: %s+0x%llx: %s against %s is not a call to the hook "
+			"recordmcount knows: not recorded\n", obj->path, obj->sec[s->sec].name,
+			(unsigned long long)s->off, stray_type(obj, s, buf, sizeof(buf)), s->sym);
 	}
-	if (strict && rec->nstrays)
-		return elfobj_error(obj, "%zu reference%s to the hook not recorded (--strict): left unchanged",
-				    rec->nstrays, rec->nstrays == 1 ? "" : "s"), -1;
-	return 0;
 }
 
 static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
@@ -109,12 +118,14 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
 	if (record_object(obj, &rec, &(struct record_options){ opt->mode, opt->nop, opt->protos,
 							      opt->warn ? stderr : NULL }) < 0 ||
-	    report_strays(obj, &rec, opt->strict) < 0)
+	    (opt->strict && refuse_strays(obj, &rec) < 0))
 		goto out;	/* the sites found before the error are freed too */
 	if (obj->modified)
 		rc = elfobj_write(obj, out, mode);
 	else
 		rc = opt->output ? elfobj_copy(obj, out, mode) : 0;
+	if (rc == 0)
+		warn_strays(obj, &rec);
 out:
 	recording_free(&rec);
 	return rc;

@@ -127,6 +127,9 @@ static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, ui
 
 static int push_stray(struct elfobj *obj, struct recording *rec, uint32_t sec, const struct reloc *r)
 {
+	/* R_*_NONE relocates nothing: a call replaced by NOPs (the kernel's tool keeps its symbol). */
+	if (r->type == obj->arch->reloc_none)
+		return 0;
 	if (!grow_array(&rec->strays, rec->nstrays, &rec->cap_strays, sizeof(*rec->strays)))
 		return elfobj_error(obj, "out of memory"), -1;
 	rec->strays[rec->nstrays++] = (struct stray_ref){ .sec = sec, .off = r->offset, .type = r->type,

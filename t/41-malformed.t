@@ -70,7 +70,11 @@ not_rejected() {
 not_clean() {
 	WHY=
 	if [ "$RC" = 0 ]; then
-		[ -z "$ERR" ] || { WHY="success with stderr: $ERR"; return; }
+		# References to the hook it does not record are warned about, one line each.
+		if [ -n "$ERR" ] && [ -n "$(grep -v "^recordmcount: $W/x.o: warning: " <<< "$ERR")" ]; then
+			WHY="success with stderr: $ERR"
+			return
+		fi
 		cp "$W/x.o" "$W/y.o"
 		timeout 10 "$3" --mode="$2" "$W/y.o" >/dev/null 2>&1
 		local rc2=$?

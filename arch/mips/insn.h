@@ -125,9 +125,9 @@ static inline int16_t mips_simm(uint32_t w)
  * after the move), which the hook or the disabled word undoes.
  */
 static inline int mips_sequence_call_at(const uint8_t *code, size_t before, size_t after, bool be,
-				     uint32_t disabled, bool need_move, bool *push)
+					uint32_t disabled, bool need_move, bool *push)
 {
-	bool moved = !need_move;
+	bool moved = false;
 	int move = 0;
 
 	before = before < MIPS_SEQ_BEFORE ? before : MIPS_SEQ_BEFORE;
@@ -144,11 +144,12 @@ static inline int mips_sequence_call_at(const uint8_t *code, size_t before, size
 			move = (int)a;
 			continue;
 		}
-		if (!moved ||
+		if ((need_move && !moved) ||
 		    ((w & MIPS_OP_MASK) != MIPS_JAL && (w & MIPS_JALR_RA_MASK) != MIPS_JALR_RA && w != disabled))
 			continue;
+		/* Without the move, only a delay slot push is the hook's: one before may be the prologue's. */
 		*push = insn_load(code + a + 4, 4, be) == MIPS_ADDIU_SP_M8;
-		for (int p = move + 4; p < (int)a && !*push; p += 4)
+		for (int p = moved ? move + 4 : (int)a; p < (int)a && !*push; p += 4)
 			*push = insn_load(code + p, 4, be) == MIPS_ADDIU_SP_M8;
 		return (int)a;
 	}

@@ -169,7 +169,7 @@ const struct arch arch_mips32 = {
 	/* o32: every struct in memory; MIPS's own errno numbers above 34 */
 	.values = { .struct_regs = 0, .errno_max = 34, .ldbl_mant = 53 },
 	/* a recorded site is the sequence's first word: the call is further */
-	.ra_span = 24,
+	.ra_span = MIPS_SEQ_AFTER + 4,
 };
 
 /*
@@ -230,5 +230,5 @@ const struct arch arch_mips64 = {
 	.insn_align = 4,
 	/* n64: structs of up to 16 bytes in v0:v1 */
 	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113 },
-	.ra_span = 24,
+	.ra_span = MIPS_SEQ_AFTER + 4,
 };

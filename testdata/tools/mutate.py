@@ -555,6 +555,8 @@ def per_file_lines(prog, stderr, paths):
     by, stray = {p: [] for p in paths}, []
     for line in stderr.splitlines():
         m = re.match(r"^%s: (.*?): (.+)$" % prog, line)
+        if m and m.group(1) in by and m.group(2).startswith("warning: "):
+            continue    # a processed file's warning (a reference to the hook it does not record)
         if m and m.group(1) in by:
             by[m.group(1)].append(m.group(2))
         else:
