@@ -15,6 +15,11 @@ static const char *const debug_sections[] = {
 /* The name libdw knows a section by, or NULL: .zdebug_* are gnu-compressed .debug_*. */
 static const char *debug_name(const char *name, bool *gnu_compressed)
 {
+	/* Every section of the object comes through here: most are quickly not debug sections. */
+	if (name[0] != '.' || (name[1] != 'd' && name[1] != 'z')) {
+		*gnu_compressed = false;
+		return NULL;
+	}
 	*gnu_compressed = strncmp(name, ".zdebug_", 8) == 0;
 	for (size_t i = 0; i < ARRAY_SIZE(debug_sections); i++)
 		if (strcmp(name + *gnu_compressed, debug_sections[i] + *gnu_compressed) == 0 &&

@@ -69,6 +69,35 @@ uint64_t elfobj_read_word(const struct elfobj *obj, const uint8_t *p, unsigned s
 
 void elfobj_write_word(const struct elfobj *obj, uint8_t *p, unsigned size, uint64_t v)
 {
+	/*
+	 * Relocations, table entries and symbols go through here, a field at
+	 * a time: one store per field, swapped when the file's byte order is
+	 * not the host's, not a loop of byte stores.
+	 */
+	bool swap = obj->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+
+	switch (size) {
+	case 8: {
+		uint64_t w = swap ? __builtin_bswap64(v) : v;
+
+		memcpy(p, &w, 8);
+		return;
+	}
+	case 4: {
+		uint32_t w = swap ? __builtin_bswap32((uint32_t)v) : (uint32_t)v;
+
+		memcpy(p, &w, 4);
+		return;
+	}
+	case 2: {
+		uint16_t w = swap ? __builtin_bswap16((uint16_t)v) : (uint16_t)v;
+
+		memcpy(p, &w, 2);
+		return;
+	}
+	default:
+		break;
+	}
 	for (unsigned i = 0; i < size; i++)
 		p[obj->big_endian ? size - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
