@@ -4,23 +4,19 @@
  * its trampoline, the stub near each module, the traced function's return
  * address, timestamps.
  *
- * A site is a call sequence, recorded at its first instruction
- * (mips.c), of which only the call word ever changes:
- *   gcc, PIC (Debian's default):  move at,ra; [addiu sp,sp,-8;] lw/ld t9,%call16(_mcount)(gp);
- *                                 jalr t9; nop
- *   clang, PIC:                   lw/ld t9,%call16(_mcount)(rX); ...; move at,ra; jalr t9;
- *                                 <delay slot: o32 addiu sp,sp,-8, n64 the function's own work>
- *   non-PIC:                      move at,ra; jal _mcount; <o32: addiu sp,sp,-8>
- * The call word (jalr t9 or jal) becomes `jal stub` when enabled.  The o32
+ * A site is a call sequence (arch/mips/insn.h lists them), recorded at its
+ * first relocated instruction (mips.c), of which only the call word ever
+ * changes; mips_sequence_call_at() finds it, the same way the recorder does.
+ * The call word (jalr or jal) becomes `jal stub` when enabled.  The o32
  * hook convention makes the callee pop the 8 bytes the sequence pushed
  * (glibc's _mcount: `addu sp,sp,56` for its 48), so there the disabled word
  * is `addiu sp,sp,8`, which undoes that push as the hook would; on n64
  * nothing is pushed and it is a NOP.  Each state change is one aligned
- * word (patch_mips.h); the load of t9 and the delay slot stay as the
- * compiler wrote them, harmless in both states.  recordmcount --nop
- * leaves PIC sequences alone (they have no NOP form); a non-PIC o32
- * `jal` + push it turned into two NOPs gets its push back at start-up
- * (restore_push).
+ * word (patch_mips.h); the load of the hook's address and the delay slot
+ * stay as the compiler wrote them, harmless in both states.  recordmcount
+ * --nop leaves a sequence in the disabled state (its loads NOPs, the call
+ * word the disabled word); a non-PIC o32 `jal` + push it turned into two
+ * NOPs gets its push back at start-up (restore_push).
  *
  * `jal` reaches the 256 MiB region its delay slot is in, so a stub page
  * across such a boundary from the text cannot be called: those sites are
