@@ -3,6 +3,7 @@
 
 CC ?= cc
 PREFIX ?= /usr/local
+OBJCOPY ?= objcopy
 BUILD := build
 VERSION := 0.1
 
@@ -109,7 +110,7 @@ all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/li
 define cross_runtime
 runtime-$(call cross_field,$(1),1):
 	$$(MAKE) --no-print-directory RT_ARCH=$(call cross_field,$(1),2) CC=$(call cross_field,$(1),3)-gcc \
-		AR=$(call cross_field,$(1),3)-ar BUILD=$$(BUILD)/$(call cross_field,$(1),1) SANITIZE= \
+		AR=$(call cross_field,$(1),3)-ar OBJCOPY=$(call cross_field,$(1),3)-objcopy BUILD=$$(BUILD)/$(call cross_field,$(1),1) SANITIZE= \
 		$$(BUILD)/$(call cross_field,$(1),1)/libobjpatch.so $$(BUILD)/$(call cross_field,$(1),1)/libobjpatch.a
 endef
 $(foreach m,$(CROSS_MACHINES),$(eval $(call cross_runtime,$(m))))
@@ -154,9 +155,14 @@ $(BUILD)/libobjpatch.so: $(RT_OBJ)
 	$(CC) -shared $(RT_ALL_CFLAGS) $(RUNTIME_CFLAGS) $(filter-out -static -fsanitize=%,$(LDFLAGS)) -Wl,-z,defs \
 		-Wl,-soname,libobjpatch.so -o $@ $^ $(RT_LIBS)
 
+# The archive keeps only the machine code of the fat LTO objects: with their
+# GIMPLE sections, gcc's linker plugin would run LTO on the user's link and
+# lto-wrapper would warn about it in every program that links the archive.
 $(BUILD)/libobjpatch.a: $(RT_OBJ)
-	rm -f $@
-	$(AR) rcs $@ $^
+	rm -f $@ $@.tmp
+	$(AR) rcs $@.tmp $^
+	$(OBJCOPY) --remove-section='.gnu.lto_*' --remove-section='.gnu.debuglto_*' $@.tmp
+	mv $@.tmp $@
 
 $(BUILD)/recordmcount: $(RMC_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -38,8 +38,10 @@ echo
 echo "== user mode: a PIE program (recordmcount --mode=user), linked and run"
 gcc -O2 -g -pg -ffunction-sections -c "$src" -o "$work/demo.o"
 "$rmc" --mode=user "$work/demo.o"
-gcc -pg -Wl,--gc-sections "$work/demo.o" -o "$work/demo"
-(cd "$work" && ./demo 12)	# -pg programs write gmon.out in the current directory
+gcc -Wl,--gc-sections "$work/demo.o" -o "$work/demo"	# no -pg at the link: no gprof start-up code
+"$work/demo" 12
+echo "every function that calls the hook is in the table (recordmcount --check):"
+"$rmc" --check "$work/demo"
 echo "table of the linked program (address, section+offset):"
 "$rmc" --list "$work/demo"
 if readelf -d "$work/demo" | grep -q TEXTREL; then echo "unexpected: TEXTREL"; exit 1; fi
@@ -50,7 +52,5 @@ strip "$work/demo" -o "$work/demo.stripped"
 "$top/build/objpatch" list "$work/demo.stripped"
 echo
 echo "== traced while it runs (objpatch run), stripped, linked without -pg"
-gcc -Wl,--gc-sections "$work/demo.o" -o "$work/demo.traced"
-strip "$work/demo.traced"
-"$top/build/objpatch" run --output "$work/trace.txt" -- "$work/demo.traced" 3
+"$top/build/objpatch" run --output "$work/trace.txt" -- "$work/demo.stripped" 3
 cat "$work/trace.txt"
