@@ -171,14 +171,17 @@ $(BUILD)/objpatch: $(OBJPATCH_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS)
 
 # Under SANITIZE=1 only the tools are instrumented (the runtime never is, see
-# RT_ALL_CFLAGS): the runtime on other machines under qemu-user (t/95-rt-*)
-# would run the very same code again, so that pass leaves it out.
+# RT_ALL_CFLAGS), so that pass leaves out the tests that would run the very
+# same code again: the runtime on other machines under qemu-user (t/95-rt-*),
+# the runtime under ptrace (t/92), and t/80 and t/91, which build their own
+# ASan/UBSan (and TSan) programs in every pass.  --timer: CI logs show where
+# the time goes.
 CHECK_TESTS := $(sort $(wildcard t/*.t))
 ifeq ($(SANITIZE),1)
-CHECK_TESTS := $(filter-out t/95-rt-%,$(CHECK_TESTS))
+CHECK_TESTS := $(filter-out t/95-rt-% t/80-% t/91-% t/92-%,$(CHECK_TESTS))
 endif
 check: all
-	prove -j2 -e '' $(CHECK_TESTS)
+	prove -j2 --timer -e '' $(CHECK_TESTS)
 
 demo:
 	scripts/deps.sh
