@@ -3,7 +3,7 @@
  * recordmcount --check.  An object's table is compared with what the
  * recorder itself finds in it (record_sites, check_object.c); a linked
  * file's entries are decoded with the architecture's call forms (arch/,
- * check_calls.c), and its functions' first bytes are searched for calls to
+ * tables/calls.c), and its functions' first bytes are searched for calls to
  * the hook that have no entry (check_linked.c); patchable entries are
  * checked against their NOP pads (check_patchable.c); --fix rewrites a
  * linked file's table (check_fix.c).  Here: each file's run, its findings
@@ -74,12 +74,6 @@ static int cmp_finding(const void *a, const void *b)
 const char *section_name(const struct elfobj *obj, uint32_t sec)
 {
 	return sec && sec < obj->nsec ? obj->sec[sec].name : "?";
-}
-
-bool is_code(const struct elfobj *obj, uint32_t sec)
-{
-	return sec && sec < obj->nsec && obj->sec[sec].sh.sh_type == SHT_PROGBITS &&
-	       (obj->sec[sec].sh.sh_flags & SHF_EXECINSTR);
 }
 
 /* The arch's NOP for any of its call forms is at the place: its length, or 0. */

@@ -2,7 +2,7 @@
 /*
  * What the files of recordmcount --check share: a file's report and its
  * findings (check.c), the pad state both kinds of file keep
- * (check_patchable.c), a linked file's decoded calls (check_calls.c) and
+ * (check_patchable.c), a linked file's decoded calls (tables/calls.c) and
  * the state of its check that --fix rewrites the tables from
  * (check_linked.c, check_fix.c).  Not for other callers: check.h is the
  * interface.
@@ -16,6 +16,7 @@
 #include "elf/elfobj.h"
 #include "elf/functions.h"
 #include "recordmcount/check.h"
+#include "tables/calls.h"
 #include "tables/tables.h"
 
 /* ---- check.c: findings, places, entries in order ---- */
@@ -46,17 +47,11 @@ struct report {
 	char fix_error[512];	/* why --fix did nothing; the check itself stands */
 };
 
-struct funcs {
-	struct func_sym *v;
-	size_t n;
-};
-
 /* NULL (obj->err set) when memory is out. */
 struct finding *add_finding(struct report *r, enum check_kind kind, const struct funcs *fs,
 			    uint32_t sec, uint64_t off, uint64_t addr, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
 const char *section_name(const struct elfobj *obj, uint32_t sec);
-bool is_code(const struct elfobj *obj, uint32_t sec);
 size_t nop_at(const struct elfobj *obj, uint32_t sec, uint64_t off);
 size_t recorded_prefix_at(const struct elfobj *obj, const struct table_entry *e);
 size_t *entry_order(const struct table_entry *e, size_t n);
@@ -89,50 +84,6 @@ int patchable_missing(struct report *r, const struct patchable *pt, const struct
 /* ---- check_object.c ---- */
 
 int check_object(struct report *r);
-
-/* ---- check_calls.c: a linked file's calls ---- */
-
-struct hook_range;
-
-struct dynrel {
-	uint64_t off;
-	int64_t addend;
-	const char *name;	/* "" when the relocation has no symbol */
-};
-
-struct linked {
-	struct elfobj *obj;
-	struct funcs fs;
-	struct hook_range *hooks;
-	size_t nhooks, cap_hooks;
-	struct dynrel *dyn;
-	size_t ndyn, cap_dyn;
-	struct proto_entry *pe;
-	size_t np;
-};
-
-enum target_kind {
-	TARGET_NONE,		/* no call form matched */
-	TARGET_OTHER,		/* a call to something else */
-	TARGET_UNKNOWN,		/* a call form whose target the file does not give */
-	TARGET_HOOK,
-};
-
-struct target {
-	enum target_kind kind;
-	uint64_t addr;		/* TARGET_OTHER: where it goes (0: through a slot) */
-	const char *name;	/* TARGET_HOOK: the hook; TARGET_OTHER: a dynamic symbol, or NULL */
-	bool entry;		/* TARGET_HOOK: an entry hook */
-	uint8_t len;		/* decode_call: the call's bytes */
-};
-
-int collect_hooks(struct linked *l);
-int collect_dynrels(struct linked *l);
-const struct hook_range *hook_at(const struct linked *l, uint64_t addr);
-uint32_t section_holding(const struct elfobj *obj, uint64_t addr, uint64_t len, bool code);
-struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off);
-/* The same for the arch's jump decoders (`ref`): a jump into the hook at the place. */
-struct target decode_ref(const struct linked *l, uint32_t sec, uint64_t off);
 
 /* ---- check_linked.c ---- */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * recordmcount --check on a linked file (an executable, a shared object,
- * vmlinux): each entry is decoded (check_calls.c) and must be a call to
+ * vmlinux): each entry is decoded (tables/calls.c) and must be a call to
  * the hook or its NOP inside a function, each function's first bytes are
  * searched for calls to the hook that no entry names, and each table must
  * be sorted.  What --fix needs (which entries to drop) is kept for
@@ -81,32 +81,6 @@ static int not_call(struct report *r, const struct linked *l, const struct table
 	return add_finding(r, CHECK_NOT_CALL, &l->fs, e->sec, e->off, e->addr, "a call to %s (0x%llx), not the hook",
 			   callee ? callee->name : "an address no function holds", (unsigned long long)t->addr)
 		       ? 0 : -1;
-}
-
-/*
- * The next call to the hook at or after *p in the part of function `f`
- * where compilers put it (the arch's window); *p is set to it.  Start with
- * *p = 0.  false: no more.
- */
-static bool next_hook_call(const struct linked *l, const struct func_sym *f, uint64_t *p, struct target *t)
-{
-	const struct elfobj *obj = l->obj;
-	const struct section *s = &obj->sec[f->sec];
-	unsigned align = obj->arch->insn_align ? obj->arch->insn_align : 1;
-	uint64_t start = s->sh.sh_addr + f->off, len = f->size;
-
-	if (!f->size || !obj->arch->ndecoders || !is_code(obj, f->sec) || f->off >= s->size || hook_at(l, start))
-		return false;
-	if (obj->arch->hook_window && len > obj->arch->hook_window)
-		len = obj->arch->hook_window;
-	if (*p < start)
-		*p = (start + align - 1) / align * align;
-	for (; *p < start + len && *p - s->sh.sh_addr < s->size; *p += align) {
-		*t = decode_call(l, f->sec, *p - s->sh.sh_addr);
-		if (t->kind == TARGET_HOOK)
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -287,10 +261,7 @@ out:
 
 static void linked_free(struct linked *l, struct linked_state *st)
 {
-	free(l->fs.v);
-	free(l->hooks);
-	free(l->dyn);
-	free(l->pe);
+	linked_close(l);
 	free(st->te);
 	free(st->drop);
 	free(st->spans);
@@ -308,17 +279,14 @@ int check_linked(struct report *r, const char *fix_target)
 		elfobj_error(obj, "no symbol table (stripped): its functions cannot be told apart");
 		goto out;
 	}
-	if (tables_read(obj, &st.te, &st.nte) < 0 || tables_spans(obj, &st.spans, &st.nspans) < 0 ||
-	    protos_read(obj, &l.pe, &l.np) < 0)
+	if (linked_open(&l, obj) < 0 || tables_read(obj, &st.te, &st.nte) < 0 ||
+	    tables_spans(obj, &st.spans, &st.nspans) < 0 || protos_read(obj, &l.pe, &l.np) < 0)
 		goto out;
 	st.drop = calloc(st.nte ? st.nte : 1, sizeof(*st.drop));
-	l.fs.v = function_index(obj, &l.fs.n);
-	if (!st.drop || !l.fs.v) {
+	if (!st.drop) {
 		elfobj_error(obj, "out of memory");
 		goto out;
 	}
-	if (collect_hooks(&l) < 0 || collect_dynrels(&l) < 0)
-		goto out;
 	if (patchable_init(&st.pt, obj, st.te, st.nte, &l.fs) < 0) {
 		elfobj_error(obj, "out of memory");
 		goto out;

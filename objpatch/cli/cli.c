@@ -13,6 +13,7 @@
 #include "objpatch/cli/annotate.h"
 #include "objpatch/cli/report.h"
 #include "objpatch/cli/run.h"
+#include "tables/calls.h"
 #include "tables/sig.h"
 #include "tables/tables.h"
 #include "elf/functions.h"
@@ -281,6 +282,46 @@ static struct func_out *recorded_functions(struct elfobj *obj, struct table_entr
 	return f;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Functions that call the hook where no entry says: an object compiled with
+ * -pg that nobody recorded.  Their calls stay calls to the real hook, and
+ * the tracer never sees them: say so, since the listing cannot show what is
+ * not in it.  Linked files with a symbol table only (functions are told
+ * apart by their symbols).
+ */
+static void warn_unrecorded(struct elfobj *obj, const char *path, const struct table_entry *sites, size_t ns)
+{
+	struct linked l;
+	uint64_t *addrs = malloc((ns ? ns : 1) * sizeof(*addrs));
+	const char *first;
+	size_t n = 0;
+
+	if (!addrs || obj->ehdr.e_type == ET_REL || !obj->symtab || linked_open(&l, obj) < 0) {
+		free(addrs);
+		return;
+	}
+	for (size_t i = 0; i < ns; i++)
+		addrs[i] = sites[i].addr;
+	qsort(addrs, ns, sizeof(*addrs), cmp_u64);
+	n = unrecorded_functions(&l, addrs, ns, &first);
+	if (n)
+		fprintf(stderr,
+			"objpatch: %s: warning: %zu function%s call%s the hook with no table entry and cannot be traced "
+			"(first: %s): run recordmcount --mode=user on %s object%s before the link; "
+			"recordmcount --check %s lists them\n",
+			path, n, n == 1 ? "" : "s", n == 1 ? "s" : "", first, n == 1 ? "its" : "their",
+			n == 1 ? "" : "s", path);
+	linked_close(&l);
+	free(addrs);
+}
+
 static int list_file(const char *path, bool json)
 {
 	struct elfobj obj;
@@ -311,6 +352,7 @@ static int list_file(const char *path, bool json)
 			print_function(&obj, &funcs[i], json, i == 0);
 		if (json)
 			printf("%s]\n", nf ? "\n" : "");
+		warn_unrecorded(&obj, path, sites, ns);
 	}
 	free(funcs);
 	free(sites);

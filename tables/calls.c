@@ -1,15 +1,16 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * recordmcount --check on a linked file: where the code at a place calls.
- * The arch's decoders give a call's target; a target inside the hook or a
- * stub leading to it (veneers, long-branch and PLT-call stubs) is the
- * hook, and a call through the PLT or a GOT slot is followed to the
- * dynamic relocation or the address the slot holds.
+ * Where the code of a linked file calls: the arch's decoders give a call's
+ * target; a target inside the hook or a stub leading to it (veneers,
+ * long-branch and PLT-call stubs) is the hook, and a call through the PLT
+ * or a GOT slot is followed to the dynamic relocation or the address the
+ * slot holds.  recordmcount --check proves a table with it; objpatch list
+ * counts the functions a table leaves out.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "recordmcount/check_internal.h"
+#include "tables/calls.h"
 
 struct hook_range {
 	uint64_t from, to;
@@ -340,4 +341,78 @@ struct target decode_ref(const struct linked *l, uint32_t sec, uint64_t off)
 			return t;
 	}
 	return (struct target){ .kind = TARGET_NONE };
+}
+
+bool is_code(const struct elfobj *obj, uint32_t sec)
+{
+	return sec && sec < obj->nsec && obj->sec[sec].sh.sh_type == SHT_PROGBITS &&
+	       (obj->sec[sec].sh.sh_flags & SHF_EXECINSTR);
+}
+
+bool next_hook_call(const struct linked *l, const struct func_sym *f, uint64_t *p, struct target *t)
+{
+	const struct elfobj *obj = l->obj;
+	const struct section *s = &obj->sec[f->sec];
+	unsigned align = obj->arch->insn_align ? obj->arch->insn_align : 1;
+	uint64_t start = s->sh.sh_addr + f->off, len = f->size;
+
+	if (!f->size || !obj->arch->ndecoders || !is_code(obj, f->sec) || f->off >= s->size || hook_at(l, start))
+		return false;
+	if (obj->arch->hook_window && len > obj->arch->hook_window)
+		len = obj->arch->hook_window;
+	if (*p < start)
+		*p = (start + align - 1) / align * align;
+	for (; *p < start + len && *p - s->sh.sh_addr < s->size; *p += align) {
+		*t = decode_call(l, f->sec, *p - s->sh.sh_addr);
+		if (t->kind == TARGET_HOOK)
+			return true;
+	}
+	return false;
+}
+
+int linked_open(struct linked *l, struct elfobj *obj)
+{
+	*l = (struct linked){ .obj = obj };
+	l->fs.v = function_index(obj, &l->fs.n);
+	if (!l->fs.v)
+		return elfobj_error(obj, "out of memory"), -1;
+	return collect_hooks(l) < 0 || collect_dynrels(l) < 0 ? -1 : 0;
+}
+
+void linked_close(struct linked *l)
+{
+	free(l->fs.v);
+	free(l->hooks);
+	free(l->dyn);
+	free(l->pe);
+	*l = (struct linked){ 0 };
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t unrecorded_functions(const struct linked *l, const uint64_t *addrs, size_t naddrs, const char **first)
+{
+	size_t n = 0;
+
+	*first = NULL;
+	for (size_t i = 0; i < l->fs.n; i++) {
+		const struct func_sym *f = &l->fs.v[i];
+		struct target t;
+		uint64_t p = 0;
+
+		while (next_hook_call(l, f, &p, &t)) {
+			if (!bsearch(&p, addrs, naddrs, sizeof(*addrs), cmp_addr)) {
+				if (!n++)
+					*first = f->name;
+				break;
+			}
+			p += t.len ? t.len : 1;
+		}
+	}
+	return n;
 }
