@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "objpatch/cli/opts.h"
@@ -390,14 +391,18 @@ static char **qemu_argv(const struct foreign *f, const char *lib, char **args, i
  */
 static int check_output(const char *cmd, const char *output)
 {
-	int fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	struct stat st;
+	/* A FIFO or a device: opening it could wait for a reader, or have effects */
+	bool special = stat(output, &st) == 0 && !S_ISREG(st.st_mode);
+	int fd = -1;
 
-	if (fd < 0) {
+	if (special ? access(output, W_OK) < 0 : (fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		fprintf(stderr, "%s: --output %s: %s: give a file in a directory you can write\n", cmd, output,
 			strerror(errno));
 		return -1;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return 0;
 }
 
