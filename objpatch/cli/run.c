@@ -180,6 +180,7 @@ struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth;
 	bool hex, record;
+	const struct cli_cmd *cmd;	/* while parsing: for messages */
 };
 
 enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB };
@@ -245,8 +246,6 @@ static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
 	return 0;
 }
 
-static const struct cli_cmd *run_cmd;	/* for the messages of set_option() */
-
 static int set_option(void *ctx, int id, const char *v)
 {
 	struct run_opts *o = ctx;
@@ -254,17 +253,17 @@ static int set_option(void *ctx, int id, const char *v)
 
 	switch (id) {
 	case OPT_FILTER:
-		return add_filter(run_cmd->name, o, v);
+		return add_filter(o->cmd->name, o, v);
 	case OPT_OUTPUT:
 		if (!*v) {
-			fprintf(stderr, "%s: --output is empty: give a file name\n", run_cmd->name);
+			fprintf(stderr, "%s: --output is empty: give a file name\n", o->cmd->name);
 			return -1;
 		}
 		o->output = v;
 		return 0;
 	case OPT_FORMAT:
 		if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "folded")) {
-			fprintf(stderr, "%s: --format %s: not a format: give text, json or folded\n", run_cmd->name, v);
+			fprintf(stderr, "%s: --format %s: not a format: give text, json or folded\n", o->cmd->name, v);
 			return -1;
 		}
 		o->format = v;
@@ -274,7 +273,7 @@ static int set_option(void *ctx, int id, const char *v)
 		return 0;
 	case OPT_DEPTH:
 		o->depth = v;
-		return cli_number(run_cmd, "depth", v, 1, EV_DEPTH_MAX, &n);
+		return cli_number(o->cmd, "depth", v, 1, EV_DEPTH_MAX, &n);
 	case OPT_LIB:
 		o->lib = v;
 		return 0;
@@ -292,9 +291,9 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	};
 	int prog;
 
-	run_cmd = &cmd;
+	o->cmd = &cmd;
 	prog = cli_parse(&cmd, argc, argv, 2);
-	run_cmd = NULL;
+	o->cmd = NULL;
 	if (prog >= argc) {
 		fprintf(stderr, "%s: no program to run: %s [OPTIONS] -- PROGRAM [ARGS...]\n", cmd.name, cmd.name);
 		return CLI_ERROR;
