@@ -43,6 +43,7 @@ struct trace_writer {
 	struct address_name *addr_names;
 	size_t naddr_names, cap_addr_names;
 	size_t olen;
+	bool write_failed;	/* a write() failed: the trace is not whole */
 	char obuf[1 << 16];
 };
 
@@ -140,11 +141,18 @@ static void out_flush(struct trace_writer *w)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			w->write_failed = true;
 			break;
+		}
 		done += (size_t)n;
 	}
 	w->olen = 0;
+}
+
+bool trace_writer_failed(const struct trace_writer *w)
+{
+	return w->write_failed;
 }
 
 static void out(struct trace_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

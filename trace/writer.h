@@ -55,6 +55,8 @@ struct trace_writer *trace_writer_new(const struct trace_settings *s);
 void trace_writer_free(struct trace_writer *w);
 /* Timestamps as time: `ts0` is the trace's start (JSON's 0), `ns_per_tick` the rate. */
 void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick);
+/* Whether a write to the output failed (a full disk...): the trace is not whole. */
+bool trace_writer_failed(const struct trace_writer *w);
 /* The writer's state of a thread, freed with the writer; NULL: out of memory. */
 struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const struct trace_events *src);
 

@@ -19,12 +19,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "objpatch/cli/annotate.h"
+#include "objpatch/cli/opts.h"
 #include "trace/format.h"
 #include "tables/sig.h"
 #include "tables/tables.h"
@@ -60,7 +60,13 @@ static void usage(FILE *f)
 	fprintf(f, "usage: objpatch annotate --image FILE [--image FILE]... [--hex] [--strict] [TRACE]\n"
 		   "Rewrites the return values of a kernel function_graph trace (funcgraph-retval;\n"
 		   "TRACE or standard input) by the return types in the prototype tables of the\n"
-		   "images (vmlinux, modules).  Values that cannot be typed are kept and marked '?'.\n");
+		   "images (vmlinux, modules).  Values that cannot be typed are kept and marked '?'.\n"
+		   "  -i, --image=FILE   a vmlinux or module with a prototype table (repeatable)\n"
+		   "      --hex          integers in hex\n"
+		   "      --strict       exit 1 when a line was not understood\n"
+		   "  -h, --help         this text\n"
+		   "Exit status: 0; 1 when the trace could not be read (or, with --strict, a line was\n"
+		   "not understood); 2 for a usage error or an image that cannot be used.\n");
 }
 
 static int load_image(struct image *im, const char *path)
@@ -845,47 +851,63 @@ static void free_annot(struct annot *a)
 	free(a->img);
 }
 
+struct annotate_opts {
+	struct annot *a;
+	const char **paths;
+	const char *trace;
+	bool strict;
+};
+
+enum { ANN_IMAGE = 1, ANN_HEX, ANN_STRICT };
+
+static int annotate_option(void *ctx, int id, const char *v)
+{
+	struct annotate_opts *o = ctx;
+
+	if (id == ANN_IMAGE)
+		o->paths[o->a->nimg++] = v;
+	else if (id == ANN_HEX)
+		o->a->hex = true;
+	else if (id == ANN_STRICT)
+		o->strict = true;
+	else if (o->trace)
+		return fprintf(stderr, "objpatch annotate: %s: one trace at a time: annotate each alone\n", v), -1;
+	else
+		o->trace = v;
+	return 0;
+}
+
 int annotate_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "image", required_argument, NULL, 'i' },
-		{ "hex", no_argument, NULL, 'x' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
+	static const struct cli_opt opts[] = {
+		{ "image", 'i', "FILE", ANN_IMAGE },
+		{ "hex", 0, NULL, ANN_HEX },
+		{ "strict", 0, NULL, ANN_STRICT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct annot a = { 0 };
-	const char **paths = calloc((size_t)argc, sizeof(*paths));
-	const char *trace = "-";
-	bool strict = false;
+	struct annotate_opts o = { .a = &a, .paths = calloc((size_t)argc, sizeof(*o.paths)) };
+	const struct cli_cmd cmd = { .name = "objpatch annotate", .opts = opts, .usage = usage,
+				     .set = annotate_option, .ctx = &o };
+	const char **paths = o.paths, *trace;
+	bool strict;
 	FILE *in = stdin;
-	int c, rc = 2;
+	int rc = 2;
 
 	if (!paths)
 		return 2;
-	/* From argv[1], "annotate", as if it were the program; errors in our words. */
-	argc--, argv++;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'i')
-			paths[a.nimg++] = optarg;
-		else if (c == 'x')
-			a.hex = true;
-		else if (c == 's')
-			strict = true;
-		else if (c == 'h')
-			return usage(stdout), free(paths), 0;
-		else
-			return fprintf(stderr, "objpatch annotate: bad option %s\n", argv[optind - 1]),
-			       usage(stderr), free(paths), 2;
+	rc = cli_parse(&cmd, argc, argv, 2);
+	if (rc >= 0 && !a.nimg) {
+		fprintf(stderr, "objpatch annotate: no --image: give the vmlinux (and modules) the trace is of\n");
+		rc = CLI_ERROR;
 	}
-	if (!a.nimg || argc - optind > 1) {
-		usage(stderr);
+	if (rc < 0) {
 		free(paths);
-		return 2;
+		return rc == CLI_HELP ? 0 : 2;
 	}
-	if (optind < argc)
-		trace = argv[optind];
+	rc = 2;
+	trace = o.trace ? o.trace : "-";
+	strict = o.strict;
 	elf_version(EV_CURRENT);
 	a.img = calloc(a.nimg, sizeof(*a.img));
 	if (!a.img)

@@ -14,14 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
 #include "trace/raw.h"
 #include "trace/writer.h"
 
 static void report_usage(FILE *f)
 {
-	fprintf(f, "usage: objpatch report [--format text|json|folded] [--hex] [--output FILE] [RECORDING]\n"
-		   "Formats RECORDING (default objpatch.data), written by objpatch record.\n");
+	fprintf(f, "usage: objpatch report [OPTIONS] [RECORDING]\n"
+		   "Formats RECORDING (default objpatch.data), written by objpatch record.\n"
+		   "      --format=FMT    text, json or folded (default text)\n"
+		   "      --hex           integers in hex\n"
+		   "  -o, --output=FILE   the trace (default standard output)\n"
+		   "  -h, --help          this text\n"
+		   "Exit status: 0; 1 when the recording could not be read or the trace written;\n"
+		   "2 for a usage error.\n");
 }
 
 /* ---- the recording's modules: what names its return addresses ---- */
@@ -328,14 +335,19 @@ static int write_trace(struct report *rp)
 	trace_write(w, tt, rp->nthreads, rp->output != NULL);
 	trace_write_end(w, tt, rp->nthreads, rp->end, &rp->counts);
 	rc = 0;
+	if (trace_writer_failed(w)) {
+		fprintf(stderr, "objpatch report: %s: the trace could not be written whole: give --output a file "
+				"on a file system with room\n", rp->output ? rp->output : "standard output");
+		rc = -2;
+	}
 out:
-	if (rc < 0)
+	if (rc == -1)
 		fprintf(stderr, "objpatch report: out of memory\n");
 	trace_writer_free(w);
 	free(tt);
 	if (rp->output)
 		close(s.fd);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 static void free_report(struct report *rp)
@@ -349,37 +361,53 @@ static void free_report(struct report *rp)
 	raw_reader_free(&rp->r);
 }
 
+enum { REPORT_FORMAT = 1, REPORT_HEX, REPORT_OUTPUT };
+
+static int report_option(void *ctx, int id, const char *v)
+{
+	struct report *rp = ctx;
+
+	switch (id) {
+	case REPORT_FORMAT:
+		if (!strcmp(v, "text"))
+			rp->format = TRACE_TEXT;
+		else if (!strcmp(v, "json"))
+			rp->format = TRACE_JSON;
+		else if (!strcmp(v, "folded"))
+			rp->format = TRACE_FOLDED;
+		else
+			return fprintf(stderr, "objpatch report: --format %s: not a format: give text, json or folded\n",
+				       v), -1;
+		return 0;
+	case REPORT_HEX:
+		rp->hex = true;
+		return 0;
+	case REPORT_OUTPUT:
+		if (!*v)
+			return fprintf(stderr, "objpatch report: --output is empty: give a file name\n"), -1;
+		rp->output = v;
+		return 0;
+	}
+	if (rp->path)
+		return fprintf(stderr, "objpatch report: %s: one recording at a time: report each alone\n", v), -1;
+	rp->path = v;
+	return 0;
+}
+
+/* 0, CLI_HELP or CLI_ERROR (after one line) */
 static int parse(int argc, char **argv, struct report *rp)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	static const struct cli_opt opts[] = {
+		{ "format", 0, "text|json|folded", REPORT_FORMAT },
+		{ "hex", 0, NULL, REPORT_HEX },
+		{ "output", 'o', "FILE", REPORT_OUTPUT },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cli_cmd cmd = { .name = "objpatch report", .opts = opts, .usage = report_usage,
+				     .set = report_option, .ctx = rp };
+	int rc = cli_parse(&cmd, argc, argv, 2);
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			report_usage(stdout);
-			exit(0);
-		} else if (!strcmp(a, "--hex")) {
-			rp->hex = true;
-		} else if (!strcmp(a, "--format") && v) {
-			i++;
-			if (!strcmp(v, "text"))
-				rp->format = TRACE_TEXT;
-			else if (!strcmp(v, "json"))
-				rp->format = TRACE_JSON;
-			else if (!strcmp(v, "folded"))
-				rp->format = TRACE_FOLDED;
-			else
-				return fprintf(stderr, "objpatch report: --format %s: not text, json or folded\n", v), -1;
-		} else if (!strcmp(a, "--output") && v) {
-			rp->output = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return fprintf(stderr, "objpatch report: %s: unknown option or missing value\n", a), -1;
-		} else if (rp->path) {
-			return fprintf(stderr, "objpatch report: one recording at a time\n"), -1;
-		} else {
-			rp->path = a;
-		}
-	}
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 int report_main(int argc, char **argv)
@@ -387,10 +415,9 @@ int report_main(int argc, char **argv)
 	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0 };
 	int rc;
 
-	if (parse(argc, argv, &rp) < 0) {
-		report_usage(stderr);
-		return 2;
-	}
+	rc = parse(argc, argv, &rp);
+	if (rc < 0)
+		return rc == CLI_HELP ? 0 : 2;
 	if (!rp.path)
 		rp.path = "objpatch.data";
 	rc = read_recording(&rp);

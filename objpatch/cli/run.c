@@ -20,19 +20,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "objpatch/cli/opts.h"
 #include "objpatch/cli/run.h"
+#include "trace/event.h"
+
+static void usage_of(FILE *f, bool record)
+{
+	if (record)
+		fprintf(f, "usage: objpatch record [OPTIONS] [--] PROGRAM [ARGS...]\n"
+			   "Runs PROGRAM as objpatch run does, writing the events unformatted for\n"
+			   "objpatch report.\n");
+	else
+		fprintf(f, "usage: objpatch run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+			   "Traces PROGRAM's functions as a function graph.\n");
+	fprintf(f, "  -F, --filter=GLOB   trace the functions matching GLOB, in order; '!GLOB' excludes\n"
+		   "                      (repeatable; default: every function)\n"
+		   "  -o, --output=FILE   %s\n", record ? "the recording (default objpatch.data)" :
+							 "the trace (default standard error)");
+	if (!record)
+		fprintf(f, "      --format=FMT    text, json or folded (default text)\n"
+			   "      --hex           integers in hex\n");
+	fprintf(f, "  -D, --depth=N       shadow-stack frames per thread, 1 to %d (default 256)\n"
+		   "      --lib=PATH      the runtime to preload (default: libobjpatch.so beside objpatch)\n"
+		   "  -h, --help          this text\n"
+		   "Exit status: the program's (128+N when signal N killed it); 1 when it exited 0 but\n"
+		   "nothing was traceable or the trace could not be written; 2 when it did not start.\n",
+		EV_DEPTH_MAX);
+}
 
 static void run_usage(FILE *f)
 {
-	fprintf(f, "usage: objpatch run [--filter GLOB]... [--output FILE] [--format text|json|folded]\n"
-		   "                    [--hex] [--depth N] [--lib LIBOBJPATCH] -- PROGRAM [ARGS...]\n"
-		   "       objpatch record [--filter GLOB]... [--output FILE] [--depth N] [--lib LIBOBJPATCH]\n"
-		   "                    -- PROGRAM [ARGS...]\n"
-		   "run: traces PROGRAM's functions (every one without --filter; '!GLOB' excludes).\n"
-		   "record: the same, writing the events unformatted to FILE (default objpatch.data)\n"
-		   "for objpatch report.\n");
+	usage_of(f, false);
+}
+
+static void record_usage(FILE *f)
+{
+	usage_of(f, true);
 }
 
 /* Machines whose programs run under qemu-user when they are not this one's. */
@@ -154,14 +180,63 @@ struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth;
 	bool hex, record;
+	const struct cli_cmd *cmd;	/* while parsing: for messages */
 };
 
-static int add_filter(struct run_opts *o, const char *glob)
+enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB };
+
+/* uftrace's letters where it has the option: -F, -D; -o as recordmcount's. */
+static const struct cli_opt run_options[] = {
+	{ "filter", 'F', "GLOB", OPT_FILTER },
+	{ "output", 'o', "FILE", OPT_OUTPUT },
+	{ "format", 0, "text|json|folded", OPT_FORMAT },
+	{ "hex", 0, NULL, OPT_HEX },
+	{ "depth", 'D', "N", OPT_DEPTH },
+	{ "lib", 0, "PATH", OPT_LIB },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* record: no formatting options, the recording holds the events as they are */
+static const struct cli_opt record_options[] = {
+	{ "filter", 'F', "GLOB", OPT_FILTER },
+	{ "output", 'o', "FILE", OPT_OUTPUT },
+	{ "depth", 'D', "N", OPT_DEPTH },
+	{ "lib", 0, "PATH", OPT_LIB },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What the runtime cannot read back: a ',' (its separator), nothing, an unclosed '['. */
+static const char *bad_glob(const char *glob)
 {
+	const char *g = glob[0] == '!' ? glob + 1 : glob;
+
+	if (strchr(glob, ','))
+		return "a pattern cannot hold ',': give one --filter per pattern";
+	if (!*g)
+		return "an empty pattern: give a name or a glob such as 'fib*'";
+	for (const char *p = g; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '[') {
+			const char *q = p + 1;
+
+			q += *q == '!' || *q == '^';
+			q += *q == ']';		/* first in the set: the character itself */
+			if (!(q = strchr(q, ']')))
+				return "an unclosed '[': close it, or write \\[ for the character itself";
+			p = q;
+		}
+	}
+	return NULL;
+}
+
+static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
+{
+	const char *why = bad_glob(glob);
 	char *f;
 
-	if (strchr(glob, ',')) {
-		fprintf(stderr, "objpatch run: --filter %s: a pattern cannot hold ','\n", glob);
+	if (why) {
+		fprintf(stderr, "%s: --filter %s: %s\n", cmd, glob, why);
 		return -1;
 	}
 	if (asprintf(&f, "%s%s%s", o->filter ? o->filter : "", o->filter ? "," : "", glob) < 0)
@@ -171,51 +246,59 @@ static int add_filter(struct run_opts *o, const char *glob)
 	return 0;
 }
 
-/* Returns the index of PROGRAM in argv, or -1 after a message. */
-static int parse(int argc, char **argv, struct run_opts *o)
+static int set_option(void *ctx, int id, const char *v)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+	struct run_opts *o = ctx;
+	unsigned long n;
 
-		if (!strcmp(a, "--"))
-			return i + 1 < argc ? i + 1 : -1;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			run_usage(stdout);
-			exit(0);
-		}
-		if (!strcmp(a, "--hex")) {
-			o->hex = true;
-			continue;
-		}
-		if (a[0] != '-')
-			return i;
-		if (!v) {
-			fprintf(stderr, "objpatch run: %s needs a value\n", a);
+	switch (id) {
+	case OPT_FILTER:
+		return add_filter(o->cmd->name, o, v);
+	case OPT_OUTPUT:
+		if (!*v) {
+			fprintf(stderr, "%s: --output is empty: give a file name\n", o->cmd->name);
 			return -1;
 		}
-		i++;
-		if (!strcmp(a, "--filter")) {
-			if (add_filter(o, v) < 0)
-				return -1;
-		} else if (!strcmp(a, "--output")) {
-			o->output = v;
-		} else if (!strcmp(a, "--format") && !o->record) {
-			if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "folded")) {
-				fprintf(stderr, "objpatch run: --format %s: not text, json or folded\n", v);
-				return -1;
-			}
-			o->format = v;
-		} else if (!strcmp(a, "--lib")) {
-			o->lib = v;
-		} else if (!strcmp(a, "--depth")) {
-			o->depth = v;
-		} else {
-			fprintf(stderr, "objpatch run: unknown option %s\n", a);
+		o->output = v;
+		return 0;
+	case OPT_FORMAT:
+		if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "folded")) {
+			fprintf(stderr, "%s: --format %s: not a format: give text, json or folded\n", o->cmd->name, v);
 			return -1;
 		}
+		o->format = v;
+		return 0;
+	case OPT_HEX:
+		o->hex = true;
+		return 0;
+	case OPT_DEPTH:
+		o->depth = v;
+		return cli_number(o->cmd, "depth", v, 1, EV_DEPTH_MAX, &n);
+	case OPT_LIB:
+		o->lib = v;
+		return 0;
 	}
 	return -1;
+}
+
+/* Returns the index of PROGRAM in argv; CLI_HELP, CLI_ERROR (after one line). */
+static int parse(int argc, char **argv, struct run_opts *o)
+{
+	const struct cli_cmd cmd = {
+		.name = o->record ? "objpatch record" : "objpatch run",
+		.opts = o->record ? record_options : run_options,
+		.usage = o->record ? record_usage : run_usage, .set = set_option, .ctx = o, .first_operand_ends = true,
+	};
+	int prog;
+
+	o->cmd = &cmd;
+	prog = cli_parse(&cmd, argc, argv, 2);
+	o->cmd = NULL;
+	if (prog >= argc) {
+		fprintf(stderr, "%s: no program to run: %s [OPTIONS] -- PROGRAM [ARGS...]\n", cmd.name, cmd.name);
+		return CLI_ERROR;
+	}
+	return prog;
 }
 
 /* Sets the environment; `lib` gets the runtime's path (for a foreign program's LD_PRELOAD). */
@@ -300,63 +383,176 @@ static char **qemu_argv(const struct foreign *f, const char *lib, char **args, i
 	return v;
 }
 
-int run_main(int argc, char **argv)
+/*
+ * The output, opened for writing before the program starts: a program that
+ * runs for an hour must not lose its trace to a typing mistake.  The
+ * runtime truncates it when it writes.
+ */
+static int check_output(const char *cmd, const char *output)
 {
-	struct run_opts o = { .record = strcmp(argv[1], "record") == 0 };
-	int prog = parse(argc, argv, &o), status;
-	const struct foreign *f;
-	char lib[PATH_MAX], **args;
-	bool unknown;
-	pid_t pid;
+	struct stat st;
+	/* A FIFO or a device: opening it could wait for a reader, or have effects */
+	bool special = stat(output, &st) == 0 && !S_ISREG(st.st_mode);
+	int fd = -1;
 
-	if (prog < 0) {
-		run_usage(stderr);
-		free(o.filter);
-		return 2;
+	if (special ? access(output, W_OK) < 0 : (fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		fprintf(stderr, "%s: --output %s: %s: give a file in a directory you can write\n", cmd, output,
+			strerror(errno));
+		return -1;
 	}
-	f = foreign_for(argv[prog], &unknown);
-	if (unknown) {
-		fprintf(stderr, "objpatch run: %s: a program for another machine, and no runtime for it\n",
-			argv[prog]);
-		free(o.filter);
-		return 2;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/*
+ * Where every traced process's runtime says, as it exits, how many sites
+ * it found and whether its trace was written (objpatch/lib/rt_status.c):
+ * the program may be a shell whose children are the traced ones.
+ */
+static char *status_file(const char *cmd)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd;
+
+	if (asprintf(&path, "%s/objpatch-status.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+		return NULL;
+	fd = mkstemp(path);
+	if (fd < 0 || setenv("OBJPATCH_STATUS", path, 1)) {
+		fprintf(stderr, "%s: %s: %s: set TMPDIR to a directory you can write\n", cmd, path, strerror(errno));
+		free(path);
+		return NULL;
 	}
-	/* record: the same run, writing the events as they are for objpatch report. */
-	if (o.record) {
-		o.format = "raw";
-		if (!o.output)
-			o.output = "objpatch.data";
-	}
-	if (set_environment(&o, f, lib) < 0) {
-		free(o.filter);
-		return 2;
-	}
-	free(o.filter);
-	args = f ? qemu_argv(f, lib, argv + prog, argc - prog) : argv + prog;
-	if (!args) {
-		perror("objpatch run");
-		return 2;
-	}
-	pid = fork();
-	if (pid < 0) {
-		perror("objpatch run: fork");
-		return 2;
-	}
-	if (pid == 0) {
-		execvp(args[0], args);
-		fprintf(stderr, "objpatch run: %s: %s\n", args[0], strerror(errno));
-		_exit(127);
+	close(fd);
+	return path;
+}
+
+struct run_report {
+	unsigned processes, failed;
+	unsigned long long sites;
+};
+
+/* The lines of the status file: "PID SITES WRITTEN", one per process that exited. */
+static struct run_report read_status(const char *path)
+{
+	struct run_report r = { 0 };
+	FILE *f = fopen(path, "r");
+	unsigned long long sites;
+	int pid, written;
+
+	while (f && fscanf(f, "%d %llu %d", &pid, &sites, &written) == 3) {
+		r.processes++;
+		r.sites += sites;
+		r.failed += !written;
 	}
 	if (f)
-		free_argv(args);
+		fclose(f);
+	return r;
+}
+
+/*
+ * One line per thing the runtimes reported wrong; false if there was one.
+ * `exited0`: the program exited 0, so that no report means no runtime (and
+ * not a program that failed, or could not start, before its exit handlers).
+ */
+static bool report_ok(const char *cmd, const char *prog, const char *output, const struct run_report *r,
+		      bool exited0)
+{
+	if (!r->processes) {
+		if (!exited0)
+			return true;
+		fprintf(stderr, "%s: %s: no trace: the runtime was not loaded (a static program?) or the program "
+				"left by _exit(); link it dynamically and leave by exit() or main's return\n", cmd, prog);
+		return false;
+	}
+	if (!r->sites)
+		fprintf(stderr, "%s: %s: no recorded call sites in the program or its libraries: compile with -pg "
+				"and run recordmcount --mode=user on its objects\n", cmd, prog);
+	if (r->failed)
+		fprintf(stderr, "%s: %s: the trace of %u of %u processes could not be written: give --output a "
+				"file on a file system with room\n", cmd, output ? output : "standard error",
+			r->failed, r->processes);
+	return r->sites && !r->failed;
+}
+
+static int wait_program(pid_t pid, const char *prog)
+{
+	int status;
+
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			perror("objpatch run: waitpid");
 			return 2;
 		}
 	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "objpatch run: %s: killed by signal %d\n", argv[prog], WTERMSIG(status));
+		fprintf(stderr, "objpatch run: %s: killed by signal %d\n", prog, WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}
 	return WEXITSTATUS(status);
+}
+
+/* Everything before the program starts; 0, else the exit status. */
+static int prepare(struct run_opts *o, const char *cmd, const char *prog, const struct foreign **f, char *lib)
+{
+	bool unknown;
+
+	*f = foreign_for(prog, &unknown);
+	if (unknown) {
+		fprintf(stderr, "%s: %s: a program for another machine, and no runtime for it\n", cmd, prog);
+		return 2;
+	}
+	/* record: the same run, writing the events as they are for objpatch report. */
+	if (o->record) {
+		o->format = "raw";
+		if (!o->output)
+			o->output = "objpatch.data";
+	}
+	if ((o->output && check_output(cmd, o->output) < 0) || set_environment(o, *f, lib) < 0)
+		return 2;
+	return 0;
+}
+
+int run_main(int argc, char **argv)
+{
+	struct run_opts o = { .record = strcmp(argv[1], "record") == 0 };
+	const char *cmd = o.record ? "objpatch record" : "objpatch run";
+	int prog = parse(argc, argv, &o), rc;
+	const struct foreign *f;
+	char lib[PATH_MAX], **args, *status;
+	struct run_report report;
+	pid_t pid;
+
+	if (prog < 0) {
+		free(o.filter);
+		return prog == CLI_HELP ? 0 : 2;
+	}
+	rc = prepare(&o, cmd, argv[prog], &f, lib);
+	free(o.filter);
+	if (rc)
+		return rc;
+	if (!(status = status_file(cmd)))
+		return 2;
+	args = f ? qemu_argv(f, lib, argv + prog, argc - prog) : argv + prog;
+	if (!args || (pid = fork()) < 0) {
+		perror(cmd);
+		unlink(status);
+		free(status);
+		return 2;
+	}
+	if (pid == 0) {
+		execvp(args[0], args);
+		fprintf(stderr, "%s: %s: %s\n", cmd, args[0], strerror(errno));
+		_exit(127);
+	}
+	if (f)
+		free_argv(args);
+	rc = wait_program(pid, argv[prog]);
+	report = read_status(status);
+	unlink(status);
+	free(status);
+	/* A program that failed keeps its status, the messages said; a killed one has no report. */
+	if (rc < 128 && !report_ok(cmd, argv[prog], o.output, &report, rc == 0) && rc == 0)
+		rc = 1;
+	return rc;
 }

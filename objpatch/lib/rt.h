@@ -132,6 +132,8 @@ void rt_record_fork_child(void) RT_HIDDEN;
 
 void rt_output_init(void) RT_HIDDEN;
 int rt_flush(bool final) RT_HIDDEN;
+/* rt_status.c: at exit, the sites found and whether the trace was written, for objpatch run. */
+void rt_status_report(bool written) RT_HIDDEN;
 /* CLOCK_MONOTONIC in nanoseconds, the clock timestamps are calibrated against. */
 uint64_t rt_mono_ns(void) RT_HIDDEN;
 /* Raw recordings: what the threads recorded, and the clock from its first sample (ts0, ns0). */

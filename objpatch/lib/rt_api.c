@@ -133,7 +133,7 @@ __attribute__((destructor)) static void rt_fini(void)
 	if (!ready)
 		return;
 	pthread_mutex_lock(&rt.lock);
-	rt_flush(true);
+	rt_status_report(rt_flush(true) == 0);
 	pthread_mutex_unlock(&rt.lock);
 }
 

@@ -217,5 +217,5 @@ int rt_flush(bool final)
 		c = counts();
 		trace_write_end(writer, threads, nthreads, now, &c);
 	}
-	return 0;
+	return trace_writer_failed(writer) ? -1 : 0;
 }

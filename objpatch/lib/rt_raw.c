@@ -21,6 +21,7 @@
 static int raw_fd = -1;
 static pid_t raw_pid;
 static size_t raw_modules_written;
+static bool raw_failed;		/* a write failed: the recording is not whole */
 
 static void raw_writev(struct iovec *iov, int n)
 {
@@ -29,8 +30,10 @@ static void raw_writev(struct iovec *iov, int n)
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
+			raw_failed = true;
 			return;
+		}
 		/* A short write (a full disk): finish it, the file stays parseable up to there. */
 		while (n > 0 && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
@@ -142,5 +145,5 @@ int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0)
 	}
 	if (final)
 		raw_record(RAW_COUNTS, counts, sizeof(counts), NULL, 0);
-	return 0;
+	return raw_failed ? -1 : 0;
 }
