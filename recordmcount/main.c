@@ -205,7 +205,8 @@ int main(int argc, char **argv)
 	struct options opt = { .mode = MODE_KERNEL, .protos = true };
 	int c, failed = 0;
 
-	while ((c = getopt_long(argc, argv, "wo:hV", longopts, NULL)) != -1) {
+	opterr = 0;	/* one line of ours, not getopt's and the whole usage */
+	while ((c = getopt_long(argc, argv, ":wo:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			opt.warn = true;
@@ -250,13 +251,19 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("recordmcount %s\n", VERSION);
 			return 0;
+		case ':':
+			fprintf(stderr, "recordmcount: %s needs a value: recordmcount --help lists the options\n",
+				argv[optind - 1]);
+			return 2;
 		default:
-			usage(stderr);
+			fprintf(stderr, "recordmcount: unknown option %s: recordmcount --help lists the options\n",
+				argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
+		fprintf(stderr, "recordmcount: no input file: give the objects (FILE.o...) or linked files to work on "
+				"(recordmcount --help)\n");
 		return 2;
 	}
 	if ((opt.json || opt.fix) && !opt.check) {

@@ -123,6 +123,10 @@ fails "list: no file" 2 '^objpatch list: no file' "$OBJPATCH" list --json
 fails "annotate: no --image" 2 '^objpatch annotate: no --image' "$OBJPATCH" annotate
 fails "annotate: an unknown option" 2 '^objpatch annotate: unknown option --frobnicate' \
 	"$OBJPATCH" annotate --image=x --frobnicate
+fails "recordmcount: an unknown option" 2 '^recordmcount: unknown option --bogus: recordmcount --help' \
+	"$RMC" --bogus x.o
+fails "recordmcount: an option without its value" 2 '^recordmcount: -o needs a value' "$RMC" -o
+fails "recordmcount: no file" 2 '^recordmcount: no input file: ' "$RMC" --mode=user
 
 if [ "$built" = 1 ]; then
 	# The same trace from --opt=value, --opt value and the short options.
