@@ -209,7 +209,8 @@ static void value_of(const struct trace_writer *w, const uint64_t *ev, struct sy
 	struct raw_value v;
 	struct captured cap = { 0 };
 	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max, .read_mem = read_captured,
-				    .ctx = &cap, .target = &w->s.machine->values };
+				    .ctx = &cap, .target = &w->s.machine->values,
+				    .errno_names = w->s.errno_names };
 
 	trace_value(w->s.machine, words, c, sig ? &sig->ret : &unknown, &v);
 	if (c == CAPTURE_STRING) {
@@ -221,22 +222,28 @@ static void value_of(const struct trace_writer *w, const uint64_t *ev, struct sy
 	format_return(buf, len, sig, &v, &opts);
 }
 
+/* A JSON string: valid UTF-8 as it is, other bytes as U+FFFD, cut whole at 512 bytes. */
 static void json_string(struct trace_writer *w, const char *s)
 {
 	char buf[512];
-	size_t n = 0;
+	size_t n = 0, len = strlen(s);
 
-	for (; *s && n < sizeof(buf) - 8; s++) {
-		unsigned char ch = (unsigned char)*s;
+	for (size_t i = 0; i < len && n < sizeof(buf) - 8;) {
+		unsigned char ch = (unsigned char)s[i];
+		int k = utf8_len((const unsigned char *)s + i, len - i);
 
 		if (ch == '"' || ch == '\\') {
 			buf[n++] = '\\';
 			buf[n++] = (char)ch;
 		} else if (ch < 0x20) {
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\u%04x", ch);
+		} else if (k > 0) {
+			memcpy(buf + n, s + i, (size_t)k);
+			n += (size_t)k;
 		} else {
-			buf[n++] = (char)ch;
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\ufffd");
 		}
+		i += k > 0 ? (size_t)k : 1;
 	}
 	buf[n] = 0;
 	out(w, "\"%s\"", buf);

@@ -32,6 +32,7 @@ struct trace_settings {
 	enum trace_format format;
 	unsigned depth;		/* frames deeper than this were not recorded */
 	bool hex;		/* integers in hex */
+	bool errno_names;	/* negative errnos by name (format_opts) */
 	size_t strlen_max;	/* characters of a returned string shown */
 	int pid;		/* the traced process */
 	int fd;			/* where the trace goes */

@@ -20,7 +20,8 @@
 
 static void report_usage(FILE *f)
 {
-	fprintf(f, "usage: objpatch report [--format text|json|folded] [--hex] [--output FILE] [RECORDING]\n"
+	fprintf(f, "usage: objpatch report [--format text|json|folded] [--hex] [--errno-names] [--output FILE]\n"
+		   "                      [RECORDING]\n"
 		   "Formats RECORDING (default objpatch.data), written by objpatch record.\n");
 }
 
@@ -64,6 +65,7 @@ struct report {
 	/* options */
 	enum trace_format format;
 	bool hex;
+	bool errno_names;
 	const char *output;	/* NULL: standard output */
 };
 
@@ -302,7 +304,8 @@ static int read_recording(struct report *rp)
 
 static int write_trace(struct report *rp)
 {
-	struct trace_settings s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .strlen_max = 64,
+	struct trace_settings s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
+				    .strlen_max = 64,
 				    .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
 				    .symbolize = symbolize, .symbolize_ctx = rp };
 	struct trace_thread **tt = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*tt));
@@ -359,6 +362,8 @@ static int parse(int argc, char **argv, struct report *rp)
 			exit(0);
 		} else if (!strcmp(a, "--hex")) {
 			rp->hex = true;
+		} else if (!strcmp(a, "--errno-names")) {
+			rp->errno_names = true;
 		} else if (!strcmp(a, "--format") && v) {
 			i++;
 			if (!strcmp(v, "text"))

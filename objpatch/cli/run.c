@@ -27,7 +27,7 @@
 static void run_usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch run [--filter GLOB]... [--output FILE] [--format text|json|folded]\n"
-		   "                    [--hex] [--depth N] [--lib LIBOBJPATCH] -- PROGRAM [ARGS...]\n"
+		   "                    [--hex] [--errno-names] [--depth N] [--lib LIBOBJPATCH] -- PROGRAM [ARGS...]\n"
 		   "       objpatch record [--filter GLOB]... [--output FILE] [--depth N] [--lib LIBOBJPATCH]\n"
 		   "                    -- PROGRAM [ARGS...]\n"
 		   "run: traces PROGRAM's functions (every one without --filter; '!GLOB' excludes).\n"
@@ -153,7 +153,7 @@ static int append_env(const char *name, const char *value, const char *sep)
 struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth;
-	bool hex, record;
+	bool hex, record, errno_names;
 };
 
 static int add_filter(struct run_opts *o, const char *glob)
@@ -186,6 +186,10 @@ static int parse(int argc, char **argv, struct run_opts *o)
 		}
 		if (!strcmp(a, "--hex")) {
 			o->hex = true;
+			continue;
+		}
+		if (!strcmp(a, "--errno-names")) {
+			o->errno_names = true;
 			continue;
 		}
 		if (a[0] != '-')
@@ -247,6 +251,7 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 	    setenv("OBJPATCH_FILTER", o->filter ? o->filter : "*", 1) ||
 	    (o->output && setenv("OBJPATCH_OUTPUT", out, 1)) ||
 	    (o->format && setenv("OBJPATCH_FORMAT", o->format, 1)) || (o->hex && setenv("OBJPATCH_HEX", "1", 1)) ||
+	    (o->errno_names && setenv("OBJPATCH_ERRNO_NAMES", "1", 1)) ||
 	    (o->depth && setenv("OBJPATCH_DEPTH", o->depth, 1))) {
 		perror("objpatch run: setenv");
 		return -1;

@@ -51,6 +51,7 @@ struct rt_state {
 	/* settings from the environment */
 	unsigned depth;
 	bool hex;
+	bool errno_names;	/* OBJPATCH_ERRNO_NAMES: negative errnos by name */
 	bool stats;
 	size_t strlen_max;
 	/* output */

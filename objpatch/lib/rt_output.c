@@ -100,6 +100,7 @@ static int open_file(void)
 static int open_output(void)
 {
 	struct trace_settings s = { .format = writer_format(), .depth = rt.depth, .hex = rt.hex,
+				    .errno_names = rt.errno_names,
 				    .strlen_max = rt.strlen_max, .machine = &machine, .symbolize = symbolize };
 
 	if (out_fd >= 0 && out_pid == getpid())
