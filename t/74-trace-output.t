@@ -80,6 +80,9 @@ grep -q 'greet(); /\* ret="café €" \*/' rep1.txt && grep -q 'fails(); /\* ret
 ok $? "report: UTF-8 as it is, -1 with no errno name"
 "$OBJPATCH" report --errno-names rec.data | grep -q 'fails(); /\* ret=-1 (EPERM) \*/'
 ok $? "report --errno-names: ret=-1 (EPERM)"
+"$OBJPATCH" record --errno-names --output rec-errno.data -- ./out > /dev/null
+n=$("$OBJPATCH" report rec-errno.data | grep -c 'fails(); /\* ret=-1 (EPERM) \*/')
+is "$n" 2 "record --errno-names: the report names errnos (the recording says so)"
 "$OBJPATCH" report --format json rec.data > rep.json
 check_names rep.json "report --format json (names from the recording)"
 

@@ -31,11 +31,14 @@ struct raw_header {
 	char magic[16];
 	uint16_t machine;	/* e_machine and class of the recording runtime */
 	uint8_t elfclass;
-	uint8_t pad;
+	uint8_t flags;		/* version 2: RAW_FLAG_* */
 	uint32_t depth;		/* OBJPATCH_DEPTH */
 	int32_t pid;
 	uint32_t pad2;
 };
+
+/* OBJPATCH_ERRNO_NAMES was set: the report names errnos too. */
+#define RAW_FLAG_ERRNO_NAMES 1
 
 enum raw_type {
 	RAW_MODULE = 1,	/* u64 bias, then the path and a NUL */

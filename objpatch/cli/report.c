@@ -541,6 +541,9 @@ int report_main(int argc, char **argv)
 	if (!rp.path)
 		rp.path = "objpatch.data";
 	rc = read_recording(&rp);
+	/* Asked for at record time (objpatch record --errno-names). */
+	if (rp.r.version >= 2 && (rp.r.h.flags & RAW_FLAG_ERRNO_NAMES))
+		rp.errno_names = true;
 	if (rc == 0)
 		rc = write_trace(&rp);
 	free_report(&rp);

@@ -64,6 +64,7 @@ static void raw_record(uint32_t type, const void *head, size_t head_len, const v
 static int raw_open(void)
 {
 	struct raw_header h = { .machine = rt_arch_host.desc->machine, .elfclass = rt_arch_host.desc->elfclass,
+				.flags = rt.errno_names ? RAW_FLAG_ERRNO_NAMES : 0,
 				.depth = rt.depth, .pid = (int32_t)getpid() };
 	char path[4096];
 	size_t len;
