@@ -251,11 +251,14 @@ static void put_int(struct out *o, struct wide w, uint64_t size, bool is_signed,
 	put_udec(o, w);
 }
 
-static void put_errno(struct out *o, struct wide w, uint64_t size, const struct format_target *t)
+static void put_errno(struct out *o, struct wide w, uint64_t size, const struct format_target *t,
+		      const struct format_opts *op)
 {
 	struct wide s = sign_extend(w, size);
 	uint64_t e = -s.lo;
 
+	if (!op->errno_names)
+		return;
 	if ((size == 4 || size == 8) && is_negative(s) && s.lo != 0 && e <= t->errno_max &&
 	    e < sizeof(errno_names) / sizeof(errno_names[0]) && errno_names[e])
 		putf(o, " (%s)", errno_names[e]);
@@ -334,6 +337,61 @@ static void put_pointer(struct out *o, uint64_t p)
 		put_str(o, "NULL");
 }
 
+int utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (!n)
+		return -1;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if (i == n)
+			return -1;
+		if ((s[i] & 0xc0) != 0x80)	/* stops at a NUL too */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+		/* Overlong, surrogate or too large: known from the first continuation byte. */
+		if (i == 1 && ((len == 3 && cp < 0x20) || (len == 3 && cp >= 0x360 && cp <= 0x37f) ||
+			       (len == 4 && (cp < 0x10 || cp > 0x10f))))
+			return 0;
+	}
+	return (int)len;
+}
+
+/*
+ * What the string shows of the bytes at `s` (`got` of them, `done` shown
+ * before, `max` at most): a valid UTF-8 sequence whole, else one byte
+ * escaped.  Returns the bytes used, or 0 when a sequence continues past
+ * `got` and `more` bytes can be read (read again from it).
+ */
+static size_t put_string_char(struct out *o, const unsigned char *s, size_t got, size_t done, size_t max,
+			      bool more)
+{
+	int n = s[0] < 0x80 ? 1 : utf8_len(s, got);
+
+	if (n < 0 && more)
+		return 0;
+	/* C1 controls (U+0080..U+009F) are valid but not printable. */
+	if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		n = 0;
+	if (n > 1 && done + (size_t)n <= max) {
+		put(o, (const char *)s, (size_t)n);
+		return (size_t)n;
+	}
+	put_escaped(o, s[0], '"');
+	return 1;
+}
+
 /* Reads the string in chunks so no length limit needs a buffer of its size. */
 static void put_string(struct out *o, uint64_t addr, const struct format_opts *op)
 {
@@ -348,7 +406,7 @@ static void put_string(struct out *o, uint64_t addr, const struct format_opts *o
 	}
 	for (;;) {
 		size_t want = max + 1 - done < sizeof(chunk) ? max + 1 - done : sizeof(chunk);
-		size_t got = op->read_mem ? op->read_mem(op->ctx, addr + done, chunk, want) : 0;
+		size_t got = op->read_mem ? op->read_mem(op->ctx, addr + done, chunk, want) : 0, i = 0, k = 1;
 
 		if (got > want)
 			got = want;
@@ -358,7 +416,8 @@ static void put_string(struct out *o, uint64_t addr, const struct format_opts *o
 		}
 		if (!done)
 			put_ch(o, '"');
-		for (size_t i = 0; i < got; i++, done++) {
+		/* A sequence cut by the chunk's end is read again at the next chunk's start. */
+		for (; i < got && k; i += k, done += k) {
 			if (!chunk[i]) {
 				put_ch(o, '"');
 				return;
@@ -367,9 +426,9 @@ static void put_string(struct out *o, uint64_t addr, const struct format_opts *o
 				put_str(o, "\"...");
 				return;
 			}
-			put_escaped(o, chunk[i], '"');
+			k = put_string_char(o, chunk + i, got - i, done, max, got == want && i);
 		}
-		if (got < want) {	/* the rest is unreadable */
+		if (k && got < want) {	/* the rest is unreadable */
 			put_str(o, "\"...");
 			return;
 		}
@@ -547,7 +606,7 @@ static bool put_scalar(struct out *o, const struct sig_type *t, const struct raw
 		return true;
 	case TC_INT:
 		put_int(o, w, t->size, true, op->hex);
-		put_errno(o, w, t->size, tg);
+		put_errno(o, w, t->size, tg, op);
 		return true;
 	case TC_UINT:
 		put_int(o, w, t->size, false, op->hex);

@@ -80,7 +80,22 @@ struct format_opts {
 	read_mem_fn read_mem;		/* NULL: every string is unreadable */
 	void *ctx;
 	const struct format_target *target;	/* NULL: format_target_native() */
+	/*
+	 * Negative int/long results in the target's errno range get their
+	 * name, "ret=-22 (EINVAL)": the kernel's convention, so annotate sets
+	 * it; user programs return -1 and set errno, where a name misleads
+	 * (objpatch --errno-names, OBJPATCH_ERRNO_NAMES=1 ask for it).
+	 */
+	bool errno_names;
 };
+
+/*
+ * The length of the valid UTF-8 sequence (shortest form, no surrogates, at
+ * most U+10FFFF) that starts `s`, of which `n` bytes are there: 1..4; 0 if
+ * it is not one; -1 if its first `n` bytes begin one and more are needed.
+ * Text traces print such sequences as they are, JSON keeps them.
+ */
+int utf8_len(const unsigned char *s, size_t n);
 
 /*
  * A buffer this large holds any result for strings cut at `max_string`,

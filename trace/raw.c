@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "trace/event.h"
+#include <gelf.h>
 #include "trace/raw.h"
 
 static bool host_big_endian(void)
@@ -27,8 +28,17 @@ int raw_read_header(struct raw_reader *r, FILE *f)
 	struct raw_header *h = &r->h;
 
 	r->f = f;
-	if (fread(h, 1, sizeof(*h), f) != sizeof(*h) || memcmp(h->magic, RAW_MAGIC, sizeof(h->magic))) {
+	if (fread(h, 1, sizeof(*h), f) != sizeof(*h) || memcmp(h->magic, RAW_MAGIC, sizeof(h->magic) - 3)) {
 		snprintf(r->err, sizeof(r->err), "not an objpatch recording");
+		return -1;
+	}
+	if (!memcmp(h->magic, RAW_MAGIC_V1, sizeof(h->magic)))
+		r->version = 1;
+	else if (!memcmp(h->magic, RAW_MAGIC, sizeof(h->magic)))
+		r->version = 2;
+	else {
+		snprintf(r->err, sizeof(r->err), "a recording of a later format (%.14s): use a newer objpatch",
+			 h->magic);
 		return -1;
 	}
 	r->swap = !depth_ok(h->depth) && depth_ok(__builtin_bswap32(h->depth));
@@ -112,14 +122,57 @@ static bool import_events(uint64_t *w, size_t n, bool swap)
 	return true;
 }
 
+/*
+ * RAW_FUNCTIONS: its numbers turned, every length checked to stay inside
+ * the record, so that a reader can walk it trusting them.
+ */
+static bool import_functions(uint64_t *w, size_t n, bool swap)
+{
+	size_t at;
+
+	if (n < 3)
+		return false;
+	if (swap)
+		swap_words(w, 3);
+	if (w[2] > (n - 3) / 2)
+		return false;
+	if (swap)
+		swap_words(w + 3, 2 * w[2]);
+	at = 3 + 2 * w[2];
+	for (uint64_t f = 0; f < w[1]; f++) {
+		uint64_t words;
+
+		if (n - at < 2)
+			return false;
+		if (swap)
+			swap_words(w + at, 2);
+		if (w[at] > 8 * n || w[at + 1] > 8 * n)
+			return false;
+		words = (w[at] + w[at + 1] + 7) / 8;
+		if (words > n - at - 2)
+			return false;
+		at += 2 + words;
+	}
+	return true;
+}
+
 /* A record's numbers in the reader's byte order, by its type; false: corrupt. */
 static bool import_payload(struct raw_reader *r, uint32_t type, size_t n)
 {
 	switch (type) {
 	case RAW_MODULE:
+	case RAW_THREAD:
 		if (r->swap && n)
 			swap_words(r->buf, 1);
 		return true;
+	case RAW_MODULE_ID:
+		if (n < 4)
+			return false;
+		if (r->swap)
+			swap_words(r->buf, 4);
+		return r->buf[3] <= 8 * (n - 4) && r->buf[3] <= sizeof(((struct raw_module_id *)0)->build_id);
+	case RAW_FUNCTIONS:
+		return import_functions(r->buf, n, r->swap);
 	case RAW_CLOCK:
 	case RAW_COUNTS:
 		if (r->swap)
@@ -176,4 +229,46 @@ void raw_reader_free(struct raw_reader *r)
 	free(r->buf);
 	r->buf = NULL;
 	r->cap = 0;
+}
+
+/* The NT_GNU_BUILD_ID note's bytes, if a note section has one. */
+static void build_id(struct elfobj *obj, struct raw_module_id *id)
+{
+	for (size_t i = 0; i < obj->nsec; i++) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (obj->sec[i].sh.sh_type != SHT_NOTE || !obj->sec[i].scn ||
+		    !(d = elf_getdata(obj->sec[i].scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz &&
+			    nh.n_descsz <= sizeof(id->build_id)) {
+				memcpy(id->build_id, (const char *)d->d_buf + desc_off, nh.n_descsz);
+				id->build_id_len = nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+void raw_module_id(struct elfobj *obj, struct raw_module_id *id)
+{
+	*id = (struct raw_module_id){ .size = (uint64_t)obj->src.st_size,
+				      .mtime_ns = (uint64_t)obj->src.st_mtim.tv_sec * 1000000000u +
+						  (uint64_t)obj->src.st_mtim.tv_nsec };
+	build_id(obj, id);
+}
+
+bool raw_same_module(const struct raw_module_id *then, const struct raw_module_id *now, const char **why)
+{
+	if (then->build_id_len && now->build_id_len) {
+		*why = "its build ID differs";
+		return then->build_id_len == now->build_id_len &&
+		       !memcmp(then->build_id, now->build_id, then->build_id_len);
+	}
+	*why = then->size != now->size ? "its size differs" : "it was modified since";
+	return then->size == now->size && then->mtime_ns == now->mtime_ns;
 }

@@ -3,7 +3,12 @@
  * The raw recording (OBJPATCH_FORMAT=raw, `objpatch record`), which the
  * runtime writes (objpatch/lib/rt_raw.c) and `objpatch report` formats
  * later, on any machine: a header, then records of 8-byte-aligned payloads,
- * all in the recording machine's byte order.
+ * all in the recording machine's byte order (man/objpatch.1, RECORDINGS).
+ *
+ * Version 2 also holds what the report needs of the modules' files: each
+ * module's identity and the names and signatures of its traced functions,
+ * so that a recording reports right after the program was rebuilt.
+ * Readers take versions 1 and 2; records of an unknown type are skipped.
  */
 #ifndef TRACE_RAW_H
 #define TRACE_RAW_H
@@ -14,7 +19,9 @@
 #include <stdio.h>
 #include "trace/machine.h"
 
-#define RAW_MAGIC "OBJPATCH-RAW-1\n"
+#define RAW_MAGIC "OBJPATCH-RAW-2\n"
+#define RAW_MAGIC_V1 "OBJPATCH-RAW-1\n"
+#include "elf/elfobj.h"
 
 /*
  * Its depth (1..EV_DEPTH_MAX, below 2^16) also tells the byte order: read
@@ -24,18 +31,47 @@ struct raw_header {
 	char magic[16];
 	uint16_t machine;	/* e_machine and class of the recording runtime */
 	uint8_t elfclass;
-	uint8_t pad;
+	uint8_t flags;		/* version 2: RAW_FLAG_* */
 	uint32_t depth;		/* OBJPATCH_DEPTH */
 	int32_t pid;
 	uint32_t pad2;
 };
+
+/* OBJPATCH_ERRNO_NAMES was set: the report names errnos too. */
+#define RAW_FLAG_ERRNO_NAMES 1
 
 enum raw_type {
 	RAW_MODULE = 1,	/* u64 bias, then the path and a NUL */
 	RAW_CLOCK,	/* u64 ts0, ns0, ts, ns: two samples of timestamp and CLOCK_MONOTONIC */
 	RAW_EVENTS,	/* u64 tid, then a thread's event words (whole events) */
 	RAW_COUNTS,	/* u64 missed_depth, missed_busy, lost, the final flush's timestamp */
+	/* Version 2: */
+	RAW_MODULE_ID,	/* u64 module (RAW_MODULE's rank), size, mtime in ns, build ID bytes, then them */
+	/*
+	 * u64 module, nfuncs, nsites; nsites (u64 site's run-time address,
+	 * u64 function); nfuncs (u64 name bytes, u64 signature bytes (0:
+	 * none), the name, the signature, padded to 8 bytes).
+	 */
+	RAW_FUNCTIONS,
+	RAW_THREAD,	/* u64 tid, then its name (/proc/.../comm) and a NUL */
+	RAW_PROCESS,	/* the program's name and a NUL */
 };
+
+/* What a module's file was when it was recorded. */
+struct raw_module_id {
+	uint64_t size;
+	uint64_t mtime_ns;
+	uint8_t build_id[64];	/* NT_GNU_BUILD_ID's bytes, if it has one */
+	size_t build_id_len;
+};
+
+/* The identity of a loaded file: its stat and its build ID note. */
+void raw_module_id(struct elfobj *obj, struct raw_module_id *id);
+/*
+ * Whether the file `now` is the one recorded as `then`: their build IDs
+ * when both have one, else size and time.  *why says how they differ.
+ */
+bool raw_same_module(const struct raw_module_id *then, const struct raw_module_id *now, const char **why);
 
 struct raw_record {
 	uint32_t type;
@@ -46,6 +82,7 @@ struct raw_record {
 struct raw_reader {
 	FILE *f;
 	bool swap;		/* recorded in the other byte order */
+	unsigned version;	/* 1 or 2 */
 	struct raw_header h;
 	struct trace_machine machine;
 	uint64_t *buf;		/* the last record's payload */

@@ -56,6 +56,7 @@ struct trace_thread {
 	uint64_t *ra;
 	uint64_t *child;	/* folded: time spent in callees */
 	uint32_t *node;		/* folded: the stack's node */
+	char name[64];		/* "": none known */
 };
 
 /* ---- set-up ---- */
@@ -123,6 +124,11 @@ struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const str
 	}
 	w->threads[w->nthreads++] = t;
 	return t;
+}
+
+void trace_thread_name(struct trace_thread *t, const char *name)
+{
+	snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
 }
 
 static double ticks_us(const struct trace_writer *w, uint64_t d)
@@ -217,7 +223,8 @@ static void value_of(const struct trace_writer *w, const uint64_t *ev, struct sy
 	struct raw_value v;
 	struct captured cap = { 0 };
 	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max, .read_mem = read_captured,
-				    .ctx = &cap, .target = &w->s.machine->values };
+				    .ctx = &cap, .target = &w->s.machine->values,
+				    .errno_names = w->s.errno_names };
 
 	trace_value(w->s.machine, words, c, sig ? &sig->ret : &unknown, &v);
 	if (c == CAPTURE_STRING) {
@@ -229,22 +236,28 @@ static void value_of(const struct trace_writer *w, const uint64_t *ev, struct sy
 	format_return(buf, len, sig, &v, &opts);
 }
 
+/* A JSON string: valid UTF-8 as it is, other bytes as U+FFFD, cut whole at 512 bytes. */
 static void json_string(struct trace_writer *w, const char *s)
 {
 	char buf[512];
-	size_t n = 0;
+	size_t n = 0, len = strlen(s);
 
-	for (; *s && n < sizeof(buf) - 8; s++) {
-		unsigned char ch = (unsigned char)*s;
+	for (size_t i = 0; i < len && n < sizeof(buf) - 8;) {
+		unsigned char ch = (unsigned char)s[i];
+		int k = utf8_len((const unsigned char *)s + i, len - i);
 
 		if (ch == '"' || ch == '\\') {
 			buf[n++] = '\\';
 			buf[n++] = (char)ch;
 		} else if (ch < 0x20) {
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\u%04x", ch);
+		} else if (k > 0) {
+			memcpy(buf + n, s + i, (size_t)k);
+			n += (size_t)k;
 		} else {
-			buf[n++] = (char)ch;
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\ufffd");
 		}
+		i += k > 0 ? (size_t)k : 1;
 	}
 	buf[n] = 0;
 	out(w, "\"%s\"", buf);
@@ -510,6 +523,28 @@ static void header(struct trace_writer *w)
 		out(w, "{\"traceEvents\":[\n");
 }
 
+/* One "M" event: a name Chrome's viewer and Perfetto show for the process or a thread (tid > 0). */
+static void json_metadata(struct trace_writer *w, const char *what, int tid, const char *name)
+{
+	out(w, "%s{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%d", w->started ? ",\n" : "", what, w->s.pid);
+	if (tid > 0)
+		out(w, ",\"tid\":%d", tid);
+	out(w, ",\"args\":{\"name\":");
+	json_string(w, name);
+	out(w, "}}");
+	w->started = true;
+}
+
+/* JSON: the names of the process and of every thread that has one, as uftrace's chrome dump gives them. */
+static void json_names(struct trace_writer *w)
+{
+	if (w->s.process_name && *w->s.process_name)
+		json_metadata(w, "process_name", 0, w->s.process_name);
+	for (size_t i = 0; i < w->nthreads; i++)
+		if (w->threads[i]->name[0])
+			json_metadata(w, "thread_name", w->threads[i]->tid, w->threads[i]->name);
+}
+
 static void trailer(struct trace_writer *w, const struct trace_counts *c)
 {
 	if (c->missed_depth)
@@ -523,6 +558,7 @@ static void trailer(struct trace_writer *w, const struct trace_counts *c)
 	if (w->s.format == TRACE_FOLDED) {
 		write_folded(w);
 	} else if (w->s.format == TRACE_JSON) {
+		json_names(w);
 		out(w, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"missed_depth\":%" PRIu64
 		    ",\"missed_reentry\":%" PRIu64 ",\"lost\":%" PRIu64 "}}\n", c->missed_depth, c->missed_busy,
 		    c->lost);

@@ -32,8 +32,10 @@ struct trace_settings {
 	enum trace_format format;
 	unsigned depth;		/* frames deeper than this were not recorded */
 	bool hex;		/* integers in hex */
+	bool errno_names;	/* negative errnos by name (format_opts) */
 	size_t strlen_max;	/* characters of a returned string shown */
 	int pid;		/* the traced process */
+	const char *process_name;	/* JSON's process_name, or NULL; must outlive the writer */
 	int fd;			/* where the trace goes */
 	const struct trace_machine *machine;	/* the recording's: how to read its values */
 	trace_symbolizer symbolize;
@@ -59,6 +61,8 @@ void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick
 bool trace_writer_failed(const struct trace_writer *w);
 /* The writer's state of a thread, freed with the writer; NULL: out of memory. */
 struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const struct trace_events *src);
+/* The thread's name (its comm), for JSON's thread_name metadata at the trace's end; copied. */
+void trace_thread_name(struct trace_thread *t, const char *name);
 
 /*
  * Writes the events the threads hold now, merged by time (at equal times,

@@ -730,7 +730,8 @@ static enum verdict decide(struct annot *a, const char *name, size_t len, uint64
 	const struct signature *sig;
 	struct signature shown;
 	struct raw_value v = { .gpr = { raw } };
-	struct format_opts o = { .hex = a->hex, .target = &a->target };
+	/* Kernel code returns negative errnos: their names are on. */
+	struct format_opts o = { .hex = a->hex, .target = &a->target, .errno_names = true };
 	size_t n;
 
 	if (!f && dot && dot > name)

@@ -17,6 +17,7 @@
 #include "tables/calls.h"
 #include "tables/sig.h"
 #include "tables/tables.h"
+#include "trace/format.h"
 #include "elf/functions.h"
 
 struct func_out {
@@ -65,39 +66,13 @@ static const struct proto_entry *proto_for(const struct proto_entry *p, size_t n
 	return !c->size || site->off < c->where.off + c->size ? c : NULL;
 }
 
-/* The length of the valid UTF-8 sequence at `s`, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* stops at the NUL too */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 static void json_string(const char *s)
 {
 	putchar('"');
 	while (s && *s) {
 		const unsigned char *u = (const unsigned char *)s;
-		size_t n = utf8_len(u);
+		int k = utf8_len(u, strnlen(s, 4));
+		size_t n = k > 0 ? (size_t)k : 0;
 
 		if (*u == '"' || *u == '\\')
 			printf("\\%c", *u);

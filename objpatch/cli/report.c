@@ -2,11 +2,13 @@
 /*
  * objpatch report: formats a raw recording (objpatch record), made on this
  * machine or another, with the trace writer the runtime uses
- * (trace/writer.c), reading names and return types from the traced
- * program's files as they are now.  It links no runtime: the recording's
- * header says which machine's conventions its words follow
- * (trace/machine.c), and its modules' files are read with the table and
- * ELF readers.
+ * (trace/writer.c).  Names and return types come from the recording
+ * (version 2 holds those of every traced function), so that it reports
+ * right after a rebuild; a version 1 recording, or a module recorded
+ * without them, is read from the module's file, if that is still the file
+ * recorded.  It links no runtime: the recording's header says which
+ * machine's conventions its words follow (trace/machine.c), and files are
+ * read with the table and ELF readers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,8 @@ static void report_usage(FILE *f)
 		   "Formats RECORDING (default objpatch.data), written by objpatch record.\n"
 		   "      --format=FMT    text, json or folded (default text)\n"
 		   "      --hex           integers in hex\n"
+		   "      --errno-names   negative integers that are errno values with their names\n"
+		   "                      (the recording's choice when it was made with them)\n"
 		   "  -o, --output=FILE   the trace (default standard output)\n"
 		   "  -h, --help          this text\n"
 		   "Exit status: 0; 1 when the recording could not be read or the trace written;\n"
@@ -47,11 +51,18 @@ struct module {
 	struct sym_table syms;
 	bool funcs_ready;	/* loaded when a name is first needed */
 	bool funcs_failed;
+	/* What the recording says of it (version 2) */
+	bool has_id;
+	struct raw_module_id id;
+	uint64_t *recorded;	/* its RAW_FUNCTIONS payload */
+	size_t nrecorded;
+	char *strings;		/* the recorded names and signatures, NUL-terminated */
 };
 
 /* A recorded thread: its events, all in one run of words. */
 struct thread {
 	int tid;
+	char name[64];
 	uint64_t *w;
 	size_t n, cap;
 	size_t pos;		/* where the writer reads next */
@@ -68,9 +79,11 @@ struct report {
 	double ns_per_tick;
 	uint64_t end;		/* the last flush's timestamp: when unfinished frames close */
 	struct trace_counts counts;
+	char *process_name;
 	/* options */
 	enum trace_format format;
 	bool hex;
+	bool errno_names;
 	const char *output;	/* NULL: standard output */
 };
 
@@ -79,6 +92,8 @@ static void free_module(struct module *m)
 	sym_free(&m->syms);
 	free(m->sites);
 	elfobj_free(&m->file);
+	free(m->recorded);
+	free(m->strings);
 	free(m->path);
 	free(m);
 }
@@ -111,36 +126,127 @@ static int load_sites(struct module *m, const struct trace_machine *mach)
 	return 0;
 }
 
-/* A RAW_MODULE: its file, whose functions are then shown by name; -1 with the reason printed. */
+/* A RAW_MODULE: read when the whole recording is (resolve_modules). */
 static int add_module(struct report *rp, const char *path, uint64_t bias)
 {
 	struct module *m = calloc(1, sizeof(*m));
-	char why[600] = "out of memory";
-	int fd = -1;
 
-	if (!m || !(m->path = strdup(path)) || !grow_array(&rp->mods, rp->nmods, &rp->cap_mods, sizeof(*rp->mods)))
-		goto fail;
+	if (!m || !(m->path = strdup(path)) || !grow_array(&rp->mods, rp->nmods, &rp->cap_mods, sizeof(*rp->mods))) {
+		if (m)
+			free(m->path);
+		free(m);
+		return -1;
+	}
 	m->bias = bias;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	rp->mods[rp->nmods++] = m;
+	return 0;
+}
+
+/* The module's file, if it is the one recorded; 0, or -1 with the reason printed. */
+static int load_file(struct report *rp, struct module *m)
+{
+	char why[600] = "out of memory";
+	struct raw_module_id now;
+	const char *diff;
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+
 	if (fd < 0) {
-		snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
+		snprintf(why, sizeof(why), "%s: %s", m->path, strerror(errno));
 		goto fail;
 	}
-	if (elfobj_load_mapped(&m->file, m->path, fd) < 0 || load_sites(m, &rp->r.machine) < 0) {
+	if (elfobj_load_mapped(&m->file, m->path, fd) < 0) {
+		if (m->file.err[0])
+			snprintf(why, sizeof(why), "%s", m->file.err);
+		goto fail;
+	}
+	if (m->has_id) {
+		raw_module_id(&m->file, &now);
+		if (!raw_same_module(&m->id, &now, &diff)) {
+			fprintf(stderr, "objpatch report: %s: not the file recorded (%s), its functions are shown by "
+				"address: report before rebuilding, or record again\n", m->path, diff);
+			close(fd);
+			return -1;
+		}
+	}
+	if (load_sites(m, &rp->r.machine) < 0) {
 		if (m->file.err[0])
 			snprintf(why, sizeof(why), "%s", m->file.err);
 		goto fail;
 	}
 	close(fd);
-	rp->mods[rp->nmods++] = m;
 	return 0;
 fail:
 	fprintf(stderr, "objpatch report: %s (its functions are shown by address)\n", why);
 	if (fd >= 0)
 		close(fd);
-	if (m)
-		free_module(m);
 	return -1;
+}
+
+/* The words of a RAW_FUNCTIONS payload (checked by raw_read_record): its sites and functions. */
+static int recorded_functions(struct module *m)
+{
+	const uint64_t *w = m->recorded;
+	uint64_t nfuncs = w[1], nsites = w[2];
+	size_t at = 3 + 2 * nsites, pool = 0;
+	char *p;
+
+	m->sites = calloc(nsites ? nsites : 1, sizeof(*m->sites));
+	m->syms.funcs = calloc(nfuncs ? nfuncs : 1, sizeof(*m->syms.funcs));
+	for (uint64_t f = 0, i = at; f < nfuncs; f++) {
+		pool += w[i] + w[i + 1] + 2;
+		i += 2 + (w[i] + w[i + 1] + 7) / 8;
+	}
+	if (!m->sites || !m->syms.funcs || !(m->strings = p = malloc(pool ? pool : 1)))
+		return -1;
+	for (uint64_t i = 0; i < nsites; i++) {
+		if (w[4 + 2 * i] >= nfuncs)
+			return -1;
+		m->sites[i] = (struct site){ w[3 + 2 * i], (uint32_t)w[4 + 2 * i] };
+	}
+	m->nsites = nsites;
+	qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_site);
+	for (uint64_t f = 0; f < nfuncs; f++) {
+		const char *bytes = (const char *)(w + at + 2);
+		struct sym_func *fn = &m->syms.funcs[f];
+
+		fn->name = memcpy(p, bytes, w[at]);
+		p[w[at]] = 0;
+		p += w[at] + 1;
+		if (w[at + 1]) {
+			fn->sigtext = memcpy(p, bytes + w[at], w[at + 1]);
+			p[w[at + 1]] = 0;
+			p += w[at + 1] + 1;
+		}
+		at += 2 + (w[at] + w[at + 1] + 7) / 8;
+	}
+	m->syms.nfuncs = m->syms.cap = m->syms.sorted = nfuncs;
+	m->funcs_ready = true;
+	return 0;
+}
+
+/*
+ * Every module's sites and functions: from the recording when it holds
+ * them, else from the file.  A module that has neither is shown by address.
+ */
+static void resolve_modules(struct report *rp)
+{
+	for (size_t i = 0; i < rp->nmods; i++) {
+		struct module *m = rp->mods[i];
+
+		if (m->recorded && recorded_functions(m) < 0) {
+			fprintf(stderr, "objpatch report: %s: %s's recorded functions are corrupt or too many "
+				"(they are read from the file)\n", rp->path, m->path);
+			sym_free(&m->syms);
+			free(m->sites);
+			m->sites = NULL;
+			m->nsites = 0;
+			m->funcs_ready = false;
+			free(m->recorded);
+			m->recorded = NULL;
+		}
+		if (!m->recorded && load_file(rp, m) < 0)
+			m->nsites = 0;
+	}
 }
 
 /* Names and signatures, and which function each site is in: read on first use. */
@@ -259,7 +365,40 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 	case RAW_MODULE:
 		if (n < 2 || memchr(w + 1, 0, (n - 1) * 8) == NULL)
 			break;
-		add_module(rp, (const char *)(w + 1), w[0]);
+		if (add_module(rp, (const char *)(w + 1), w[0]) < 0)
+			goto oom;
+		return 0;
+	case RAW_MODULE_ID:
+		if (w[0] >= rp->nmods)
+			break;
+		rp->mods[w[0]]->has_id = true;
+		rp->mods[w[0]]->id = (struct raw_module_id){ .size = w[1], .mtime_ns = w[2], .build_id_len = w[3] };
+		memcpy(rp->mods[w[0]]->id.build_id, w + 4, w[3]);
+		return 0;
+	case RAW_FUNCTIONS:
+		if (w[0] >= rp->nmods || rp->mods[w[0]]->recorded)
+			break;
+		if (!(rp->mods[w[0]]->recorded = malloc(n * 8)))
+			goto oom;
+		memcpy(rp->mods[w[0]]->recorded, w, n * 8);
+		rp->mods[w[0]]->nrecorded = n;
+		return 0;
+	case RAW_THREAD: {
+		struct thread *t;
+
+		if (n < 2 || memchr(w + 1, 0, (n - 1) * 8) == NULL)
+			break;
+		if (!(t = thread_of(rp, (int)w[0])))
+			goto oom;
+		snprintf(t->name, sizeof(t->name), "%s", (const char *)(w + 1));
+		return 0;
+	}
+	case RAW_PROCESS:
+		if (!n || memchr(w, 0, n * 8) == NULL)
+			break;
+		free(rp->process_name);
+		if (!(rp->process_name = strdup((const char *)w)))
+			goto oom;
 		return 0;
 	case RAW_CLOCK:
 		if (n < 4)
@@ -269,10 +408,8 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		rp->end = w[2];
 		return 0;
 	case RAW_EVENTS:
-		if (add_events(rp, (int)w[0], w + 1, n - 1) < 0) {
-			fprintf(stderr, "objpatch report: %s: out of memory\n", rp->path);
-			return -1;
-		}
+		if (add_events(rp, (int)w[0], w + 1, n - 1) < 0)
+			goto oom;
 		return 0;
 	case RAW_COUNTS:
 		/* The recorder's totals, written by its last flush once it had threads. */
@@ -283,6 +420,9 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		return 0;	/* a later version's record */
 	}
 	fprintf(stderr, "objpatch report: %s: corrupt record of type %u\n", rp->path, rec->type);
+	return -1;
+oom:
+	fprintf(stderr, "objpatch report: %s: out of memory\n", rp->path);
 	return -1;
 }
 
@@ -302,6 +442,8 @@ static int read_recording(struct report *rp)
 	if (rc < 0 && rp->r.err[0])
 		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
 	fclose(f);
+	if (rc == 0)
+		resolve_modules(rp);
 	return rc;
 }
 
@@ -309,8 +451,10 @@ static int read_recording(struct report *rp)
 
 static int write_trace(struct report *rp)
 {
-	struct trace_settings s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .strlen_max = 64,
+	struct trace_settings s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
+				    .strlen_max = 64,
 				    .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
+				    .process_name = rp->process_name,
 				    .symbolize = symbolize, .symbolize_ctx = rp };
 	struct trace_thread **tt = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*tt));
 	struct trace_writer *w = NULL;
@@ -331,6 +475,7 @@ static int write_trace(struct report *rp)
 
 		if (!(tt[i] = trace_thread_new(w, t->tid, &src)))
 			goto out;
+		trace_thread_name(tt[i], t->name);
 	}
 	trace_write(w, tt, rp->nthreads, rp->output != NULL);
 	trace_write_end(w, tt, rp->nthreads, rp->end, &rp->counts);
@@ -358,10 +503,11 @@ static void free_report(struct report *rp)
 		free(rp->threads[i].w);
 	free(rp->mods);
 	free(rp->threads);
+	free(rp->process_name);
 	raw_reader_free(&rp->r);
 }
 
-enum { REPORT_FORMAT = 1, REPORT_HEX, REPORT_OUTPUT };
+enum { REPORT_FORMAT = 1, REPORT_HEX, REPORT_OUTPUT, REPORT_ERRNO_NAMES };
 
 static int report_option(void *ctx, int id, const char *v)
 {
@@ -382,6 +528,9 @@ static int report_option(void *ctx, int id, const char *v)
 	case REPORT_HEX:
 		rp->hex = true;
 		return 0;
+	case REPORT_ERRNO_NAMES:
+		rp->errno_names = true;
+		return 0;
 	case REPORT_OUTPUT:
 		if (!*v)
 			return fprintf(stderr, "objpatch report: --output is empty: give a file name\n"), -1;
@@ -400,6 +549,7 @@ static int parse(int argc, char **argv, struct report *rp)
 	static const struct cli_opt opts[] = {
 		{ "format", 0, "text|json|folded", REPORT_FORMAT },
 		{ "hex", 0, NULL, REPORT_HEX },
+		{ "errno-names", 0, NULL, REPORT_ERRNO_NAMES },
 		{ "output", 'o', "FILE", REPORT_OUTPUT },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -421,6 +571,9 @@ int report_main(int argc, char **argv)
 	if (!rp.path)
 		rp.path = "objpatch.data";
 	rc = read_recording(&rp);
+	/* Asked for at record time (objpatch record --errno-names). */
+	if (rp.r.version >= 2 && (rp.r.h.flags & RAW_FLAG_ERRNO_NAMES))
+		rp.errno_names = true;
 	if (rc == 0)
 		rc = write_trace(&rp);
 	free_report(&rp);

@@ -43,6 +43,9 @@ static void usage_of(FILE *f, bool record)
 	if (!record)
 		fprintf(f, "      --format=FMT    text, json or folded (default text)\n"
 			   "      --hex           integers in hex\n");
+	fprintf(f, "      --errno-names   negative integers that are errno values with their names\n"
+		   "                      (-22 (EINVAL)): kernel-style code%s\n",
+		record ? "; kept in the recording for report" : "");
 	fprintf(f, "  -D, --depth=N       shadow-stack frames per thread, 1 to %d (default 256)\n"
 		   "      --lib=PATH      the runtime to preload (default: libobjpatch.so beside objpatch)\n"
 		   "  -h, --help          this text\n"
@@ -179,11 +182,11 @@ static int append_env(const char *name, const char *value, const char *sep)
 struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth;
-	bool hex, record;
+	bool hex, record, errno_names;
 	const struct cli_cmd *cmd;	/* while parsing: for messages */
 };
 
-enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB };
+enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB, OPT_ERRNO_NAMES };
 
 /* uftrace's letters where it has the option: -F, -D; -o as recordmcount's. */
 static const struct cli_opt run_options[] = {
@@ -191,6 +194,7 @@ static const struct cli_opt run_options[] = {
 	{ "output", 'o', "FILE", OPT_OUTPUT },
 	{ "format", 0, "text|json|folded", OPT_FORMAT },
 	{ "hex", 0, NULL, OPT_HEX },
+	{ "errno-names", 0, NULL, OPT_ERRNO_NAMES },
 	{ "depth", 'D', "N", OPT_DEPTH },
 	{ "lib", 0, "PATH", OPT_LIB },
 	{ NULL, 0, NULL, 0 },
@@ -200,6 +204,7 @@ static const struct cli_opt run_options[] = {
 static const struct cli_opt record_options[] = {
 	{ "filter", 'F', "GLOB", OPT_FILTER },
 	{ "output", 'o', "FILE", OPT_OUTPUT },
+	{ "errno-names", 0, NULL, OPT_ERRNO_NAMES },
 	{ "depth", 'D', "N", OPT_DEPTH },
 	{ "lib", 0, "PATH", OPT_LIB },
 	{ NULL, 0, NULL, 0 },
@@ -271,6 +276,9 @@ static int set_option(void *ctx, int id, const char *v)
 	case OPT_HEX:
 		o->hex = true;
 		return 0;
+	case OPT_ERRNO_NAMES:
+		o->errno_names = true;
+		return 0;
 	case OPT_DEPTH:
 		o->depth = v;
 		return cli_number(o->cmd, "depth", v, 1, EV_DEPTH_MAX, &n);
@@ -330,6 +338,7 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 	    setenv("OBJPATCH_FILTER", o->filter ? o->filter : "*", 1) ||
 	    (o->output && setenv("OBJPATCH_OUTPUT", out, 1)) ||
 	    (o->format && setenv("OBJPATCH_FORMAT", o->format, 1)) || (o->hex && setenv("OBJPATCH_HEX", "1", 1)) ||
+	    (o->errno_names && setenv("OBJPATCH_ERRNO_NAMES", "1", 1)) ||
 	    (o->depth && setenv("OBJPATCH_DEPTH", o->depth, 1))) {
 		perror("objpatch run: setenv");
 		return -1;

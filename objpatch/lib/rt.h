@@ -51,6 +51,7 @@ struct rt_state {
 	/* settings from the environment */
 	unsigned depth;
 	bool hex;
+	bool errno_names;	/* OBJPATCH_ERRNO_NAMES: negative errnos by name */
 	bool stats;
 	size_t strlen_max;
 	/* output */
@@ -117,6 +118,8 @@ struct tstate {
 	struct chunk *read;
 	uint32_t read_pos;
 	struct trace_thread *out;
+	/* Its name (comm): taken when it starts and ends, and at each flush while it runs. */
+	char comm[16];
 };
 
 extern _Atomic(struct tstate *) rt_threads RT_HIDDEN;
@@ -143,5 +146,9 @@ void rt_raw_events(pid_t tid, const uint64_t *w, size_t n) RT_HIDDEN;
 /* Raw recordings: what a thread has not written yet (rt_record.c). */
 void rt_raw_drain(struct tstate *t) RT_HIDDEN;
 void rt_output_fork_child(void) RT_HIDDEN;
+/* A running thread's name as it is now, into t->comm (the writer's, under rt.lock). */
+void rt_thread_comm(struct tstate *t) RT_HIDDEN;
+/* The program's name, for the trace's process name. */
+const char *rt_program_name(void) RT_HIDDEN;
 
 #endif

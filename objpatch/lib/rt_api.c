@@ -46,13 +46,15 @@ static size_t env_number(const char *name, size_t dflt, size_t lo, size_t hi)
 static void read_settings(void)
 {
 	const char *fmt = getenv("OBJPATCH_FORMAT"), *outp = getenv("OBJPATCH_OUTPUT"),
-		   *hex = getenv("OBJPATCH_HEX"), *stats = getenv("OBJPATCH_STATS");
+		   *hex = getenv("OBJPATCH_HEX"), *stats = getenv("OBJPATCH_STATS"),
+		   *errnos = getenv("OBJPATCH_ERRNO_NAMES");
 
 	rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
 	rt.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
 	rt.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 1024, 1, 1 << 20);
 	rt.hex = hex && *hex && strcmp(hex, "0") != 0;
 	rt.stats = stats && *stats && strcmp(stats, "0") != 0;
+	rt.errno_names = errnos && *errnos && strcmp(errnos, "0") != 0;
 	rt.format = FMT_TEXT;
 	if (fmt && strcmp(fmt, "json") == 0)
 		rt.format = FMT_JSON;

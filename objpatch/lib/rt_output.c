@@ -65,6 +65,44 @@ static struct sym_func *symbolize(void *ctx, uint64_t ra)
 	return rt_func_for_ra((uintptr_t)ra);
 }
 
+/* ---- names of the process and its threads ---- */
+
+void rt_thread_comm(struct tstate *t)
+{
+	char path[64], name[sizeof(t->comm)];
+	ssize_t n;
+	int fd;
+
+	if (atomic_load(&t->dead))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, name, sizeof(name) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	name[n] = 0;
+	name[strcspn(name, "\n")] = 0;
+	memcpy(t->comm, name, sizeof(name));
+}
+
+const char *rt_program_name(void)
+{
+	return program_invocation_short_name;
+}
+
+/* Every thread's name as it is now, for the writer's metadata. */
+static void name_threads(void)
+{
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
+		rt_thread_comm(t);
+		if (t->out)
+			trace_thread_name(t->out, t->comm);
+	}
+}
+
 /* ---- the output file, and a writer for it, per process ---- */
 
 static int out_fd = -1;
@@ -100,6 +138,7 @@ static int open_file(void)
 static int open_output(void)
 {
 	struct trace_settings s = { .format = writer_format(), .depth = rt.depth, .hex = rt.hex,
+				    .errno_names = rt.errno_names, .process_name = rt_program_name(),
 				    .strlen_max = rt.strlen_max, .machine = &machine, .symbolize = symbolize };
 
 	if (out_fd >= 0 && out_pid == getpid())
@@ -214,6 +253,7 @@ int rt_flush(bool final)
 	/* A file always gets a whole trace. */
 	trace_write(writer, threads, nthreads, rt.output != NULL);
 	if (final) {
+		name_threads();
 		c = counts();
 		trace_write_end(writer, threads, nthreads, now, &c);
 	}

@@ -8,10 +8,15 @@
  * so records of different threads never interleave): a thread whose chunk
  * fills writes it and reuses it, so a long recording costs a write per
  * 512 KiB of events instead of ever more fresh memory.
+ *
+ * With each module go its identity and the names and signatures of the
+ * functions its sites are in, and with each flush the threads' names: the
+ * report needs neither the files as they were nor the process.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -62,6 +67,7 @@ static void raw_record(uint32_t type, const void *head, size_t head_len, const v
 static int raw_open(void)
 {
 	struct raw_header h = { .machine = rt_arch_host.desc->machine, .elfclass = rt_arch_host.desc->elfclass,
+				.flags = rt.errno_names ? RAW_FLAG_ERRNO_NAMES : 0,
 				.depth = rt.depth, .pid = (int32_t)getpid() };
 	char path[4096];
 	size_t len;
@@ -95,6 +101,7 @@ static int raw_open(void)
 		close(raw_fd);
 		return raw_fd = -1;
 	}
+	raw_record(RAW_PROCESS, rt_program_name(), strlen(rt_program_name()) + 1, NULL, 0);
 	return 0;
 }
 
@@ -105,6 +112,104 @@ void rt_raw_events(pid_t tid, const uint64_t *w, size_t n)
 
 	if (n && raw_open() == 0)
 		raw_record(RAW_EVENTS, &t, sizeof(t), w, n * 8);
+}
+
+/* The module's file as it was: a report checks the file it reads against it. */
+static void raw_module_identity(uint64_t index, const struct rt_module *m)
+{
+	struct raw_module_id id;
+	uint64_t head[4];
+
+	if (!m->file)
+		return;
+	raw_module_id(m->file, &id);
+	head[0] = index;
+	head[1] = id.size;
+	head[2] = id.mtime_ns;
+	head[3] = id.build_id_len;
+	raw_record(RAW_MODULE_ID, head, sizeof(head), id.build_id, id.build_id_len);
+}
+
+/* An owned buffer of words that grows: a RAW_FUNCTIONS record being built. */
+struct words {
+	uint64_t *w;
+	size_t n, cap;
+	bool failed;
+};
+
+/* Appends `n1` then `n2` bytes, zero-padded to whole words. */
+static void put_bytes(struct words *b, const void *p1, size_t n1, const void *p2, size_t n2)
+{
+	size_t need = b->n + (n1 + n2 + 7) / 8;
+
+	if (b->failed || need == b->n)
+		return;
+	if (need > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint64_t *w;
+
+		while (cap < need)
+			cap *= 2;
+		if (!(w = realloc(b->w, cap * 8))) {
+			b->failed = true;
+			return;
+		}
+		b->w = w;
+		b->cap = cap;
+	}
+	b->w[need - 1] = 0;	/* the padding */
+	memcpy((char *)(b->w + b->n), p1, n1);
+	if (n2)
+		memcpy((char *)(b->w + b->n) + n1, p2, n2);
+	b->n = need;
+}
+
+static void put_function(struct words *b, const struct sym_func *f)
+{
+	uint64_t len[2] = { strlen(f->name), f->sigtext ? strlen(f->sigtext) : 0 };
+
+	put_bytes(b, len, sizeof(len), NULL, 0);
+	put_bytes(b, f->name, len[0], f->sigtext, len[1]);
+}
+
+/*
+ * The functions the module's sites are in (those its events can name),
+ * and which one each site is in: RAW_FUNCTIONS.  Without them the report
+ * falls back to the file.
+ */
+static void raw_module_functions(uint64_t index, struct rt_module *m)
+{
+	struct words b = { 0 };
+	uint32_t *rank = NULL, *order = NULL, used = 0;
+	uint64_t head[3] = { index, 0, m->nsites };
+
+	if (rt_module_functions(m) < 0 || !(rank = malloc((m->syms.nfuncs + 1) * sizeof(*rank))) ||
+	    !(order = malloc((m->nsites + 1) * sizeof(*order))))
+		goto out;
+	memset(rank, 0xff, (m->syms.nfuncs + 1) * sizeof(*rank));
+	put_bytes(&b, head, sizeof(head), NULL, 0);
+	for (size_t i = 0; i < m->nsites; i++) {
+		uint32_t fi = m->sites[i].func;
+		uint64_t pair[2];
+
+		if (rank[fi] == UINT32_MAX) {
+			order[used] = fi;
+			rank[fi] = used++;
+		}
+		pair[0] = m->sites[i].addr;
+		pair[1] = rank[fi];
+		put_bytes(&b, pair, sizeof(pair), NULL, 0);
+	}
+	for (uint32_t r = 0; r < used; r++)
+		put_function(&b, &m->syms.funcs[order[r]]);
+	if (!b.failed) {
+		b.w[1] = used;
+		raw_record(RAW_FUNCTIONS, b.w, b.n * 8, NULL, 0);
+	}
+out:
+	free(rank);
+	free(order);
+	free(b.w);
 }
 
 static void raw_modules(void)
@@ -122,6 +227,8 @@ static void raw_modules(void)
 			path = exe;
 		}
 		raw_record(RAW_MODULE, &bias, sizeof(bias), path, strlen(path) + 1);
+		raw_module_identity(raw_modules_written, m);
+		raw_module_functions(raw_modules_written, rt.mods[raw_modules_written]);
 	}
 }
 
@@ -142,6 +249,12 @@ int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0)
 		counts[0] += t->missed_depth;
 		counts[1] += t->missed_busy;
 		counts[2] += t->lost;
+	}
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
+		uint64_t tid = (uint64_t)t->tid;
+
+		rt_thread_comm(t);
+		raw_record(RAW_THREAD, &tid, sizeof(tid), t->comm, strnlen(t->comm, sizeof(t->comm) - 1) + 1);
 	}
 	if (final)
 		raw_record(RAW_COUNTS, counts, sizeof(counts), NULL, 0);

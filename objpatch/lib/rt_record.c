@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -84,6 +85,8 @@ static void thread_exit(void *arg)
 {
 	struct tstate *t = arg;
 
+	/* Its last name: /proc has none for it once it is gone. */
+	prctl(PR_GET_NAME, t->comm);
 	atomic_store(&t->dead, true);
 }
 
@@ -110,6 +113,7 @@ static struct tstate *make_thread_state(void)
 		return NULL;
 	t->frames = (struct frame *)(t + 1);
 	t->tid = (pid_t)syscall(SYS_gettid);
+	prctl(PR_GET_NAME, t->comm);
 	/* A raw recording's thread keeps one chunk for good: a bigger one means fewer writes. */
 	t->cur = new_chunk(rt.format == FMT_RAW ? RAW_CHUNK : FIRST_CHUNK);
 	if (!t->cur) {

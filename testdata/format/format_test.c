@@ -85,7 +85,8 @@ __attribute__((unused)) static const struct format_target foreign_ld = { 8, HOST
 
 static struct format_opts opts_for(const struct format_target *t)
 {
-	return (struct format_opts){ .read_mem = fake_read, .target = t };
+	/* Most checks read values as kernel code returns them: errno names on. */
+	return (struct format_opts){ .read_mem = fake_read, .target = t, .errno_names = true };
 }
 
 static struct format_opts O;	/* the options of the current group of checks */
@@ -278,6 +279,13 @@ static void test_errno(void)
 	check_int("errno_max 34: -34 ERANGE", TC_INT, 4, (uint32_t)-34, "ret=-34 (ERANGE)");
 	check_int("errno_max 34: -35 unnamed", TC_INT, 4, (uint32_t)-35, "ret=-35");
 	O.target = &le64;
+	/* User programs return -1 and set errno: no names unless asked for. */
+	O.errno_names = false;
+	check_int("errno names off: -1 has no name", TC_INT, 4, (uint32_t)-1, "ret=-1");
+	check_int("errno names off: int64 -22 has no name", TC_INT, 8, (uint64_t)-22, "ret=-22");
+	O.hex = true;
+	check_int("errno names off, hex: -1 has no name", TC_INT, 4, (uint32_t)-1, "ret=0xffffffff");
+	O = opts_for(&le64);
 
 	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
 		char buf[64];
@@ -390,6 +398,47 @@ static void test_pointer(void)
 	check_int("pointer in hex mode alike", TC_POINTER, 8, 0x1000, "ret=0x1000");
 }
 
+/* Valid UTF-8 prints as it is; invalid or unprintable bytes are escaped, octal as before. */
+static void test_utf8_strings(void)
+{
+	uint64_t cafe = place(600, "caf\303\251", 6);
+	uint64_t mixed = place(610, "\342\202\254 \360\237\230\200!", 10);
+	uint64_t bad = place(630, "a\303(b\355\240\200\300\257\302\205\364\220\200\200", 16);
+	uint64_t cut = place(660, "\303", 2);
+	uint64_t e3 = place(670, "ab\303\251", 5);
+	char big[80];
+	uint64_t across;
+
+	/* A 2-byte sequence that straddles the reader's 64-byte chunks. */
+	memset(big, 'y', sizeof(big));
+	memcpy(big + 63, "\303\251", 2);
+	big[70] = 0;
+	across = place(700, big, 71);
+
+	O = opts_for(&le64);
+	check_int("UTF-8 string as it is", TC_STRING, 8, cafe, "ret=\"caf\303\251\"");
+	check_int("UTF-8 3- and 4-byte sequences as they are", TC_STRING, 8, mixed,
+		  "ret=\"\342\202\254 \360\237\230\200!\"");
+	check_int("invalid UTF-8 (lone lead, surrogate, overlong, C1 control, > U+10FFFF) escaped",
+		  TC_STRING, 8, bad,
+		  "ret=\"a\\303(b\\355\\240\\200\\300\\257\\302\\205\\364\\220\\200\\200\"");
+	check_int("UTF-8 lead byte before the NUL escaped", TC_STRING, 8, cut, "ret=\"\\303\"");
+	{
+		char want[100] = "ret=\"";
+
+		memset(want + 5, 'y', 63);
+		strcpy(want + 68, "\303\251yyyyy\"");
+		O.max_string = 100;
+		check_int("UTF-8 sequence across two reads kept whole", TC_STRING, 8, across, want);
+	}
+	O.max_string = 3;
+	check_int("limit inside a sequence: it is cut, escaped", TC_STRING, 8, e3, "ret=\"ab\\303\"...");
+	O.max_string = 4;
+	check_int("limit at a sequence's end: whole", TC_STRING, 8, e3, "ret=\"ab\303\251\"");
+	tap(utf8_len((const unsigned char *)"\303", 1) == -1 && utf8_len((const unsigned char *)"\303\251", 2) == 2 &&
+	    utf8_len((const unsigned char *)"\377", 1) == 0, "utf8_len: needs more, whole, never valid");
+}
+
 static void test_string(void)
 {
 	static const char special[] = "a\"b\\c\n\t\001\177\351'z";
@@ -440,6 +489,7 @@ static void test_string(void)
 	check_int("limit beyond the readable end", TC_STRING, 8, tail, "ret=\"xyz\"...");
 	O.max_string = SIZE_MAX;
 	check_int("limit SIZE_MAX", TC_STRING, 8, hello, "ret=\"hello\"");
+	test_utf8_strings();
 	O = opts_for(&le64);
 	O.read_mem = NULL;
 	check_int("no read_mem: unreadable", TC_STRING, 8, hello, "ret=0x7f0000001000 <unreadable>");
@@ -680,7 +730,7 @@ static void test_defaults(void)
 	char buf[64];
 
 	format_return(buf, sizeof(buf), &s, &v, NULL);
-	tap(strcmp(buf, "ret=-22 (EINVAL)") == 0, "NULL options: host target, decimal");
+	tap(strcmp(buf, "ret=-22") == 0, "NULL options: host target, decimal, no errno name");
 	s = sig(TC_STRING, sizeof(void *));
 	v = regs(MEM_BASE, 0);
 	format_return(buf, sizeof(buf), &s, &v, NULL);
