@@ -57,6 +57,14 @@ void trace_writer_free(struct trace_writer *w);
 void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick);
 /* The writer's state of a thread, freed with the writer; NULL: out of memory. */
 struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const struct trace_events *src);
+/* One line of the writer's user about the whole trace (NULL: none); it makes the trace have a head. */
+void trace_writer_note(struct trace_writer *w, const char *note);
+/*
+ * How many frames the thread still had when the trace ends: frames open
+ * deeper than that are closed as "lost" (their exits found the buffers
+ * full), the others as "unfinished".  Not called: all "unfinished".
+ */
+void trace_thread_running(struct trace_thread *t, unsigned depth);
 
 /*
  * Writes the events the threads hold now, merged by time (at equal times,
