@@ -166,7 +166,7 @@ grep -q '^objpatch: OBJPATCH_FILTER: "nothing" matches none of the [0-9]* functi
 ok $? "filter 'nothing': the line names the pattern and how to see the names"
 diag "$(cat "$D/err")"
 grep -q '^# objpatch function graph' "$D/nothing.txt" &&
-	grep -q '^# objpatch: no function traced: OBJPATCH_FILTER=nothing matches none' "$D/nothing.txt"
+	grep -q '^# objpatch: no function traced: OBJPATCH_FILTER=nothing selects none of the [0-9]* functions with a call site$' "$D/nothing.txt"
 ok $? "filter 'nothing': the trace has its header and says no function was traced"
 with_rt "$D/out" "$D/err" OBJPATCH_FILTER=nothing OBJPATCH_FORMAT=json OBJPATCH_OUTPUT="$D/nothing.json" -- "$D/prog"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if "no function traced" in d["otherData"]["note"] and not d["traceEvents"] else 1)' "$D/nothing.json"
@@ -192,9 +192,11 @@ diag "$(cat "$D/err")"
 [ ! -s "$D/out" ]
 ok $? "filter 'fib,[ab': the program did not run"
 
-"$D/api" > "$D/api.out" 2> "$D/api.err"
+OBJPATCH_FILTER=nothing OBJPATCH_OUTPUT="$D/api.txt" "$D/api" > "$D/api.out" 2> "$D/api.err"
 is "$?" 0 "objpatch_enable/disable: no match and malformed patterns are -1 with a reason; a match is the sites changed"
 diag "$(cat "$D/api.out")"
+grep -q 'fib() {' "$D/api.txt" && ! grep -q 'no function traced' "$D/api.txt"
+ok $? "OBJPATCH_FILTER=nothing, then objpatch_enable(\"fib\"): fib traced, no 'no function traced' line"
 
 # ---- an object left unrecorded ----
 

@@ -47,7 +47,7 @@ struct rt_module {
 
 /* One pattern of OBJPATCH_FILTER. */
 struct rt_filter {
-	char *glob;
+	const char *glob;
 	bool on;
 };
 
@@ -63,7 +63,7 @@ struct rt_state {
 	size_t strlen_max;
 	struct rt_filter *start_filters;	/* OBJPATCH_FILTER's patterns, in order */
 	size_t nstart_filters;
-	char *note;		/* a line about the whole trace, for its head */
+	char *note;		/* a line about the whole trace, for its head; NULL once something is traced */
 	/* output */
 	int format;		/* enum rt_format */
 	char *output;		/* NULL: standard error */

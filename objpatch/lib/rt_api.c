@@ -65,7 +65,8 @@ static void check_filter(void)
 				"call site: see their names with `objpatch list PROGRAM`\n", rt.start_filters[i].glob, funcs);
 	if (traced)
 		return;
-	snprintf(note, sizeof(note), "no function traced: OBJPATCH_FILTER=%s matches none of the %zu functions with a call site", f, funcs);
+	snprintf(note, sizeof(note), "no function traced: OBJPATCH_FILTER=%s selects none of the %zu functions "
+		 "with a call site", f, funcs);
 	rt.note = strdup(note);
 }
 
@@ -144,6 +145,10 @@ static int set_filter(const char *glob, bool on)
 	}
 	pthread_mutex_lock(&rt.lock);
 	rc = rt_set_filter(glob, on, &matched);
+	if (rc > 0 && on) {
+		free(rt.note);	/* the trace is no longer empty by the filter's doing */
+		rt.note = NULL;
+	}
 	if (rc >= 0 && !matched) {
 		rt_error("%s(\"%s\"): no function with a call site matches (kept for modules loaded later)", what, glob);
 		rc = -1;

@@ -297,7 +297,8 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		}
 		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len, .kind = kind };
 		m->nsites++;
-		remember_hook_target(m, addr, len);
+		if (rt.stats)	/* only rt_unrecorded.c needs them: not worth a decode per site otherwise */
+			remember_hook_target(m, addr, len);
 	}
 	if (rt_arch_host.prepare_site)
 		rt_arch_host.prepare_site(NULL, 0, fd->quiescent);	/* the writes it put off, in one batch */

@@ -141,8 +141,6 @@ static int open_output(void)
 	s.pid = (int)out_pid;
 	s.fd = out_fd;
 	writer = trace_writer_new(&s);
-	if (writer)
-		trace_writer_note(writer, rt.note);
 	return writer ? 0 : -1;
 }
 
@@ -263,6 +261,7 @@ int rt_flush(bool final)
 		return -1;
 	calibrate_now();
 	trace_writer_clock(writer, ts0, ns_per_tick);
+	trace_writer_note(writer, rt.note);	/* objpatch_enable() may have cleared it */
 	if (gather_threads() < 0)
 		return -1;
 	/* A file always gets a whole trace. */

@@ -117,7 +117,7 @@ static pid_t first_process(void)
 	return getpid();
 }
 
-static bool add_start_filter(char *glob, bool on)
+static bool add_start_filter(const char *glob, bool on)
 {
 	static size_t cap;
 
