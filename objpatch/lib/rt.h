@@ -41,8 +41,6 @@ struct rt_module {
 	bool funcs_ready;
 	uint8_t *stubs;		/* a page within reach of every site */
 	struct elfobj *file;	/* its mapped file: names and signatures point into it */
-	uintptr_t hook_targets[4];	/* where its recorded calls went before patching (the hook) */
-	uint8_t nhook_targets;
 };
 
 /* One pattern of OBJPATCH_FILTER. */
@@ -102,9 +100,7 @@ const uint8_t *rt_site_nop(const struct rt_site *s) RT_HIDDEN;
 size_t rt_stub_size(void) RT_HIDDEN;
 /* The function a return address belongs to, or NULL (lock held or at output time). */
 struct sym_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
-/* rt_unrecorded.c: where the call at `addr` goes (0: not a call); one line per module whose
- * functions call the hook without a table entry (OBJPATCH_STATS=1), modules from `first` on. */
-uintptr_t rt_call_target(uintptr_t addr, size_t len) RT_HIDDEN;
+/* rt_unrecorded.c: one line per module whose functions call the hook without a table entry. */
 void rt_report_unrecorded(size_t first) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
 

@@ -76,7 +76,7 @@ static void check_filter(void)
  */
 __attribute__((constructor)) static void rt_init(void)
 {
-	uint64_t t0, cpu0;
+	uint64_t t0, cpu0, wall, cpu;
 	size_t patched = 0;
 	char err[256];
 
@@ -98,21 +98,21 @@ __attribute__((constructor)) static void rt_init(void)
 	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (rt_scan_modules(&patched) < 0)
 		fprintf(stderr, "objpatch: %s\n", rt.err[0] ? rt.err : "out of memory");
+	wall = clock_ns(CLOCK_MONOTONIC) - t0;
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	ready = true;
+	/* The checks below are not start-up's cost: they come after the figures. */
 	check_filter();
-	pthread_mutex_unlock(&rt.lock);
 	if (rt.stats) {
 		size_t sites = 0;
 
 		for (size_t i = 0; i < rt.nmods; i++)
 			sites += rt.mods[i]->nsites;
 		fprintf(stderr, "objpatch: %zu sites in %zu modules, %zu patched in %" PRIu64 " ns (%" PRIu64
-			" ns of CPU)\n", sites, rt.nmods, patched, clock_ns(CLOCK_MONOTONIC) - t0,
-			clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
-		pthread_mutex_lock(&rt.lock);
+			" ns of CPU)\n", sites, rt.nmods, patched, wall, cpu);
 		rt_report_unrecorded(0);
-		pthread_mutex_unlock(&rt.lock);
 	}
+	pthread_mutex_unlock(&rt.lock);
 }
 
 __attribute__((destructor)) static void rt_fini(void)

@@ -243,19 +243,6 @@ static size_t prepare_pad(const struct found *fd, uintptr_t site)
 	return 0;
 }
 
-/* Where the site's call goes, before any patching: the hook as the module reaches it. */
-static void remember_hook_target(struct rt_module *m, uintptr_t addr, size_t len)
-{
-	uintptr_t to = rt_call_target(addr, len);
-
-	if (!to || m->nhook_targets == sizeof(m->hook_targets) / sizeof(m->hook_targets[0]))
-		return;
-	for (size_t i = 0; i < m->nhook_targets; i++)
-		if (m->hook_targets[i] == to)
-			return;
-	m->hook_targets[m->nhook_targets++] = to;
-}
-
 static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_module *m)
 {
 	struct table_entry *te = NULL;
@@ -297,8 +284,6 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 		}
 		*s = (struct rt_site){ .addr = addr, .len = (uint8_t)len, .kind = kind };
 		m->nsites++;
-		if (rt.stats)	/* only rt_unrecorded.c needs them: not worth a decode per site otherwise */
-			remember_hook_target(m, addr, len);
 	}
 	if (rt_arch_host.prepare_site)
 		rt_arch_host.prepare_site(NULL, 0, fd->quiescent);	/* the writes it put off, in one batch */

@@ -6,9 +6,10 @@
  * `recordmcount --check` does for linked files, each function's first
  * bytes are decoded with the arch's call decoders (arch/arch.h); a call
  * goes to the hook when it reaches the place the module's recorded calls
- * reach (its PLT entry or GOT slot for mcount or __fentry__), taken from
- * the sites before they were patched (rt_modules.c).  It reads every
- * function's first bytes, so it runs with OBJPATCH_STATS=1 only.
+ * reach (its PLT entry or GOT slot for mcount or __fentry__), decoded
+ * from the file's bytes at the sites.  It reads every function's first
+ * bytes, so it runs with OBJPATCH_STATS=1 only, after the start-up
+ * figures are taken.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,8 +19,37 @@
 
 static const bool host_big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
-/* Where a recorded call at `addr` goes, or 0: a NOP, or a form without a decoder. */
-uintptr_t rt_call_target(uintptr_t addr, size_t len)
+/* Where the hook is, as the module's recorded calls reach it: a few distinct places. */
+struct hook_targets {
+	uint64_t to[4];
+	size_t n;
+};
+
+/*
+ * The file's bytes of the module's code at a run-time address, and how
+ * many follow in its section (NULL: not code).  The file, not memory: its
+ * sites are NOPs or our calls by now, and nothing unmapped is ever read.
+ */
+static const uint8_t *file_code(const struct rt_module *m, uintptr_t addr, size_t *avail)
+{
+	const struct elfobj *obj = m->file;
+	uint64_t va = addr - m->bias;
+
+	for (size_t i = 1; i < obj->nsec; i++) {
+		const struct section *s = &obj->sec[i];
+		const GElf_Shdr *sh = &s->sh;
+
+		if (sh->sh_type == SHT_PROGBITS && (sh->sh_flags & SHF_EXECINSTR) && (sh->sh_flags & SHF_ALLOC) &&
+		    s->bytes && va >= sh->sh_addr && va - sh->sh_addr < s->size) {
+			*avail = (size_t)(s->size - (va - sh->sh_addr));
+			return s->bytes + (va - sh->sh_addr);
+		}
+	}
+	return NULL;
+}
+
+/* Where a call at run-time address `pc` goes, decoded from `code`; 0: no call the arch decodes. */
+static uint64_t call_target(const uint8_t *code, size_t avail, uintptr_t pc)
 {
 	const struct arch *a = rt_arch_host.desc;
 	bool be = host_big_endian && !a->code_always_le;
@@ -28,35 +58,36 @@ uintptr_t rt_call_target(uintptr_t addr, size_t len)
 	for (size_t i = 0; i < a->ndecoders; i++) {
 		const struct call_decoder *d = &a->decoders[i];
 
-		if (!d->ref && !d->jump && d->target && insn_matches(&d->insn, (const uint8_t *)addr, len, be) &&
-		    d->target((const uint8_t *)addr, len, be, addr, &to))
-			return (uintptr_t)to;
+		if (!d->ref && !d->jump && d->target && insn_matches(&d->insn, code, avail, be) &&
+		    d->target(code, avail, be, pc, &to))
+			return to;
 	}
 	return 0;
 }
 
-static bool is_hook(const struct rt_module *m, uintptr_t to)
+/* The targets of the module's recorded calls, as the file has them (a --nop build: none). */
+static void find_hook(const struct rt_module *m, struct hook_targets *h)
 {
-	for (size_t i = 0; i < m->nhook_targets; i++)
-		if (m->hook_targets[i] == to)
+	h->n = 0;
+	for (size_t i = 0; i < m->nsites && h->n < sizeof(h->to) / sizeof(h->to[0]); i++) {
+		size_t avail;
+		const uint8_t *code = file_code(m, m->sites[i].addr, &avail);
+		uint64_t to = code ? call_target(code, avail, m->sites[i].addr) : 0;
+		bool seen = false;
+
+		for (size_t k = 0; k < h->n; k++)
+			seen |= h->to[k] == to;
+		if (to && !seen)
+			h->to[h->n++] = to;
+	}
+}
+
+static bool is_hook(const struct hook_targets *h, uint64_t to)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->to[i] == to)
 			return true;
 	return false;
-}
-
-/* Bytes of code readable from `addr` on, within the module's executable sections (0: none). */
-static size_t code_after(const struct rt_module *m, uintptr_t addr)
-{
-	const struct elfobj *obj = m->file;
-	uint64_t va = addr - m->bias;
-
-	for (size_t i = 1; i < obj->nsec; i++) {
-		const GElf_Shdr *sh = &obj->sec[i].sh;
-
-		if (sh->sh_type == SHT_PROGBITS && (sh->sh_flags & SHF_EXECINSTR) && (sh->sh_flags & SHF_ALLOC) &&
-		    va >= sh->sh_addr && va < sh->sh_addr + sh->sh_size)
-			return (size_t)(sh->sh_addr + sh->sh_size - va);
-	}
-	return 0;
 }
 
 static bool is_site(const struct rt_module *m, uintptr_t addr)
@@ -77,23 +108,24 @@ static bool is_site(const struct rt_module *m, uintptr_t addr)
 }
 
 /* Does the function call the hook within its first bytes at a place no site names? */
-static bool calls_hook_unrecorded(const struct rt_module *m, const struct sym_func *f)
+static bool calls_hook_unrecorded(const struct rt_module *m, const struct hook_targets *h, const struct sym_func *f)
 {
 	const struct arch *a = rt_arch_host.desc;
 	unsigned align = a->insn_align ? a->insn_align : 1;
-	size_t avail = code_after(m, (uintptr_t)f->addr), window = f->size;
+	size_t avail = 0, window = f->size;
+	const uint8_t *code = file_code(m, (uintptr_t)f->addr, &avail);
 
-	if (!avail || !f->size)
+	if (!code || !f->size)
 		return false;
 	if (a->hook_window && window > a->hook_window)
 		window = a->hook_window;
 	if (window > avail)
 		window = avail;
 	for (size_t off = 0; off < window; off += align) {
-		uintptr_t p = (uintptr_t)f->addr + off, to = rt_call_target(p, avail - off);
+		uint64_t to = call_target(code + off, avail - off, (uintptr_t)f->addr + off);
 
-		if (to && is_hook(m, to))
-			return !is_site(m, p);
+		if (to && is_hook(h, to))
+			return !is_site(m, (uintptr_t)f->addr + off);
 	}
 	return false;
 }
@@ -102,17 +134,20 @@ void rt_report_unrecorded(size_t first)
 {
 	for (size_t i = first; i < rt.nmods; i++) {
 		struct rt_module *m = rt.mods[i];
+		struct hook_targets h;
 		const char *example = NULL;
 		size_t n = 0;
 
-		if (!m->nhook_targets || !rt_arch_host.desc->ndecoders || rt_module_functions(m) < 0)
+		if (!rt_arch_host.desc->ndecoders || rt_module_functions(m) < 0)
 			continue;
-		for (size_t j = 0; j < m->syms.sorted; j++)
-			if (calls_hook_unrecorded(m, &m->syms.funcs[j]) && !n++)
+		find_hook(m, &h);
+		for (size_t j = 0; h.n && j < m->syms.sorted; j++)
+			if (calls_hook_unrecorded(m, &h, &m->syms.funcs[j]) && !n++)
 				example = m->syms.funcs[j].name;
 		if (n)
 			fprintf(stderr, "objpatch: %s: %zu function%s call the profiling hook without a table entry "
 				"(%s%s), not traced: run recordmcount --mode=user on the objects they are in\n",
-				strcmp(m->path, "/proc/self/exe") == 0 ? program_invocation_name : m->path, n, n == 1 ? "" : "s", example, n == 1 ? "" : ", ...");
+				strcmp(m->path, "/proc/self/exe") == 0 ? program_invocation_name : m->path, n,
+				n == 1 ? "" : "s", example, n == 1 ? "" : ", ...");
 	}
 }
