@@ -60,7 +60,7 @@ untraced_run() {	# untraced_run PROG N: the runtime loaded, every site disabled
 }
 
 traced_run() {	# traced_run PROG N
-	rm -f "$out/rec.data"*
+	rm -f "$out"/rec*.data
 	"$top/build/objpatch" record --output "$out/rec.data" -- "$@"
 }
 

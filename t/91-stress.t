@@ -58,7 +58,7 @@ grep '^# ' "$dir/out" | sed 's/^# //' | while read -r l; do diag "$l"; done
 ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$dir/err"
 ok $? "no ASan, LSan or UBSan report"
 grep -qE 'Sanitizer|runtime error:' "$dir/err" && diag "$(grep -A12 -E 'Sanitizer|runtime error:' "$dir/err" | head -30)"
-children=$(find "$dir" -name 'trace.text.*' | wc -l)
+children=$(find "$dir" -name 'trace.*.text' | wc -l)
 [ "$children" -gt 0 ]
 ok $? "the forked children wrote their traces ($children)"
 if out=$(python3 "$RT/check_trace.py" --format text --expect "$RT/rt_stress_expect.txt" \

@@ -98,7 +98,7 @@ traced() {
 	local label=$1 dir=$2 fmt=$3 status trace
 	shift 3
 	trace=$dir/trace.$fmt
-	rm -f "$trace" "$trace".*
+	rm -f "$trace" "$dir"/trace.*."$fmt"
 	timeout 60 "$@" > "$dir/out.$fmt" 2> "$dir/err.$fmt"
 	status=$?
 	program_ok "[$label] traced ($fmt): exit 0, the program's checks pass" "$status" "$dir/out.$fmt"
@@ -130,16 +130,18 @@ calls() {
 # same calls, thread by thread, as its text trace.
 record_report() {
 	local label="$1: record + report" dir=$2 fmt status f run_text report_text
-	rm -f "$dir/rec.data"* "$dir/report."*
+	rm -f "$dir"/rec*.data "$dir/report."*
 	timeout 120 "$OBJPATCH" record --output "$dir/rec.data" -- "$dir/prog" > "$dir/out.rec" 2> "$dir/err.rec"
 	status=$?
 	program_ok "[$label] objpatch record: exit 0, the program's checks pass" "$status" "$dir/out.rec"
 	for fmt in "${FORMATS[@]}"; do
 		local threads=(--require-threads 4)
 		[ "$fmt" = folded ] && threads=()
-		# The forked child's recording is reported beside the parent's, as run writes it.
-		for f in "$dir/rec.data"*; do
-			"$OBJPATCH" report --format "$fmt" --output "$dir/report.$fmt${f#"$dir/rec.data"}" "$f"
+		# The forked child's recording (rec.PID.data) is reported beside the
+		# parent's, named as run names it (report.PID.FMT).
+		for f in "$dir"/rec*.data; do
+			local pid=${f#"$dir/rec"}
+			"$OBJPATCH" report --format "$fmt" --output "$dir/report${pid%.data}.$fmt" "$f"
 		done
 		check_trace "$label" "$fmt" "${RT_EXPECT:-$RT/rt_expect.txt}" "$dir/report.$fmt" --require-fork "${threads[@]}"
 	done
@@ -147,8 +149,8 @@ record_report() {
 		ok 1 "[$label] no text trace of objpatch run to compare with"
 		return
 	fi
-	run_text=$(calls "$dir/trace.text"*)
-	report_text=$(calls "$dir/report.text"*)
+	run_text=$(calls "$dir"/trace*.text)
+	report_text=$(calls "$dir"/report*.text)
 	[ -n "$report_text" ] && [ "$run_text" = "$report_text" ]
 	ok $? "[$label] the report's text has the calls and values of objpatch run's, thread by thread"
 	[ "$run_text" = "$report_text" ] || diag "$(diff <(tr '\t' '\n' <<< "$run_text") <(tr '\t' '\n' <<< "$report_text") | head -20)"

@@ -34,6 +34,7 @@ struct trace_writer {
 	double ns_per_tick;
 	bool headed;		/* header written */
 	bool started;		/* JSON: an event written (the next needs a comma) */
+	char *note;		/* a line for the trace's head (text) or its otherData (JSON) */
 	struct trace_thread **threads;	/* all it made, to free them */
 	size_t nthreads, cap_threads;
 	struct node *nodes;
@@ -51,6 +52,7 @@ struct trace_thread {
 	struct trace_events src;
 	int tid;
 	uint32_t open;		/* frames whose entry was written, innermost last */
+	int32_t running;	/* frames the thread still had at the end; -1: not known */
 	uint64_t *entry_ts;
 	struct sym_func **func;
 	uint64_t *ra;
@@ -94,6 +96,7 @@ void trace_writer_free(struct trace_writer *w)
 	free(w->threads);
 	free(w->nodes);
 	free(w->node_hash);
+	free(w->note);
 	free(w);
 }
 
@@ -112,6 +115,7 @@ struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const str
 		return NULL;
 	t->src = *src;
 	t->tid = tid;
+	t->running = -1;
 	t->entry_ts = calloc(d, sizeof(*t->entry_ts));
 	t->func = calloc(d, sizeof(*t->func));
 	t->ra = calloc(d, sizeof(*t->ra));
@@ -129,6 +133,17 @@ struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const str
 void trace_thread_name(struct trace_thread *t, const char *name)
 {
 	snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
+}
+
+void trace_writer_note(struct trace_writer *w, const char *note)
+{
+	free(w->note);
+	w->note = note ? strdup(note) : NULL;
+}
+
+void trace_thread_running(struct trace_thread *t, unsigned depth)
+{
+	t->running = (int32_t)depth;
 }
 
 static double ticks_us(const struct trace_writer *w, uint64_t d)
@@ -519,6 +534,8 @@ static void header(struct trace_writer *w)
 		out(w, "# objpatch function graph, pid %d\n"
 		       "#      TID   DURATION      FUNCTION CALLS\n"
 		       "#       |    |   |         |   |   |   |\n", w->s.pid);
+	if (w->s.format == TRACE_TEXT && w->note)
+		out(w, "# objpatch: %s\n", w->note);
 	else if (w->s.format == TRACE_JSON)
 		out(w, "{\"traceEvents\":[\n");
 }
@@ -560,8 +577,12 @@ static void trailer(struct trace_writer *w, const struct trace_counts *c)
 	} else if (w->s.format == TRACE_JSON) {
 		json_names(w);
 		out(w, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"missed_depth\":%" PRIu64
-		    ",\"missed_reentry\":%" PRIu64 ",\"lost\":%" PRIu64 "}}\n", c->missed_depth, c->missed_busy,
-		    c->lost);
+		    ",\"missed_reentry\":%" PRIu64 ",\"lost\":%" PRIu64, c->missed_depth, c->missed_busy, c->lost);
+		if (w->note) {
+			out(w, ",\"note\":");
+			json_string(w, w->note);
+		}
+		out(w, "}}\n");
 	}
 	if (w->s.format == TRACE_TEXT && (c->missed_depth || c->missed_busy || c->lost))
 		out(w, "# objpatch: %" PRIu64 " calls not traced (shadow stack full at depth %u), %" PRIu64
@@ -592,7 +613,7 @@ void trace_write(struct trace_writer *w, struct trace_thread *const *threads, si
 	struct trace_thread *t;
 
 	/* Nothing traced, nothing written on standard error. */
-	if (always_header || oldest(threads, n, &ev))
+	if (always_header || w->note || oldest(threads, n, &ev))
 		header(w);
 	while ((t = oldest(threads, n, &ev)))
 		process(w, t, ev);
@@ -604,9 +625,17 @@ void trace_write_end(struct trace_writer *w, struct trace_thread *const *threads
 {
 	if (!w->headed)
 		return;
-	for (size_t i = 0; i < n; i++)
-		while (threads[i]->open)
-			on_close(w, threads[i], threads[i]->open - 1, NULL, now, false, "unfinished");
+	/*
+	 * A frame deeper than those its thread still had returned, but its
+	 * exit found the buffers full: lost.  The others still run.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct trace_thread *t = threads[i];
+
+		while (t->open)
+			on_close(w, t, t->open - 1, NULL, now, false,
+				 t->running >= 0 && t->open > (uint32_t)t->running ? "lost" : "unfinished");
+	}
 	trailer(w, c);
 	out_flush(w);
 }

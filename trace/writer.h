@@ -63,6 +63,14 @@ bool trace_writer_failed(const struct trace_writer *w);
 struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const struct trace_events *src);
 /* The thread's name (its comm), for JSON's thread_name metadata at the trace's end; copied. */
 void trace_thread_name(struct trace_thread *t, const char *name);
+/* One line of the writer's user about the whole trace (NULL: none); it makes the trace have a head. */
+void trace_writer_note(struct trace_writer *w, const char *note);
+/*
+ * How many frames the thread still had when the trace ends: frames open
+ * deeper than that are closed as "lost" (their exits found the buffers
+ * full), the others as "unfinished".  Not called: all "unfinished".
+ */
+void trace_thread_running(struct trace_thread *t, unsigned depth);
 
 /*
  * Writes the events the threads hold now, merged by time (at equal times,

@@ -183,6 +183,7 @@ struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth;
 	bool hex, record, errno_names;
+	bool output_created;		/* check_output() made the file: no trace, no file */
 	const struct cli_cmd *cmd;	/* while parsing: for messages */
 };
 
@@ -395,14 +396,17 @@ static char **qemu_argv(const struct foreign *f, const char *lib, char **args, i
 /*
  * The output, opened for writing before the program starts: a program that
  * runs for an hour must not lose its trace to a typing mistake.  The
- * runtime truncates it when it writes.
+ * runtime truncates it when it writes.  *created: the file was not there.
  */
-static int check_output(const char *cmd, const char *output)
+static int check_output(const char *cmd, const char *output, bool *created)
 {
 	struct stat st;
+	bool exists = stat(output, &st) == 0;
 	/* A FIFO or a device: opening it could wait for a reader, or have effects */
-	bool special = stat(output, &st) == 0 && !S_ISREG(st.st_mode);
+	bool special = exists && !S_ISREG(st.st_mode);
 	int fd = -1;
+
+	*created = !exists;
 
 	if (special ? access(output, W_OK) < 0 : (fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		fprintf(stderr, "%s: --output %s: %s: give a file in a directory you can write\n", cmd, output,
@@ -517,9 +521,22 @@ static int prepare(struct run_opts *o, const char *cmd, const char *prog, const 
 		if (!o->output)
 			o->output = "objpatch.data";
 	}
-	if ((o->output && check_output(cmd, o->output) < 0) || set_environment(o, *f, lib) < 0)
+	if ((o->output && check_output(cmd, o->output, &o->output_created) < 0) || set_environment(o, *f, lib) < 0)
 		return 2;
 	return 0;
+}
+
+/*
+ * The file check_output() created, still empty: the first process wrote no
+ * trace (a shell whose children are the traced programs: they write
+ * name.PID.ext), and an empty file would read as an empty trace.
+ */
+static void remove_unwritten(const struct run_opts *o)
+{
+	struct stat st;
+
+	if (o->output_created && stat(o->output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(o->output);
 }
 
 int run_main(int argc, char **argv)
@@ -560,6 +577,7 @@ int run_main(int argc, char **argv)
 	report = read_status(status);
 	unlink(status);
 	free(status);
+	remove_unwritten(&o);
 	/* A program that failed keeps its status, the messages said; a killed one has no report. */
 	if (rc < 128 && !report_ok(cmd, argv[prog], o.output, &report, rc == 0) && rc == 0)
 		rc = 1;

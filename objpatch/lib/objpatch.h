@@ -18,7 +18,11 @@ extern "C" {
 /*
  * Trace (enable) or stop tracing (disable) the functions whose names match
  * the fnmatch(3) pattern, in every module loaded now and later.  Returns how
- * many sites changed, or -1 (see objpatch_error()).
+ * many sites changed (0: every matching function was already so), or -1
+ * (see objpatch_error()): a malformed pattern (an unclosed '[', a trailing
+ * '\\', an empty one), which is not applied, or a pattern that matches no
+ * function with a call site in the modules loaded now, which is still
+ * applied to modules loaded later.
  */
 int objpatch_enable(const char *glob);
 int objpatch_disable(const char *glob);

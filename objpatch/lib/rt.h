@@ -43,6 +43,12 @@ struct rt_module {
 	struct elfobj *file;	/* its mapped file: names and signatures point into it */
 };
 
+/* One pattern of OBJPATCH_FILTER. */
+struct rt_filter {
+	const char *glob;
+	bool on;
+};
+
 struct rt_state {
 	pthread_mutex_t lock;	/* modules, patching, flushing */
 	struct rt_module **mods;
@@ -54,6 +60,9 @@ struct rt_state {
 	bool errno_names;	/* OBJPATCH_ERRNO_NAMES: negative errnos by name */
 	bool stats;
 	size_t strlen_max;
+	struct rt_filter *start_filters;	/* OBJPATCH_FILTER's patterns, in order */
+	size_t nstart_filters;
+	char *note;		/* a line about the whole trace, for its head; NULL once something is traced */
 	/* output */
 	int format;		/* enum rt_format */
 	char *output;		/* NULL: standard error */
@@ -63,11 +72,24 @@ struct rt_state {
 
 enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW };
 
+/* The first process's pid, for the processes it starts (rt_settings.c, rt_output.c). */
+#define RT_FIRST_PID_VAR "OBJPATCH_FIRST_PID"
+
+/* rt_settings.c: rt's settings from the OBJPATCH_* variables; a bad value stops the program. */
+void rt_read_settings(void) RT_HIDDEN;
+
 extern struct rt_state rt RT_HIDDEN;
 
 /* rt_sites.c: every new module's sites as the filters want them; the filters. */
 int rt_scan_modules(size_t *patched) RT_HIDDEN;
-int rt_set_filter(const char *glob, bool on) RT_HIDDEN;
+/* Sites changed, or -1; *matched: the functions with a site the pattern names. */
+int rt_set_filter(const char *glob, bool on, size_t *matched) RT_HIDDEN;
+/* Why a pattern cannot be used (an unclosed '[', a trailing '\\'), or NULL. */
+const char *rt_pattern_error(const char *glob) RT_HIDDEN;
+/* Functions with a site in the loaded modules, and how many of them are traced. */
+void rt_count_functions(size_t *funcs, size_t *traced) RT_HIDDEN;
+/* The functions with a site that the pattern names. */
+size_t rt_count_matches(const char *glob) RT_HIDDEN;
 
 /* rt_modules.c: new modules appended to rt.mods from *first on, their sites checked. */
 int rt_load_modules(bool quiescent, size_t *first) RT_HIDDEN;
@@ -79,6 +101,8 @@ const uint8_t *rt_site_nop(const struct rt_site *s) RT_HIDDEN;
 size_t rt_stub_size(void) RT_HIDDEN;
 /* The function a return address belongs to, or NULL (lock held or at output time). */
 struct sym_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
+/* rt_unrecorded.c: one line per module whose functions call the hook without a table entry. */
+void rt_report_unrecorded(size_t first) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
 
 /* Sites are a few bytes: a loop beats a call to memcmp 20,000 times over. */
@@ -150,5 +174,7 @@ void rt_output_fork_child(void) RT_HIDDEN;
 void rt_thread_comm(struct tstate *t) RT_HIDDEN;
 /* The program's name, for the trace's process name. */
 const char *rt_program_name(void) RT_HIDDEN;
+/* OBJPATCH_OUTPUT for a process: ".PID" before the extension unless it is the first. */
+int rt_output_path(char *buf, size_t size, pid_t pid) RT_HIDDEN;
 
 #endif

@@ -26,50 +26,6 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static size_t env_number(const char *name, size_t dflt, size_t lo, size_t hi)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s)
-		return dflt;
-	v = strtoull(s, &end, 10);
-	if (*end || v < lo || v > hi) {
-		fprintf(stderr, "objpatch: %s=%s: not a number in %zu..%zu; using %zu\n", name, s, lo, hi,
-			dflt);
-		return dflt;
-	}
-	return (size_t)v;
-}
-
-static void read_settings(void)
-{
-	const char *fmt = getenv("OBJPATCH_FORMAT"), *outp = getenv("OBJPATCH_OUTPUT"),
-		   *hex = getenv("OBJPATCH_HEX"), *stats = getenv("OBJPATCH_STATS"),
-		   *errnos = getenv("OBJPATCH_ERRNO_NAMES");
-
-	rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
-	rt.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
-	rt.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 1024, 1, 1 << 20);
-	rt.hex = hex && *hex && strcmp(hex, "0") != 0;
-	rt.stats = stats && *stats && strcmp(stats, "0") != 0;
-	rt.errno_names = errnos && *errnos && strcmp(errnos, "0") != 0;
-	rt.format = FMT_TEXT;
-	if (fmt && strcmp(fmt, "json") == 0)
-		rt.format = FMT_JSON;
-	else if (fmt && strcmp(fmt, "folded") == 0)
-		rt.format = FMT_FOLDED;
-	else if (fmt && strcmp(fmt, "raw") == 0)
-		rt.format = FMT_RAW;
-	else if (fmt && *fmt && strcmp(fmt, "text") != 0)
-		fprintf(stderr, "objpatch: OBJPATCH_FORMAT=%s: not text, json, folded or raw; using text\n", fmt);
-	rt.output = outp && *outp ? strdup(outp) : NULL;
-	if (rt.format == FMT_RAW && !rt.output)
-		rt.output = strdup("objpatch.data");	/* not a terminal's kind of output */
-	rt.output_pid = getpid();
-}
-
 static void before_fork(void)
 {
 	pthread_mutex_lock(&rt.lock);
@@ -88,17 +44,43 @@ static void after_fork_child(void)
 }
 
 /*
+ * OBJPATCH_FILTER's patterns that name no function are mistakes (a typo,
+ * a name the compiler changed): one line each.  When nothing at all is
+ * traced, the trace says so too, so that an empty trace is not taken for
+ * a program that called nothing.  A process without recorded sites (a
+ * shell that starts the traced program) has nothing to match: no word.
+ */
+static void check_filter(void)
+{
+	const char *f = getenv("OBJPATCH_FILTER");
+	size_t funcs, traced;
+	char note[512];
+
+	rt_count_functions(&funcs, &traced);
+	if (!funcs || !rt.nstart_filters)
+		return;
+	for (size_t i = 0; i < rt.nstart_filters; i++)
+		if (!rt_count_matches(rt.start_filters[i].glob))
+			fprintf(stderr, "objpatch: OBJPATCH_FILTER: \"%s\" matches none of the %zu functions with a "
+				"call site: see their names with `objpatch list PROGRAM`\n", rt.start_filters[i].glob, funcs);
+	if (traced)
+		return;
+	snprintf(note, sizeof(note), "no function traced: OBJPATCH_FILTER=%s selects none of the %zu functions "
+		 "with a call site", f, funcs);
+	rt.note = strdup(note);
+}
+
+/*
  * The environment's filter is applied before the first scan, so that the
  * start-up pass writes every site once, straight to its final state.
  */
 __attribute__((constructor)) static void rt_init(void)
 {
-	uint64_t t0, cpu0;
+	uint64_t t0, cpu0, wall, cpu;
 	size_t patched = 0;
-	const char *f = getenv("OBJPATCH_FILTER");
-	char *copy, *save = NULL, err[256];
+	char err[256];
 
-	read_settings();
+	rt_read_settings();
 	rt_timestamp_init();
 	rt_output_init();
 	rt_record_init(rt.buffer_mb);
@@ -107,27 +89,30 @@ __attribute__((constructor)) static void rt_init(void)
 		fprintf(stderr, "objpatch: %s\n", err);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	pthread_mutex_lock(&rt.lock);
-	/* OBJPATCH_FILTER="a*,!b*,c": in order, enable or (with '!') disable. */
-	if (f && *f && (copy = strdup(f))) {
-		for (char *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save))
-			rt_set_filter(*g == '!' ? g + 1 : g, *g != '!');
-		free(copy);
+	for (size_t i = 0; i < rt.nstart_filters; i++) {
+		size_t matched = 0;
+
+		rt_set_filter(rt.start_filters[i].glob, rt.start_filters[i].on, &matched);
 	}
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (rt_scan_modules(&patched) < 0)
 		fprintf(stderr, "objpatch: %s\n", rt.err[0] ? rt.err : "out of memory");
+	wall = clock_ns(CLOCK_MONOTONIC) - t0;
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	ready = true;
-	pthread_mutex_unlock(&rt.lock);
+	/* The checks below are not start-up's cost: they come after the figures. */
+	check_filter();
 	if (rt.stats) {
 		size_t sites = 0;
 
 		for (size_t i = 0; i < rt.nmods; i++)
 			sites += rt.mods[i]->nsites;
 		fprintf(stderr, "objpatch: %zu sites in %zu modules, %zu patched in %" PRIu64 " ns (%" PRIu64
-			" ns of CPU)\n", sites, rt.nmods, patched, clock_ns(CLOCK_MONOTONIC) - t0,
-			clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
+			" ns of CPU)\n", sites, rt.nmods, patched, wall, cpu);
+		rt_report_unrecorded(0);
 	}
+	pthread_mutex_unlock(&rt.lock);
 }
 
 __attribute__((destructor)) static void rt_fini(void)
@@ -139,16 +124,35 @@ __attribute__((destructor)) static void rt_fini(void)
 	pthread_mutex_unlock(&rt.lock);
 }
 
+/*
+ * A malformed pattern is refused; one that names no function of the
+ * loaded modules is -1 as well (a typo would otherwise pass for a
+ * function never called), though it is kept for modules loaded later.
+ */
 static int set_filter(const char *glob, bool on)
 {
+	const char *what = on ? "objpatch_enable" : "objpatch_disable", *why;
+	size_t matched = 0;
 	int rc;
 
 	if (!glob) {
-		rt_error("no pattern");
+		rt_error("%s: no pattern (NULL)", what);
+		return -1;
+	}
+	if ((why = rt_pattern_error(glob))) {
+		rt_error("%s(\"%s\"): %s", what, glob, why);
 		return -1;
 	}
 	pthread_mutex_lock(&rt.lock);
-	rc = rt_set_filter(glob, on);
+	rc = rt_set_filter(glob, on, &matched);
+	if (rc > 0 && on) {
+		free(rt.note);	/* the trace is no longer empty by the filter's doing */
+		rt.note = NULL;
+	}
+	if (rc >= 0 && !matched) {
+		rt_error("%s(\"%s\"): no function with a call site matches (kept for modules loaded later)", what, glob);
+		rc = -1;
+	}
 	pthread_mutex_unlock(&rt.lock);
 	return rc;
 }

@@ -114,6 +114,36 @@ static enum trace_format writer_format(void)
 	return rt.format == FMT_JSON ? TRACE_JSON : rt.format == FMT_FOLDED ? TRACE_FOLDED : TRACE_TEXT;
 }
 
+/*
+ * OBJPATCH_OUTPUT for process `pid`: the name itself for the first process,
+ * and for every other one the name with ".PID" before its extension, so
+ * that the format's extension stays last (t.json: t.1490.json; t: t.1490).
+ * No stdio: rt_raw.c calls it where only async-signal-safe code may run.
+ */
+int rt_output_path(char *buf, size_t size, pid_t pid)
+{
+	const char *name = rt.output, *base = strrchr(name, '/'), *dot;
+	size_t len = strlen(name), ext, at, k = 0;
+	char digits[16];
+
+	if (len + 18 > size)
+		return -1;
+	base = base ? base + 1 : name;
+	dot = strrchr(base, '.');
+	ext = dot && dot > base ? (size_t)(dot - name) : len;	/* ".trace" is a name, not an extension */
+	memcpy(buf, name, ext);
+	at = ext;
+	if (pid != rt.output_pid) {
+		for (unsigned long p = (unsigned long)pid; p && k < sizeof(digits); p /= 10)
+			digits[k++] = (char)('0' + p % 10);
+		buf[at++] = '.';
+		while (k)
+			buf[at++] = digits[--k];
+	}
+	memcpy(buf + at, name + ext, len - ext + 1);
+	return 0;
+}
+
 static int open_file(void)
 {
 	char path[4096];
@@ -122,11 +152,10 @@ static int open_file(void)
 		out_fd = 2;
 		return 0;
 	}
-	/* A forked child writes a file of its own next to its parent's. */
-	if (rt.output_pid != out_pid)
-		snprintf(path, sizeof(path), "%s.%d", rt.output, (int)out_pid);
-	else
-		snprintf(path, sizeof(path), "%s", rt.output);
+	if (rt_output_path(path, sizeof(path), out_pid) < 0) {
+		fprintf(stderr, "objpatch: OBJPATCH_OUTPUT=%s: the name is too long: use a shorter one\n", rt.output);
+		return -1;
+	}
 	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out_fd < 0) {
 		fprintf(stderr, "objpatch: %s: %s\n", path, strerror(errno));
@@ -237,23 +266,48 @@ static struct trace_counts counts(void)
 	return c;
 }
 
+/* The frames each thread still has: deeper ones the writer holds open lost their exit. */
+static void running_frames(void)
+{
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next)
+		if (t->out)
+			trace_thread_running(t->out, t->depth);
+}
+
+/*
+ * A process none of whose modules has a recorded site (the shell `objpatch
+ * run` started the traced programs through) has nothing to trace: it
+ * writes no file, which would only stand beside the programs' own.
+ */
+static bool anything_traceable(void)
+{
+	for (size_t i = 0; i < rt.nmods; i++)
+		if (rt.mods[i]->nsites)
+			return true;
+	return false;
+}
+
 int rt_flush(bool final)
 {
 	uint64_t now = rt_timestamp();
 	struct trace_counts c;
 
+	if (!anything_traceable())
+		return 0;
 	if (rt.format == FMT_RAW)
 		return rt_raw_flush(final, ts0, ns0);
 	if (open_output() < 0)
 		return -1;
 	calibrate_now();
 	trace_writer_clock(writer, ts0, ns_per_tick);
+	trace_writer_note(writer, rt.note);	/* objpatch_enable() may have cleared it */
 	if (gather_threads() < 0)
 		return -1;
 	/* A file always gets a whole trace. */
 	trace_write(writer, threads, nthreads, rt.output != NULL);
 	if (final) {
 		name_threads();
+		running_frames();
 		c = counts();
 		trace_write_end(writer, threads, nthreads, now, &c);
 	}

@@ -70,7 +70,6 @@ static int raw_open(void)
 				.flags = rt.errno_names ? RAW_FLAG_ERRNO_NAMES : 0,
 				.depth = rt.depth, .pid = (int32_t)getpid() };
 	char path[4096];
-	size_t len;
 
 	if (raw_fd >= 0 && raw_pid == h.pid)
 		return 0;
@@ -78,21 +77,8 @@ static int raw_open(void)
 		close(raw_fd);
 	raw_pid = h.pid;
 	raw_modules_written = 0;
-	len = strlen(rt.output);
-	if (len + 16 > sizeof(path))
+	if (rt_output_path(path, sizeof(path), raw_pid) < 0)
 		return raw_fd = -1;
-	memcpy(path, rt.output, len + 1);
-	if (rt.output_pid != raw_pid) {
-		char digits[16];
-		int k = 0;
-
-		for (pid_t p = raw_pid; p && k < 15; p /= 10)
-			digits[k++] = (char)('0' + p % 10);
-		path[len++] = '.';
-		while (k)
-			path[len++] = digits[--k];
-		path[len] = 0;
-	}
 	raw_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (raw_fd < 0)
 		return -1;

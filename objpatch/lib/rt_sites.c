@@ -36,6 +36,35 @@ static bool name_matches(const char *glob, const char *name)
 	return fnmatch(glob, name, 0) == 0;
 }
 
+/*
+ * fnmatch(3) has no error for a pattern it cannot use: an unclosed '['
+ * matches only itself, a trailing '\\' nothing.  Both are mistakes.
+ */
+const char *rt_pattern_error(const char *glob)
+{
+	if (!*glob)
+		return "an empty pattern";
+	for (const char *p = glob; *p; p++) {
+		if (*p == '\\' && !*++p)
+			return "a '\\' that quotes nothing at its end";
+		if (*p != '[')
+			continue;
+		/* A bracket expression: "[!" or "[^" negates, a ']' right after is a member. */
+		const char *q = p + 1;
+
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']')
+			q++;
+		while (*q && *q != ']')
+			q++;
+		if (!*q)
+			return "a '[' without its ']'";
+		p = q;
+	}
+	return NULL;
+}
+
 static struct filter_op *filters;
 static size_t nfilters, cap_filters;
 
@@ -351,7 +380,43 @@ int rt_scan_modules(size_t *patched)
 	return rc;
 }
 
-int rt_set_filter(const char *glob, bool on)
+/* Each function once: its sites are next to each other (sorted by address). */
+static bool first_site_of_function(const struct rt_module *m, size_t j)
+{
+	return j == 0 || m->sites[j - 1].func != m->sites[j].func;
+}
+
+void rt_count_functions(size_t *funcs, size_t *traced)
+{
+	*funcs = *traced = 0;
+	for (size_t i = 0; i < rt.nmods; i++) {
+		const struct rt_module *m = rt.mods[i];
+
+		for (size_t j = 0; j < m->nsites; j++) {
+			if (!first_site_of_function(m, j))
+				continue;
+			++*funcs;
+			*traced += m->sites[j].enabled;
+		}
+	}
+}
+
+size_t rt_count_matches(const char *glob)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rt.nmods; i++) {
+		struct rt_module *m = rt.mods[i];
+
+		if (rt_module_functions(m) < 0)
+			continue;
+		for (size_t j = 0; j < m->nsites; j++)
+			n += first_site_of_function(m, j) && name_matches(glob, m->syms.funcs[m->sites[j].func].name);
+	}
+	return n;
+}
+
+int rt_set_filter(const char *glob, bool on, size_t *matched)
 {
 	struct change ch = { 0 };
 	int changed = 0;
@@ -368,7 +433,10 @@ int rt_set_filter(const char *glob, bool on)
 		for (size_t j = 0; j < m->nsites; j++) {
 			struct rt_site *s = &m->sites[j];
 
-			if (s->broken || s->enabled == on || !name_matches(glob, m->syms.funcs[s->func].name))
+			if (!name_matches(glob, m->syms.funcs[s->func].name))
+				continue;
+			*matched += first_site_of_function(m, j);
+			if (s->broken || s->enabled == on)
 				continue;
 			if (add_change(&ch, m, s, on, NULL, NULL) < 0) {
 				free_change(&ch);

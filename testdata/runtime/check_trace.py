@@ -7,8 +7,8 @@ the top of testdata/runtime/rt_expect.txt.
   check_trace.py --format text|json|folded --expect EXPECT TRACE
                  [--require-threads N] [--require-fork]
 
-TRACE is the traced process's file; files TRACE.<pid> beside it are the
-traces of forked children and are checked too.  Prints TAP: one "ok" or
+TRACE is the traced process's file; files beside it named with a pid
+before TRACE's extension (t.json: t.<pid>.json) are the traces of forked children and are checked too.  Prints TAP: one "ok" or
 "not ok" line per check with "# ..." details, "1..N" at the end; exits 1
 when a check failed, 2 on bad usage or an unreadable expectation file.
 """
@@ -595,7 +595,7 @@ def check_threads(tap, traces, exp, need, folded):
 
 def check_fork(tap, main, children, exp):
     if not children:
-        tap.result(False, "--require-fork: a child's trace %s.<pid> exists" % main.path,
+        tap.result(False, "--require-fork: a child's trace (%s with .<pid> before its extension) exists" % main.path,
                    ["no file %s.<pid>" % main.path])
         return
     tap.result(True, "--require-fork: %d child trace(s)" % len(children))
@@ -647,8 +647,10 @@ def child_files(path):
         names = sorted(os.listdir(d or "."))
     except OSError:
         return out
+    # The runtime names them with the pid before the extension: t.json, t.1490.json.
+    stem, ext = os.path.splitext(base)
     for n in names:
-        m = re.match(re.escape(base) + r"\.(\d+)$", n)
+        m = re.match(re.escape(stem) + r"\.(\d+)" + re.escape(ext) + "$", n)
         if m:
             out.append((os.path.join(d, n), int(m.group(1))))
     return out
