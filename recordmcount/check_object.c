@@ -142,14 +142,6 @@ static int object_entry(struct report *r, struct object_state *st, size_t i, con
 			   "neither a call to the hook nor its NOP") ? 0 : -1;
 }
 
-static bool has_dwarf(const struct elfobj *obj)
-{
-	for (size_t i = 1; i < obj->nsec; i++)
-		if (strcmp(obj->sec[i].name, ".debug_info") == 0)
-			return true;
-	return false;
-}
-
 /*
  * A function without a prototype prints its values untyped: a note, not an
  * error, with the reason.  A record missing from a prototype table that
@@ -162,7 +154,7 @@ static int object_protos(struct report *r, struct object_state *st, const struct
 
 	if (!st->np)
 		return add_finding(r, CHECK_UNTYPED, &st->fs, fn->sec, fn->off, 0, "%s has no prototype: %s", fn->name,
-				   has_dwarf(r->obj) ? "the object has DWARF but no " PROTO_TABLE
+				   object_has_dwarf(r->obj) ? "the object has DWARF but no " PROTO_TABLE
 						       " (recorded with --no-protos, or by another tool)" :
 						       "the object has no DWARF (compile with -g)") ? 0 : -1;
 	if (p && strcmp(p->sig, PROTO_SIG_UNKNOWN) == 0)

@@ -108,6 +108,19 @@ static void warn_strays(const struct elfobj *obj, const struct recording *rec)
 	}
 }
 
+/*
+ * User mode: a program's values print by the prototypes, which come from
+ * DWARF; without -g every one prints as raw hex.  Once per object.  Kernel
+ * mode stays silent: Kbuild records kernels built without debug info.
+ */
+static void warn_no_dwarf(const struct elfobj *obj, const struct options *opt, const struct recording *rec)
+{
+	if (opt->mode != MODE_USER || !opt->protos || !rec->nsites || object_has_dwarf(obj))
+		return;
+	fprintf(stderr, "recordmcount: %s: warning: no DWARF (compile with -g): its functions' return values "
+		"will print untyped\n", obj->path);
+}
+
 static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
 {
 	struct recording rec = { 0 };
@@ -124,8 +137,10 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		rc = elfobj_write(obj, out, mode);
 	else
 		rc = opt->output ? elfobj_copy(obj, out, mode) : 0;
-	if (rc == 0)
+	if (rc == 0) {
 		warn_strays(obj, &rec);
+		warn_no_dwarf(obj, opt, &rec);
+	}
 out:
 	recording_free(&rec);
 	return rc;

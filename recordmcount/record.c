@@ -33,6 +33,14 @@ bool elfobj_has_tables(const struct elfobj *obj)
 	return false;
 }
 
+bool object_has_dwarf(const struct elfobj *obj)
+{
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (strcmp(obj->sec[i].name, ".debug_info") == 0)
+			return true;
+	return false;
+}
+
 /* What a symbol is to the recorder, a byte per symbol. */
 enum hook_kind {
 	NOT_HOOK,

@@ -32,6 +32,8 @@ struct recording {
 
 bool section_is_traceable(const char *name);
 bool elfobj_has_tables(const struct elfobj *obj);
+/* The object has DWARF to take prototypes from (compiled with -g). */
+bool object_has_dwarf(const struct elfobj *obj);
 
 /*
  * Find every call; NOP those outside traceable sections, and with
