@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "recordmcount/check_internal.h"
+#include "recordmcount/record.h"
 
 static const char *const kind_names[CHECK_NKINDS] = {
 	[CHECK_MISSING] = "missing",
@@ -370,6 +371,8 @@ static int check_loaded(struct report *r, const char *fix_target)
 			return elfobj_error(r->obj, "--fix is for linked files: an object's table is relocated, "
 					    "record the object again instead"), -1;
 		r->linked = false;
+		if (refuse_slim_lto(r->obj) < 0)
+			return -1;
 		rc = check_object(r);
 		break;
 	case ET_EXEC:

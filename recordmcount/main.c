@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "elf/lto.h"
 #include "recordmcount/check.h"
 #include "recordmcount/record.h"
 #include "recordmcount/protos.h"
@@ -121,6 +122,18 @@ static void warn_no_dwarf(const struct elfobj *obj, const struct options *opt, c
 		"will print untyped\n", obj->path);
 }
 
+/*
+ * -ffat-lto-objects: the machine code is recorded, but a link that reads
+ * the LTO IR (gcc's default when an object has it) compiles the code again
+ * and drops the table with the fat code.
+ */
+static void warn_fat_lto(const struct elfobj *obj)
+{
+	if (gcc_lto_kind(obj) == GCC_LTO_FAT)
+		fprintf(stderr, "recordmcount: %s: warning: GCC LTO object with fat code (-ffat-lto-objects): "
+			"recorded, but an LTO link drops the table: link with -fno-lto\n", obj->path);
+}
+
 static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
 {
 	struct recording rec = { 0 };
@@ -129,6 +142,8 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 
 	if (obj->ehdr.e_type != ET_REL)
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
+	if (refuse_slim_lto(obj) < 0)
+		return -1;
 	if (record_object(obj, &rec, &(struct record_options){ opt->mode, opt->nop, opt->protos,
 							      opt->warn ? stderr : NULL }) < 0 ||
 	    (opt->strict && refuse_strays(obj, &rec) < 0))
@@ -139,6 +154,7 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		rc = opt->output ? elfobj_copy(obj, out, mode) : 0;
 	if (rc == 0) {
 		warn_strays(obj, &rec);
+		warn_fat_lto(obj);
 		warn_no_dwarf(obj, opt, &rec);
 	}
 out:

@@ -4,6 +4,7 @@
 #include "recordmcount/protos.h"
 #include "recordmcount/emit.h"
 #include "elf/functions.h"
+#include "elf/lto.h"
 #include "recordmcount/record.h"
 
 static const char *const traceable_sections[] = {
@@ -31,6 +32,15 @@ bool elfobj_has_tables(const struct elfobj *obj)
 			return true;
 	}
 	return false;
+}
+
+int refuse_slim_lto(struct elfobj *obj)
+{
+	if (gcc_lto_kind(obj) != GCC_LTO_SLIM)
+		return 0;
+	return elfobj_error(obj, "GCC LTO object (-flto): its code is not compiled yet, so there are no call "
+			    "sites to record; compile without -flto, or add -ffat-lto-objects and link with -fno-lto"),
+	       -1;
 }
 
 bool object_has_dwarf(const struct elfobj *obj)

@@ -32,6 +32,11 @@ struct recording {
 
 bool section_is_traceable(const char *name);
 bool elfobj_has_tables(const struct elfobj *obj);
+/*
+ * gcc -flto without -ffat-lto-objects: no machine code, so no call to
+ * record or check.  -1 with obj->err saying what to do, else 0.
+ */
+int refuse_slim_lto(struct elfobj *obj);
 /* The object has DWARF to take prototypes from (compiled with -g). */
 bool object_has_dwarf(const struct elfobj *obj);
 
