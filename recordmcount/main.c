@@ -134,6 +134,21 @@ static void warn_fat_lto(const struct elfobj *obj)
 			"recorded, but an LTO link drops the table: link with -fno-lto\n", obj->path);
 }
 
+/*
+ * Kernel mode (the default) on a program's object: its absolute
+ * __mcount_loc needs text relocations in a PIE or a library, which the
+ * link only warns about.  The calls through the GOT say the object is
+ * position-independent; no kernel object has them.
+ */
+static void warn_pic(const struct elfobj *obj, const struct options *opt, const struct recording *rec)
+{
+	if (opt->mode != MODE_KERNEL || !rec->pic_calls)
+		return;
+	fprintf(stderr, "recordmcount: %s: warning: position-independent code (-fPIE or -fPIC: the hook is called "
+		"through the GOT) recorded in kernel mode: its absolute " KERNEL_TABLE " needs text relocations; "
+		"record programs and libraries with --mode=user\n", obj->path);
+}
+
 static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
 {
 	struct recording rec = { 0 };
@@ -155,6 +170,7 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 	if (rc == 0) {
 		warn_strays(obj, &rec);
 		warn_fat_lto(obj);
+		warn_pic(obj, opt, &rec);
 		warn_no_dwarf(obj, opt, &rec);
 	}
 out:

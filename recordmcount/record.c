@@ -286,6 +286,7 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 
 	for (size_t i = 0; i < rs->nrelocs; i++) {
 		const struct reloc *r = &rs->relocs[i];
+		const struct call_form *form;
 		uint64_t site;
 
 		if (!hook[r->sym])
@@ -297,11 +298,13 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 		 * word, hand-written code, or a sequence no compiler emitted
 		 * before.  Never dropped in silence: the caller reports it.
 		 */
-		if (!match_call(obj, text, r, &site)) {
+		form = match_call(obj, text, r, &site);
+		if (!form) {
 			if (push_stray(obj, rec, textidx, r) < 0)
 				return -1;
 			continue;
 		}
+		rec->pic_calls += form->pic;
 		seq_start = r->offset;
 		seq_end = sequence_end(obj, text, site);
 		in_seq = true;

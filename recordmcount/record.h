@@ -27,6 +27,7 @@ struct recording {
 	size_t nstrays, cap_strays;
 	size_t nopped;		/* calls replaced by NOPs outside traceable sections */
 	size_t ignored;		/* calls outside traceable sections left as they are */
+	size_t pic_calls;	/* calls of a form only position-independent code has */
 	bool nop_traced;	/* --nop: recorded calls become NOPs too */
 };
 
