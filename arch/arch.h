@@ -53,6 +53,13 @@ struct call_form {
 	/* Code just before the site that belongs to the call (ARM push {lr}). */
 	struct insn_pattern prefix;
 	struct insn_pattern prefix_nop;
+	/*
+	 * Only position-independent code calls the hook this way (through the
+	 * GOT): no kernel does, so kernel mode warns that the object is a
+	 * program's or a library's (-fPIE, -fPIC), whose link an absolute
+	 * __mcount_loc breaks.
+	 */
+	bool pic;
 };
 
 /*

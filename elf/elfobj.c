@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elf/elfobj.h"
+#include "elf/lto.h"
 
 bool elfobj_error(struct elfobj *obj, const char *fmt, ...)
 {
@@ -323,6 +324,9 @@ static int load(struct elfobj *obj, const char *path, int fd, bool map)
 	if (read_whole_file(obj, fd, map) < 0)
 		return -1;
 	obj->elf = elf_memory((char *)obj->image, obj->image_size);
+	if (lto_is_llvm_bitcode(obj->image, obj->image_size))
+		return elfobj_error(obj, "LLVM bitcode (clang -flto), not ELF: its code is not compiled yet, so "
+				    "there are no call sites; compile without -flto"), -1;
 	if (!obj->elf || elf_kind(obj->elf) != ELF_K_ELF)
 		return elfobj_error(obj, "not an ELF file"), -1;
 	if (!gelf_getehdr(obj->elf, &obj->ehdr))

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "recordmcount/check_internal.h"
+#include "recordmcount/record.h"
 
 static const char *const kind_names[CHECK_NKINDS] = {
 	[CHECK_MISSING] = "missing",
@@ -27,7 +28,19 @@ static const char *const kind_names[CHECK_NKINDS] = {
 	[CHECK_WRONG_TABLE] = "wrong-table",
 	[CHECK_NO_PROTO] = "no-proto",
 	[CHECK_HOOK_REF] = "hook-ref",
+	[CHECK_NO_TABLE] = "no-table",
+	[CHECK_UNTYPED] = "untyped",
 };
+
+/* The findings that count: all but the notes (CHECK_IS_NOTE). */
+static size_t errors(const struct report *r)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < CHECK_NKINDS; k++)
+		n += CHECK_IS_NOTE(k) ? 0 : r->count[k];
+	return n;
+}
 
 /* ---- places and findings ---- */
 
@@ -170,7 +183,9 @@ static void print_finding_text(const char *path, const struct report *r, const s
 	char place[300];
 
 	place_text(r, x, place, sizeof(place));
-	if (x->func)
+	if (x->kind == CHECK_NO_TABLE)	/* the whole file: no place to name */
+		printf("%s: %s: %s\n", path, kind_names[x->kind], x->why);
+	else if (x->func)
 		printf("%s: %s: %s+0x%llx (%s): %s\n", path, kind_names[x->kind], x->func,
 		       (unsigned long long)x->func_off, place, x->why);
 	else
@@ -182,7 +197,7 @@ static void print_counts_text(const struct report *r)
 	bool first = true;
 
 	for (int k = 0; k < CHECK_NKINDS; k++) {
-		if (!r->count[k])
+		if (!r->count[k] || CHECK_IS_NOTE(k))
 			continue;
 		printf("%s%s %zu", first ? " (" : ", ", kind_names[k], r->count[k]);
 		first = false;
@@ -191,13 +206,38 @@ static void print_counts_text(const struct report *r)
 		putchar(')');
 }
 
+/*
+ * The untyped functions in one line after the summary, shaped like no
+ * finding ("FILE: KIND: ..."): a file built without -g has thousands, and
+ * they are no error.  --json lists each one.
+ */
+static void print_untyped_text(const char *path, const struct report *r)
+{
+	size_t n = r->count[CHECK_UNTYPED], shown = 0;
+
+	if (!n)
+		return;
+	printf("%s: %zu function%s without a prototype, %s values print untyped (a note, not an error; "
+	       "compile with -g and record without --no-protos):", path, n, n == 1 ? "" : "s",
+	       n == 1 ? "its" : "their");
+	for (size_t i = 0; i < r->nf && shown < 4; i++)
+		if (r->f[i].kind == CHECK_UNTYPED)
+			printf("%s %s", shown++ ? "," : "", r->f[i].func ? r->f[i].func : "?");
+	if (n > shown)
+		printf(" and %zu more", n - shown);
+	putchar('\n');
+}
+
 static void print_text(const char *path, const struct report *r)
 {
+	size_t nerr = errors(r);
+
 	for (size_t i = 0; i < r->nf; i++)
-		print_finding_text(path, r, &r->f[i]);
+		if (!CHECK_IS_NOTE(r->f[i].kind))
+			print_finding_text(path, r, &r->f[i]);
 	printf("%s: ", path);
-	if (r->nf) {
-		printf("%zu finding%s", r->nf, r->nf == 1 ? "" : "s");
+	if (nerr) {
+		printf("%zu finding%s", nerr, nerr == 1 ? "" : "s");
 		print_counts_text(r);
 	} else {
 		printf("clean");
@@ -206,6 +246,7 @@ static void print_text(const char *path, const struct report *r)
 	       r->linked ? "linked" : "object", r->entries, r->entries == 1 ? "y" : "ies", r->calls,
 	       r->calls == 1 ? "" : "s", r->nops, r->nops == 1 ? "" : "s", r->unverified, r->zeroed, r->sites,
 	       r->sites == 1 ? "" : "s", r->linked ? (r->sorted ? "; sorted" : "; not sorted") : "");
+	print_untyped_text(path, r);
 	if (r->pad_table)
 		printf("%s: %zu patchable entr%s at a function's NOP pad\n", path, r->patchable,
 		       r->patchable == 1 ? "y" : "ies");
@@ -237,6 +278,36 @@ static void print_json_finding(const struct report *r, const struct finding *x)
 	putchar('}');
 }
 
+/* The counts of the kinds that are findings (notes have their own). */
+static void print_json_counts(const size_t *count)
+{
+	bool first = true;
+
+	putchar('{');
+	for (int k = 0; k < CHECK_NKINDS; k++) {
+		if (CHECK_IS_NOTE(k))
+			continue;
+		printf("%s\"%s\":%zu", first ? "" : ",", kind_names[k], count[k]);
+		first = false;
+	}
+	putchar('}');
+}
+
+static void print_json_list(const struct report *r, const char *name, bool notes)
+{
+	bool first = true;
+
+	printf(",\"%s\":[", name);
+	for (size_t i = 0; i < r->nf; i++) {
+		if (CHECK_IS_NOTE(r->f[i].kind) != notes)
+			continue;
+		printf(first ? "\n" : ",\n");
+		print_json_finding(r, &r->f[i]);
+		first = false;
+	}
+	putchar(']');
+}
+
 static void print_json(const char *path, const struct report *r, const char *error, bool first)
 {
 	printf("%s\n{\"file\":", first ? "" : ",");
@@ -249,20 +320,15 @@ static void print_json(const char *path, const struct report *r, const char *err
 	}
 	printf(",\"type\":\"%s\",\"arch\":\"%s\",\"status\":\"%s\",\"entries\":%zu,\"calls\":%zu,\"nops\":%zu,"
 	       "\"unverified\":%zu,\"zeroed\":%zu,\"hook_calls\":%zu", r->linked ? "linked" : "object",
-	       r->obj->arch->name, r->nf ? "findings" : "clean", r->entries, r->calls, r->nops, r->unverified,
+	       r->obj->arch->name, errors(r) ? "findings" : "clean", r->entries, r->calls, r->nops, r->unverified,
 	       r->zeroed, r->sites);
 	if (r->linked)
 		printf(",\"sorted\":%s", r->sorted ? "true" : "false");
 	printf(",\"patchable\":%zu", r->patchable);
-	printf(",\"counts\":{");
-	for (int k = 0; k < CHECK_NKINDS; k++)
-		printf("%s\"%s\":%zu", k ? "," : "", kind_names[k], r->count[k]);
-	printf("},\"findings\":[");
-	for (size_t i = 0; i < r->nf; i++) {
-		printf(i ? ",\n" : "\n");
-		print_json_finding(r, &r->f[i]);
-	}
-	printf("]");
+	printf(",\"untyped\":%zu,\"counts\":", r->count[CHECK_UNTYPED]);
+	print_json_counts(r->count);
+	print_json_list(r, "findings", false);
+	print_json_list(r, "notes", true);
 	if (r->fix_error[0]) {
 		printf(",\"fix\":{\"error\":");
 		json_string(r->fix_error);
@@ -299,6 +365,8 @@ static int check_loaded(struct report *r, const char *fix_target)
 			return elfobj_error(r->obj, "--fix is for linked files: an object's table is relocated, "
 					    "record the object again instead"), -1;
 		r->linked = false;
+		if (refuse_slim_lto(r->obj) < 0)
+			return -1;
 		rc = check_object(r);
 		break;
 	case ET_EXEC:
@@ -326,7 +394,7 @@ static int recheck(struct report *r, const char *path, const char *target)
 		rc = check_loaded(&again, NULL);
 	if (rc < 0)
 		elfobj_error(r->obj, "after --fix: %.400s", obj.err);
-	r->remaining = again.nf;
+	r->remaining = errors(&again);
 	free(again.f);
 	elfobj_free(&obj);
 	return rc;
@@ -353,7 +421,8 @@ int check_file(struct check_run *run, const char *path, const char *target)
 		status = CHECK_FAILED;
 		run->failed++;
 	} else {
-		status = (r.fix_tried && r.written ? r.remaining : r.nf) ? CHECK_FINDINGS : CHECK_CLEAN;
+		status = (r.fix_tried && r.written ? r.remaining : errors(&r)) ? CHECK_FINDINGS : CHECK_CLEAN;
+		run->untyped += r.count[CHECK_UNTYPED];
 		run->clean += status == CHECK_CLEAN;
 		run->with_findings += status == CHECK_FINDINGS;
 		for (int k = 0; k < CHECK_NKINDS; k++)
@@ -374,11 +443,11 @@ int check_finish(struct check_run *run)
 	int status = run->failed ? CHECK_FAILED : run->with_findings ? CHECK_FINDINGS : CHECK_CLEAN;
 
 	if (run->json) {
-		printf("\n],\"summary\":{\"files\":%zu,\"clean\":%zu,\"with_findings\":%zu,\"failed\":%zu,\"counts\":{",
-		       run->files, run->clean, run->with_findings, run->failed);
-		for (int k = 0; k < CHECK_NKINDS; k++)
-			printf("%s\"%s\":%zu", k ? "," : "", kind_names[k], run->count[k]);
-		printf("}}}\n");
+		printf("\n],\"summary\":{\"files\":%zu,\"clean\":%zu,\"with_findings\":%zu,\"failed\":%zu,"
+		       "\"untyped\":%zu,\"counts\":", run->files, run->clean, run->with_findings, run->failed,
+		       run->untyped);
+		print_json_counts(run->count);
+		printf("}}\n");
 	}
 	return status;
 }

@@ -19,8 +19,13 @@ enum check_kind {
 	CHECK_WRONG_TABLE,	/* user mode: a __fentry__ call in __mcount_rel, or the reverse */
 	CHECK_NO_PROTO,		/* objects: a function with an entry but no prototype record */
 	CHECK_HOOK_REF,		/* a reference to the hook that is no call the recorder knows */
+	CHECK_NO_TABLE,		/* functions but no table at all: nothing is traceable */
+	CHECK_UNTYPED,		/* a note, not an error: a function with an entry but no prototype */
 	CHECK_NKINDS,
 };
+
+/* Notes are listed but never change the exit status. */
+#define CHECK_IS_NOTE(kind)	((kind) == CHECK_UNTYPED)
 
 /* Exit statuses, per file and for the run. */
 #define CHECK_CLEAN	0
@@ -30,7 +35,7 @@ enum check_kind {
 struct check_run {
 	bool json;
 	bool fix;
-	size_t files, clean, with_findings, failed;
+	size_t files, clean, with_findings, failed, untyped;
 	size_t count[CHECK_NKINDS];
 };
 

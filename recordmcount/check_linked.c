@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "recordmcount/check_internal.h"
+#include "recordmcount/protos.h"
 
 /* A prototype record whose function holds `addr` (it outlives its symbol). */
 static const struct proto_entry *proto_holding(const struct linked *l, uint64_t addr)
@@ -259,6 +260,65 @@ out:
 	return rc;
 }
 
+static int cmp_proto_addr(const void *a, const void *b)
+{
+	const struct proto_entry *x = a, *y = b;
+
+	return x->where.addr < y->where.addr ? -1 : x->where.addr > y->where.addr;
+}
+
+/* A note for a function with an entry whose values print untyped (no record, or an unknown one). */
+static int untyped_function(struct report *r, const struct linked *l, const struct func_sym *f)
+{
+	struct proto_entry key = { .where = { .addr = r->obj->sec[f->sec].sh.sh_addr + f->off } };
+	const struct proto_entry *p = l->np ? bsearch(&key, l->pe, l->np, sizeof(*l->pe), cmp_proto_addr) : NULL;
+
+	if (p && strcmp(p->sig, PROTO_SIG_UNKNOWN) != 0)
+		return 0;
+	return add_finding(r, CHECK_UNTYPED, &l->fs, f->sec, f->off, key.where.addr, "%s has no prototype: %s",
+			   f->name, p ? "its object's DWARF does not describe it" :
+			   l->np ? "its object was compiled without -g (or recorded with --no-protos)" :
+				   "no " PROTO_TABLE " at all: its objects were compiled without -g "
+				   "(or recorded with --no-protos)") ? 0 : -1;
+}
+
+/* The functions of the good entries, each once, whose prototype is unknown. */
+static int untyped_functions(struct report *r, struct linked *l, const struct linked_state *st)
+{
+	bool *seen = calloc(l->fs.n ? l->fs.n : 1, sizeof(*seen));
+	int rc = 0;
+
+	if (!seen)
+		return elfobj_error(r->obj, "out of memory"), -1;
+	if (l->np)
+		qsort(l->pe, l->np, sizeof(*l->pe), cmp_proto_addr);
+	for (size_t i = 0; rc == 0 && i < st->nte; i++) {
+		const struct table_entry *e = &st->te[i];
+		const struct func_sym *f = e->sec && !e->zeroed && !st->drop[i] ?
+					   function_at(l->fs.v, l->fs.n, e->sec, e->off) : NULL;
+
+		if (e->patchable && e->sec && !e->zeroed && !st->drop[i])
+			f = function_from(r->obj, l->fs.v, l->fs.n, e->sec, e->off);
+		if (!f || seen[f - l->fs.v])
+			continue;
+		seen[f - l->fs.v] = true;
+		rc = untyped_function(r, l, f);
+	}
+	free(seen);
+	return rc;
+}
+
+/* A linked file with functions and no table: why, and what to do. */
+static const char *no_table_why(const struct report *r)
+{
+	if (r->sites)
+		return "no " KERNEL_TABLE " or " USER_TABLE " table: its objects were compiled with -pg but never "
+		       "recorded, so none of its functions is traceable; run recordmcount --mode=user on its "
+		       "objects before linking";
+	return "no " KERNEL_TABLE " or " USER_TABLE " table and no call to the hook: none of its functions is "
+	       "traceable; compile its objects with -pg and run recordmcount --mode=user on them before linking";
+}
+
 static void linked_free(struct linked *l, struct linked_state *st)
 {
 	linked_close(l);
@@ -294,7 +354,9 @@ int check_linked(struct report *r, const char *fix_target)
 	r->pad_table = st.pt.any;
 	r->entries = st.nte;
 	r->sorted = tables_sorted(obj, &st);
-	if (linked_entries(r, &l, &st) < 0)
+	if (linked_entries(r, &l, &st) < 0 || untyped_functions(r, &l, &st) < 0)
+		goto out;
+	if (!st.nte && l.fs.n && !add_finding(r, CHECK_NO_TABLE, &l.fs, 0, 0, 0, "%s", no_table_why(r)))
 		goto out;
 	rc = 0;
 	if (fix_target && fix_tables(r, &l, &st, fix_target) < 0)

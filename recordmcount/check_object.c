@@ -6,7 +6,9 @@
  * object has a prototype table.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "recordmcount/check_internal.h"
+#include "recordmcount/protos.h"
 #include "recordmcount/record.h"
 
 /*
@@ -140,11 +142,25 @@ static int object_entry(struct report *r, struct object_state *st, size_t i, con
 			   "neither a call to the hook nor its NOP") ? 0 : -1;
 }
 
+/*
+ * A function without a prototype prints its values untyped: a note, not an
+ * error, with the reason.  A record missing from a prototype table that
+ * exists is a finding (no-proto).
+ */
 static int object_protos(struct report *r, struct object_state *st, const struct func_sym *fn)
 {
 	struct proto_entry key = { .where = { .sec = fn->sec, .off = fn->off } };
+	const struct proto_entry *p = st->np ? bsearch(&key, st->pe, st->np, sizeof(*st->pe), cmp_proto_place) : NULL;
 
-	if (!st->np || bsearch(&key, st->pe, st->np, sizeof(*st->pe), cmp_proto_place))
+	if (!st->np)
+		return add_finding(r, CHECK_UNTYPED, &st->fs, fn->sec, fn->off, 0, "%s has no prototype: %s", fn->name,
+				   object_has_dwarf(r->obj) ? "the object has DWARF but no " PROTO_TABLE
+						       " (recorded with --no-protos, or by another tool)" :
+						       "the object has no DWARF (compile with -g)") ? 0 : -1;
+	if (p && strcmp(p->sig, PROTO_SIG_UNKNOWN) == 0)
+		return add_finding(r, CHECK_UNTYPED, &st->fs, fn->sec, fn->off, 0,
+				   "%s has no prototype: the object's DWARF does not describe it", fn->name) ? 0 : -1;
+	if (p)
 		return 0;
 	return add_finding(r, CHECK_NO_PROTO, &st->fs, fn->sec, fn->off, 0,
 			   "%s has an entry but no record in %s", fn->name, PROTO_TABLE) ? 0 : -1;
@@ -186,6 +202,16 @@ out:
 	return rc;
 }
 
+/* An object with functions and no table: why, and what to do. */
+static const char *no_table_why(const struct object_state *st)
+{
+	if (st->rec.nsites)
+		return "no " KERNEL_TABLE " or " USER_TABLE " table: recordmcount never ran on it, so none of its "
+		       "functions is traceable; run recordmcount --mode=user on it (kernel mode for the kernel)";
+	return "no " KERNEL_TABLE " or " USER_TABLE " table and no call to the hook: none of its functions is "
+	       "traceable; compile with -pg and run recordmcount --mode=user on it";
+}
+
 int check_object(struct report *r)
 {
 	struct elfobj *obj = r->obj;
@@ -218,6 +244,8 @@ int check_object(struct report *r)
 	r->sites = st.rec.nsites;
 	r->sorted = true;
 	if (object_entries(r, &st) < 0 || patchable_missing(r, &st.pt, &st.fs) < 0)
+		goto out;
+	if (!has_table && st.fs.n && !add_finding(r, CHECK_NO_TABLE, &st.fs, 0, 0, 0, "%s", no_table_why(&st)))
 		goto out;
 	for (size_t i = 0; i < st.rec.nstrays; i++) {
 		const struct stray_ref *s = &st.rec.strays[i];

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "elf/lto.h"
 #include "recordmcount/check.h"
 #include "recordmcount/record.h"
 #include "recordmcount/protos.h"
@@ -108,6 +109,46 @@ static void warn_strays(const struct elfobj *obj, const struct recording *rec)
 	}
 }
 
+/*
+ * User mode: a program's values print by the prototypes, which come from
+ * DWARF; without -g every one prints as raw hex.  Once per object.  Kernel
+ * mode stays silent: Kbuild records kernels built without debug info.
+ */
+static void warn_no_dwarf(const struct elfobj *obj, const struct options *opt, const struct recording *rec)
+{
+	if (opt->mode != MODE_USER || !opt->protos || !rec->nsites || object_has_dwarf(obj))
+		return;
+	fprintf(stderr, "recordmcount: %s: warning: no DWARF (compile with -g): its functions' return values "
+		"will print untyped\n", obj->path);
+}
+
+/*
+ * -ffat-lto-objects: the machine code is recorded, but a link that reads
+ * the LTO IR (gcc's default when an object has it) compiles the code again
+ * and drops the table with the fat code.
+ */
+static void warn_fat_lto(const struct elfobj *obj)
+{
+	if (gcc_lto_kind(obj) == GCC_LTO_FAT)
+		fprintf(stderr, "recordmcount: %s: warning: GCC LTO object with fat code (-ffat-lto-objects): "
+			"recorded, but an LTO link drops the table: link with -fno-lto\n", obj->path);
+}
+
+/*
+ * Kernel mode (the default) on a program's object: its absolute
+ * __mcount_loc needs text relocations in a PIE or a library, which the
+ * link only warns about.  The calls through the GOT say the object is
+ * position-independent; no kernel object has them.
+ */
+static void warn_pic(const struct elfobj *obj, const struct options *opt, const struct recording *rec)
+{
+	if (opt->mode != MODE_KERNEL || !rec->pic_calls)
+		return;
+	fprintf(stderr, "recordmcount: %s: warning: position-independent code (-fPIE or -fPIC: the hook is called "
+		"through the GOT) recorded in kernel mode: its absolute " KERNEL_TABLE " needs text relocations; "
+		"record programs and libraries with --mode=user\n", obj->path);
+}
+
 static int record_file(struct elfobj *obj, const struct options *opt, const char *target, mode_t mode)
 {
 	struct recording rec = { 0 };
@@ -116,6 +157,8 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 
 	if (obj->ehdr.e_type != ET_REL)
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;
+	if (refuse_slim_lto(obj) < 0)
+		return -1;
 	if (record_object(obj, &rec, &(struct record_options){ opt->mode, opt->nop, opt->protos,
 							      opt->warn ? stderr : NULL }) < 0 ||
 	    (opt->strict && refuse_strays(obj, &rec) < 0))
@@ -124,8 +167,12 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		rc = elfobj_write(obj, out, mode);
 	else
 		rc = opt->output ? elfobj_copy(obj, out, mode) : 0;
-	if (rc == 0)
+	if (rc == 0) {
 		warn_strays(obj, &rec);
+		warn_fat_lto(obj);
+		warn_pic(obj, opt, &rec);
+		warn_no_dwarf(obj, opt, &rec);
+	}
 out:
 	recording_free(&rec);
 	return rc;

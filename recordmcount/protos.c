@@ -152,7 +152,7 @@ static char *signature(const struct func_proto *fp)
 	if (!s)
 		return NULL;
 	if (!fp)	/* no DWARF for this function: unknown, never guessed */
-		return strcpy(s, PROTO_VERSION PROTO_US "0" PROTO_RS "unknown" PROTO_US "0" PROTO_US "?");
+		return strcpy(s, PROTO_SIG_UNKNOWN);
 	flags[0] = (char)('0' + fp->flags % 10);
 	p = append(p, PROTO_VERSION PROTO_US);
 	p = append(p, flags);		/* PROTO_RELIABLE | PROTO_VARARGS: one digit */

@@ -5,7 +5,10 @@
 
 #include "elf/elfobj.h"
 #include "recordmcount/record.h"
+#include "tables/tables.h"
 
+/* The signature of a function its object's DWARF does not describe (mcount-tables.5). */
+#define PROTO_SIG_UNKNOWN	PROTO_VERSION PROTO_US "0" PROTO_RS "unknown" PROTO_US "0" PROTO_US "?"
 
 /*
  * Describe every function with a recorded site from the object's DWARF and

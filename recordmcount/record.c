@@ -4,6 +4,7 @@
 #include "recordmcount/protos.h"
 #include "recordmcount/emit.h"
 #include "elf/functions.h"
+#include "elf/lto.h"
 #include "recordmcount/record.h"
 
 static const char *const traceable_sections[] = {
@@ -30,6 +31,23 @@ bool elfobj_has_tables(const struct elfobj *obj)
 		    strcmp(n, ENTRY_TABLE) == 0 || strcmp(n, PATCHABLE_TABLE) == 0)
 			return true;
 	}
+	return false;
+}
+
+int refuse_slim_lto(struct elfobj *obj)
+{
+	if (gcc_lto_kind(obj) != GCC_LTO_SLIM)
+		return 0;
+	return elfobj_error(obj, "GCC LTO object (-flto): its code is not compiled yet, so there are no call "
+			    "sites to record; compile without -flto, or add -ffat-lto-objects and link with -fno-lto"),
+	       -1;
+}
+
+bool object_has_dwarf(const struct elfobj *obj)
+{
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (strcmp(obj->sec[i].name, ".debug_info") == 0)
+			return true;
 	return false;
 }
 
@@ -268,6 +286,7 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 
 	for (size_t i = 0; i < rs->nrelocs; i++) {
 		const struct reloc *r = &rs->relocs[i];
+		const struct call_form *form;
 		uint64_t site;
 
 		if (!hook[r->sym])
@@ -279,11 +298,13 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 		 * word, hand-written code, or a sequence no compiler emitted
 		 * before.  Never dropped in silence: the caller reports it.
 		 */
-		if (!match_call(obj, text, r, &site)) {
+		form = match_call(obj, text, r, &site);
+		if (!form) {
 			if (push_stray(obj, rec, textidx, r) < 0)
 				return -1;
 			continue;
 		}
+		rec->pic_calls += form->pic;
 		seq_start = r->offset;
 		seq_end = sequence_end(obj, text, site);
 		in_seq = true;

@@ -27,11 +27,19 @@ struct recording {
 	size_t nstrays, cap_strays;
 	size_t nopped;		/* calls replaced by NOPs outside traceable sections */
 	size_t ignored;		/* calls outside traceable sections left as they are */
+	size_t pic_calls;	/* calls of a form only position-independent code has */
 	bool nop_traced;	/* --nop: recorded calls become NOPs too */
 };
 
 bool section_is_traceable(const char *name);
 bool elfobj_has_tables(const struct elfobj *obj);
+/*
+ * gcc -flto without -ffat-lto-objects: no machine code, so no call to
+ * record or check.  -1 with obj->err saying what to do, else 0.
+ */
+int refuse_slim_lto(struct elfobj *obj);
+/* The object has DWARF to take prototypes from (compiled with -g). */
+bool object_has_dwarf(const struct elfobj *obj);
 
 /*
  * Find every call; NOP those outside traceable sections, and with

@@ -20,9 +20,9 @@ static const char *const x86_entry_hooks[] = { "__fentry__", NULL };
 static const struct call_form x86_64_calls[] = {
 	{ .rtype = R_X86_64_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = NOP5 },
 	{ .rtype = R_X86_64_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = NOP5 },
-	{ .rtype = R_X86_64_GOTPCRELX, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6 },
-	{ .rtype = R_X86_64_REX_GOTPCRELX, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6 },
-	{ .rtype = R_X86_64_GOTPCREL, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6 },
+	{ .rtype = R_X86_64_GOTPCRELX, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6, .pic = true },
+	{ .rtype = R_X86_64_REX_GOTPCRELX, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6, .pic = true },
+	{ .rtype = R_X86_64_GOTPCREL, .site_adjust = -2, .site = CALL_MEM, .nop = NOP6, .pic = true },
 };
 
 /*
@@ -114,8 +114,10 @@ const struct arch arch_x86_64 = {
 static const struct call_form i386_calls[] = {
 	{ .rtype = R_386_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = PAT(I386_NOP5(B)) },
 	{ .rtype = R_386_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = PAT(I386_NOP5(B)) },
-	{ .rtype = R_386_GOT32X, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(B)) },
-	{ .rtype = R_386_GOT32, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(B)) },
+	{ .rtype = R_386_GOT32X, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(B)),
+	  .pic = true },
+	{ .rtype = R_386_GOT32, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(B)),
+	  .pic = true },
 };
 
 /*
