@@ -648,9 +648,33 @@ struct die_at {
 	unsigned addr_size;
 };
 
+/*
+ * A subprogram with no code range of its own that names a function: an
+ * abstract instance (DW_AT_inline) whose out-of-line copy got no concrete
+ * DIE, or a function gcc folded into an identical one (-fipa-icf) and
+ * described without DW_AT_low_pc.  Found by the name its symbol has.
+ */
+struct die_named {
+	const char *key;	/* its linkage name, else its DW_AT_name (libdw's string) */
+	Dwarf_Off cu;		/* its unit's DIE offset */
+	Dwarf_Die die;
+	unsigned addr_size;
+};
+
+/* The code of one unit: [from, to) of section `sec`. */
+struct cu_span {
+	uint32_t sec;
+	uint64_t from, to;
+	Dwarf_Off cu;
+};
+
 struct die_index {
 	struct die_at *v;
 	size_t n, cap;
+	struct die_named *named;
+	size_t nnamed, capnamed;
+	struct cu_span *spans;
+	size_t nspans, capspans;
 	bool oom;
 };
 
@@ -673,19 +697,62 @@ static void index_add(struct die_index *ix, const struct index_ctx *cx, Dwarf_Ad
 	ix->v[ix->n++] = (struct die_at){ shndx, addr, *die, addr_size };
 }
 
+static const char *named_key(Dwarf_Die *die);
+
+/* A definition without code: kept by name, for the symbols no range covers. */
+static void index_named(struct die_index *ix, Dwarf_Die *die, unsigned asz)
+{
+	Dwarf_Die cu;
+	const char *key;
+
+	if (dwarf_hasattr(die, DW_AT_declaration) || !(key = named_key(die)) ||
+	    !dwarf_diecu(die, &cu, NULL, NULL))
+		return;
+	if (!grow_array(&ix->named, ix->nnamed, &ix->capnamed, sizeof(*ix->named))) {
+		ix->oom = true;
+		return;
+	}
+	ix->named[ix->nnamed++] = (struct die_named){ key, dwarf_dieoffset(&cu), *die, asz };
+}
+
 static void index_subprogram(struct die_index *ix, const struct index_ctx *mod, Dwarf_Die *die,
 			     unsigned asz)
 {
 	Dwarf_Addr low, base, start, end;
 	ptrdiff_t off = 0;
+	bool any = false;
 
 	if (dwarf_lowpc(die, &low) == 0) {
 		index_add(ix, mod, low, die, asz);
 		return;
 	}
 	/* Hot/cold split functions: the entry is where a range starts. */
-	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		index_add(ix, mod, start, die, asz);
+		any = true;
+	}
+	if (!any)
+		index_named(ix, die, asz);
+}
+
+/* Where a unit's code lies, to tell which unit a symbol without a DIE belongs to. */
+static void index_unit_spans(struct die_index *ix, const struct index_ctx *cx, Dwarf_Die *cudie)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	uint32_t sec;
+	uint64_t from;
+
+	while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) > 0) {
+		if (end <= start || !debug_image_locate(cx->img, cx->obj, start, &sec, &from))
+			continue;
+		if (!grow_array(&ix->spans, ix->nspans, &ix->capspans, sizeof(*ix->spans))) {
+			ix->oom = true;
+			return;
+		}
+		ix->spans[ix->nspans++] = (struct cu_span){ sec, from, from + (end - start),
+							    dwarf_dieoffset(cudie) };
+	}
 }
 
 static void index_scope(struct die_index *ix, const struct index_ctx *mod, Dwarf_Die *parent, unsigned asz,
@@ -747,14 +814,27 @@ static const struct die_at *index_find(const struct die_index *ix, const struct 
 
 /* ---- one function ---- */
 
-static bool is_clone_symbol(const char *sym)
+/*
+ * Where the suffix gcc gives a copy of a function starts in its symbol
+ * ("foo.isra.0", "_ZL3barv.constprop.0.isra.0"), or NULL for none.
+ */
+static const char *clone_suffix(const char *sym)
 {
 	static const char *const clone_marks[] = { ".isra.", ".constprop.", ".part.", ".cold", ".specialized." };
+	const char *first = NULL;
 
-	for (size_t i = 0; i < sizeof(clone_marks) / sizeof(clone_marks[0]); i++)
-		if (strstr(sym, clone_marks[i]))
-			return true;
-	return false;
+	for (size_t i = 0; i < sizeof(clone_marks) / sizeof(clone_marks[0]); i++) {
+		const char *at = strstr(sym, clone_marks[i]);
+
+		if (at && (!first || at < first))
+			first = at;
+	}
+	return first;
+}
+
+static bool is_clone_symbol(const char *sym)
+{
+	return clone_suffix(sym) != NULL;
 }
 
 static void qualified_name(struct buf *b, Dwarf_Die *die)
@@ -835,6 +915,17 @@ static void die_attrs(Dwarf_Die *die, struct die_attrs *da)
 		da->has_origin = da->has_spec = false;
 		dwarf_getattrs(&cur, collect_attr, da, 0);
 	}
+}
+
+/* The name a symbol of this DIE has: its linkage name (C++), else its name (C). */
+static const char *named_key(Dwarf_Die *die)
+{
+	struct die_attrs da;
+
+	die_attrs(die, &da);
+	if (da.has_linkage)
+		return dwarf_formstring(&da.linkage);
+	return da.has_name ? dwarf_formstring(&da.name) : NULL;
 }
 
 static int describe_param(struct type_cache *tc, Dwarf_Die *param, unsigned asz, struct proto_param *p)
@@ -933,8 +1024,22 @@ void protos_free(struct proto_set *set)
 {
 	for (size_t i = 0; i < set->n; i++)
 		func_proto_free(&set->v[i]);
+	for (size_t i = 0; i < set->nwarnings; i++)
+		free(set->warnings[i]);
+	free(set->warnings);
 	free(set->v);
 	memset(set, 0, sizeof(*set));
+}
+
+static int cmp_die_named(const void *a, const void *b)
+{
+	const struct die_named *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	Dwarf_Off xo = dwarf_dieoffset((Dwarf_Die *)&x->die), yo = dwarf_dieoffset((Dwarf_Die *)&y->die);
+
+	if (c)
+		return c;
+	return xo < yo ? -1 : xo > yo;
 }
 
 static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index *ix)
@@ -955,12 +1060,133 @@ static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index 
 			continue;	/* the .dwo is not there */
 		dwarf_diecu(&cudie, &cudie, &asz, NULL);
 		index_scope(ix, mod, top, asz ? asz : 8, 0);
+		index_unit_spans(ix, mod, &cudie);
 		if (ix->oom)
 			return -1;
 	}
 	if (ix->n)	/* v is NULL when DWARF describes no function */
 		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
+	if (ix->nnamed)
+		qsort(ix->named, ix->nnamed, sizeof(*ix->named), cmp_die_named);
 	return 0;
+}
+
+/* ---- functions no code range covers ---- */
+
+#define NO_UNIT ((Dwarf_Off)-1)
+
+/* The unit whose code holds the query's entry, or NO_UNIT. */
+static Dwarf_Off unit_of(const struct die_index *ix, const struct func_query *q)
+{
+	for (size_t i = 0; i < ix->nspans; i++) {
+		const struct cu_span *s = &ix->spans[i];
+
+		if (s->sec == q->sec && q->off >= s->from && q->off < s->to)
+			return s->cu;
+	}
+	return NO_UNIT;
+}
+
+/* The first of the named DIEs whose key is `key` (ix->nnamed if none). */
+static size_t named_first(const struct die_index *ix, const char *key)
+{
+	size_t lo = 0, hi = ix->nnamed;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->named[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Do two descriptions give the code the same types? (Parameter names aside.) */
+static bool same_types(const struct func_proto *a, const struct func_proto *b)
+{
+	if (strcmp(a->ret, b->ret) != 0 || a->nparams != b->nparams ||
+	    (a->flags & PROTO_VARARGS) != (b->flags & PROTO_VARARGS))
+		return false;
+	for (size_t i = 0; i < a->nparams; i++)
+		if (strcmp(a->params[i].type, b->params[i].type) != 0)
+			return false;
+	return true;
+}
+
+static int add_warning(struct proto_set *set, char *w)
+{
+	size_t cap = set->nwarnings;
+
+	if (!w || !grow_array(&set->warnings, set->nwarnings, &cap, sizeof(*set->warnings))) {
+		free(w);
+		return -1;
+	}
+	set->warnings[set->nwarnings++] = w;
+	return 0;
+}
+
+static int warn_disagree(struct proto_set *set, const char *symbol, const struct die_named *a,
+			 const struct die_named *b)
+{
+	char *w = NULL;
+
+	if (asprintf(&w, "%s: two DWARF descriptions without code disagree (DIEs 0x%llx and 0x%llx): "
+		     "the first is kept as unreliable, its values print raw; build with -fno-ipa-icf "
+		     "for one description per function", symbol,
+		     (unsigned long long)dwarf_dieoffset((Dwarf_Die *)&a->die),
+		     (unsigned long long)dwarf_dieoffset((Dwarf_Die *)&b->die)) < 0)
+		return -1;
+	return add_warning(set, w);
+}
+
+/*
+ * A function no subprogram's code covers, described by the DIEs without
+ * code that name its symbol (a clone's without its suffix) in its unit.
+ * Returns 1 when one did, 0 when none, -1 when out of memory.
+ */
+static int describe_named(struct type_cache *tc, const struct die_index *ix, const struct func_query *q,
+			  struct func_proto *fp, struct proto_set *set)
+{
+	const char *suffix = clone_suffix(q->symbol);
+	char *key = suffix ? strndup(q->symbol, (size_t)(suffix - q->symbol)) : strdup(q->symbol);
+	Dwarf_Off unit = unit_of(ix, q);
+	const struct die_named *first = NULL;
+	int rc = 0;
+
+	if (!key)
+		return -1;
+	for (size_t i = named_first(ix, key); i < ix->nnamed && strcmp(ix->named[i].key, key) == 0; i++) {
+		const struct die_named *c = &ix->named[i];
+		struct die_at at = { q->sec, q->off, c->die, c->addr_size };
+		struct func_proto other;
+
+		if (unit != NO_UNIT && c->cu != unit)
+			continue;
+		if (!first) {
+			first = c;
+			rc = describe_function(tc, &at, q, fp) < 0 ? -1 : 1;
+			if (rc < 0)
+				break;
+			continue;
+		}
+		if (describe_function(tc, &at, q, &other) < 0) {
+			func_proto_free(&other);
+			rc = -1;
+			break;
+		}
+		if (!same_types(fp, &other) && (fp->flags & PROTO_RELIABLE)) {
+			fp->flags &= (uint8_t)~PROTO_RELIABLE;
+			if (warn_disagree(set, q->symbol, first, c) < 0)
+				rc = -1;
+		}
+		func_proto_free(&other);
+		if (rc < 0)
+			break;
+	}
+	free(key);
+	return rc;
 }
 
 int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq, struct proto_set *out)
@@ -987,10 +1213,15 @@ int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq,
 	}
 	for (size_t i = 0; i < nq; i++) {
 		const struct die_at *at = index_find(&ix, &q[i]);
+		int found = 1;
 
-		if (!at)
+		if (at)
+			found = describe_function(&tc, at, &q[i], &out->v[out->n]) < 0 ? -1 : 1;
+		else
+			found = describe_named(&tc, &ix, &q[i], &out->v[out->n], out);
+		if (!found)
 			continue;
-		if (describe_function(&tc, at, &q[i], &out->v[out->n]) < 0) {
+		if (found < 0) {
 			func_proto_free(&out->v[out->n]);
 			elfobj_error(obj, "out of memory");
 			goto done;
@@ -1002,6 +1233,8 @@ done:
 	if (rc < 0)
 		protos_free(out);
 	free(ix.v);
+	free(ix.named);
+	free(ix.spans);
 	type_cache_free(&tc);
 	debug_image_close(&img);
 	return rc;
