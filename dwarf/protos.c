@@ -848,6 +848,9 @@ static void qualified_name(struct buf *b, Dwarf_Die *die)
 		int tag = dwarf_tag(&scopes[i]);
 		const char *sn = dwarf_diename(&scopes[i]);
 
+		/* c++filt's words for an anonymous namespace: the symbol's _GLOBAL__N_1 read */
+		if (tag == DW_TAG_namespace && !sn)
+			sn = "(anonymous namespace)";
 		if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
 		     tag == DW_TAG_class_type || tag == DW_TAG_union_type) && sn) {
 			buf_puts(b, sn);
@@ -856,6 +859,25 @@ static void qualified_name(struct buf *b, Dwarf_Die *die)
 	}
 	free(scopes);
 	buf_puts(b, name ? name : "?");
+}
+
+/* Is the DIE's unit C++ (whose symbols are mangled)? */
+static bool is_cplusplus(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_ObjC_plus_plus:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -966,8 +988,13 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 		if (dwarf_formudata(&da.cc, &cc) == 0 && cc == DW_CC_nocall)
 			fp->flags &= (uint8_t)~PROTO_RELIABLE;
 	}
-	/* C++ names read better qualified than mangled; C keeps its symbol's name. */
-	if (da.has_linkage) {
+	/*
+	 * One rule for every name: C++ names read qualified, as DWARF spells
+	 * them, never mangled (functions of internal linkage have no linkage
+	 * name but a mangled symbol); C keeps its symbol's name.  A gcc copy
+	 * keeps the suffix its symbol has (".isra.0"), in C++ as in C.
+	 */
+	if (da.has_linkage || is_cplusplus(&die)) {
 		Dwarf_Die *decl = &die;
 
 		if (dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
@@ -975,6 +1002,7 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 		if (dwarf_attr(decl, DW_AT_specification, &a) && dwarf_formref_die(&a, &origin))
 			decl = &origin;
 		qualified_name(&name, decl);
+		buf_puts(&name, clone_suffix(q->symbol) ? clone_suffix(q->symbol) : "");
 	} else {
 		buf_puts(&name, q->symbol);
 	}
