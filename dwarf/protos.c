@@ -280,6 +280,172 @@ static void put_enumerators(struct buf *b, Dwarf_Die *t)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* ---- the members of small structs and unions ---- */
+
+/* Structs and unions up to this size list their members: those ABIs return in registers. */
+#define MEMBERS_MAX_SIZE 16
+
+struct member_walk {
+	struct buf out;
+	unsigned addr_size;
+	bool ok;	/* false: a member the table cannot describe (bitfield, big or unknown scalar) */
+};
+
+static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name, uint64_t off, int depth);
+
+/* A member's name in the list: ',' and ':' delimit it (man/mcount-tables.5). */
+static void put_member_name(struct buf *b, const char *name)
+{
+	for (; *name; name++)
+		buf_put(b, is_control(*name) || *name == ',' || *name == ':' ? "?" : name, 1);
+}
+
+/* The class a scalar member prints by, or NULL for one the list does not describe. */
+static const char *member_class(Dwarf_Die *r, uint64_t size)
+{
+	switch (dwarf_tag(r)) {
+	case DW_TAG_base_type: {
+		const char *cls = base_class(r, size);
+
+		return strcmp(cls, "unknown") == 0 ? NULL : cls;
+	}
+	case DW_TAG_enumeration_type:
+		return "enum";
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		return "pointer";	/* char * too: a member is not read through */
+	default:
+		return NULL;
+	}
+}
+
+static void walk_scalar(struct member_walk *w, Dwarf_Die *r, const char *name, uint64_t off)
+{
+	uint64_t size = die_size(r, w->addr_size);
+	const char *cls = member_class(r, size);
+
+	if (!cls || !size || size > 8 || off + size > MEMBERS_MAX_SIZE || !*name) {
+		w->ok = false;
+		return;
+	}
+	if (w->out.len)
+		buf_put(&w->out, ",", 1);
+	put_member_name(&w->out, name);
+	buf_printf(&w->out, ":%llu:%s:%llu", (unsigned long long)off, cls, (unsigned long long)size);
+}
+
+/* Each element as NAME[i]; an array without a count is not described. */
+static void walk_array(struct member_walk *w, Dwarf_Die *r, const char *name, uint64_t off, int depth)
+{
+	Dwarf_Die elem, sub, er;
+	Dwarf_Attribute a;
+	Dwarf_Word count = 0, esize;
+
+	if (!die_type(r, &elem) || !resolve_type(&elem, &er) || dwarf_child(r, &sub) != 0 ||
+	    dwarf_tag(&sub) != DW_TAG_subrange_type) {
+		w->ok = false;
+		return;
+	}
+	if (!(dwarf_attr(&sub, DW_AT_count, &a) && dwarf_formudata(&a, &count) == 0)) {
+		if (dwarf_attr(&sub, DW_AT_upper_bound, &a) && dwarf_formudata(&a, &count) == 0)
+			count++;
+		else
+			w->ok = false;
+	}
+	esize = die_size(&er, w->addr_size);
+	if (!esize || count > MEMBERS_MAX_SIZE || dwarf_siblingof(&sub, &sub) == 0)
+		w->ok = false;	/* multi-dimensional arrays: not described */
+	for (Dwarf_Word i = 0; w->ok && i < count; i++) {
+		char *n = NULL;
+
+		if (asprintf(&n, "%s[%llu]", name, (unsigned long long)i) < 0) {
+			w->out.oom = true;
+			return;
+		}
+		walk_value(w, &elem, n, off + i * esize, depth + 1);
+		free(n);
+	}
+}
+
+/* The members of a struct or union at `off`, their names after `prefix` and a dot. */
+static void walk_members(struct member_walk *w, Dwarf_Die *agg, const char *prefix, uint64_t off, int depth)
+{
+	Dwarf_Die child, mt;
+
+	if (dwarf_child(agg, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Attribute a;
+		Dwarf_Word loc = 0;
+		const char *mn = tag == DW_TAG_member ? dwarf_diename(&child) : NULL;
+		char *n = NULL;
+
+		if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) ||
+		    dwarf_hasattr(&child, DW_AT_declaration))	/* C++ static members */
+			continue;
+		if (dwarf_hasattr(&child, DW_AT_bit_size) || dwarf_hasattr(&child, DW_AT_data_bit_offset) ||
+		    !die_type(&child, &mt) ||
+		    (dwarf_attr(&child, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &loc) != 0)) {
+			w->ok = false;	/* bitfields; locations as expressions (DWARF 2) */
+			return;
+		}
+		/* Anonymous members and base classes: their members are the parent's. */
+		if (asprintf(&n, "%s%s%s", prefix, *prefix && mn ? "." : "", mn ? mn : "") < 0) {
+			w->out.oom = true;
+			return;
+		}
+		walk_value(w, &mt, n, off + loc, depth + 1);
+		free(n);
+	} while (w->ok && dwarf_siblingof(&child, &child) == 0);
+}
+
+static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name, uint64_t off, int depth)
+{
+	Dwarf_Die r;
+
+	if (depth > TYPE_DEPTH_MAX || !resolve_type(type, &r)) {
+		w->ok = false;
+		return;
+	}
+	switch (dwarf_tag(&r)) {
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		walk_members(w, &r, name, off, depth);
+		return;
+	case DW_TAG_array_type:
+		walk_array(w, &r, name, off, depth);
+		return;
+	default:
+		walk_scalar(w, &r, name, off);
+		return;
+	}
+}
+
+/*
+ * US MEMBERS for a struct or union of at most MEMBERS_MAX_SIZE bytes whose
+ * members, flattened ("p.x", "a[1]"), are all scalars of up to 8 bytes:
+ * NAME:OFFSET:CLASS:SIZE, separated by commas (man/mcount-tables.5).
+ * Nothing for others: they print as bytes.
+ */
+static void put_members(struct buf *b, Dwarf_Die *agg, uint64_t size, unsigned addr_size)
+{
+	struct member_walk w = { .addr_size = addr_size, .ok = true };
+
+	if (size > MEMBERS_MAX_SIZE || !size)
+		return;
+	walk_members(&w, agg, "", 0, 0);
+	if (w.out.oom)
+		b->oom = true;
+	if (w.ok && w.out.len) {
+		buf_put(b, PROTO_US, 1);
+		buf_put(b, w.out.s, w.out.len);
+	}
+	free(w.out.s);
+}
+
 /* ---- C declarations: text around the declared name, '@' marking its place ---- */
 
 struct decl {
@@ -574,6 +740,8 @@ static char *describe_type(Dwarf_Die *type, bool have_type, unsigned addr_size)
 		buf_puts(&b, name ? name : "");
 		buf_put(&b, PROTO_US, 1);
 		put_enumerators(&b, &r);
+	} else if (strcmp(cls, "struct") == 0 || strcmp(cls, "union") == 0) {
+		put_members(&b, &r, size, addr_size);
 	}
 	return buf_take(&b);
 }
