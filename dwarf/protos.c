@@ -280,6 +280,172 @@ static void put_enumerators(struct buf *b, Dwarf_Die *t)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* ---- the members of small structs and unions ---- */
+
+/* Structs and unions up to this size list their members: those ABIs return in registers. */
+#define MEMBERS_MAX_SIZE 16
+
+struct member_walk {
+	struct buf out;
+	unsigned addr_size;
+	bool ok;	/* false: a member the table cannot describe (bitfield, big or unknown scalar) */
+};
+
+static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name, uint64_t off, int depth);
+
+/* A member's name in the list: ',' and ':' delimit it (man/mcount-tables.5). */
+static void put_member_name(struct buf *b, const char *name)
+{
+	for (; *name; name++)
+		buf_put(b, is_control(*name) || *name == ',' || *name == ':' ? "?" : name, 1);
+}
+
+/* The class a scalar member prints by, or NULL for one the list does not describe. */
+static const char *member_class(Dwarf_Die *r, uint64_t size)
+{
+	switch (dwarf_tag(r)) {
+	case DW_TAG_base_type: {
+		const char *cls = base_class(r, size);
+
+		return strcmp(cls, "unknown") == 0 ? NULL : cls;
+	}
+	case DW_TAG_enumeration_type:
+		return "enum";
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		return "pointer";	/* char * too: a member is not read through */
+	default:
+		return NULL;
+	}
+}
+
+static void walk_scalar(struct member_walk *w, Dwarf_Die *r, const char *name, uint64_t off)
+{
+	uint64_t size = die_size(r, w->addr_size);
+	const char *cls = member_class(r, size);
+
+	if (!cls || !size || size > 8 || off + size > MEMBERS_MAX_SIZE || !*name) {
+		w->ok = false;
+		return;
+	}
+	if (w->out.len)
+		buf_put(&w->out, ",", 1);
+	put_member_name(&w->out, name);
+	buf_printf(&w->out, ":%llu:%s:%llu", (unsigned long long)off, cls, (unsigned long long)size);
+}
+
+/* Each element as NAME[i]; an array without a count is not described. */
+static void walk_array(struct member_walk *w, Dwarf_Die *r, const char *name, uint64_t off, int depth)
+{
+	Dwarf_Die elem, sub, er;
+	Dwarf_Attribute a;
+	Dwarf_Word count = 0, esize;
+
+	if (!die_type(r, &elem) || !resolve_type(&elem, &er) || dwarf_child(r, &sub) != 0 ||
+	    dwarf_tag(&sub) != DW_TAG_subrange_type) {
+		w->ok = false;
+		return;
+	}
+	if (!(dwarf_attr(&sub, DW_AT_count, &a) && dwarf_formudata(&a, &count) == 0)) {
+		if (dwarf_attr(&sub, DW_AT_upper_bound, &a) && dwarf_formudata(&a, &count) == 0)
+			count++;
+		else
+			w->ok = false;
+	}
+	esize = die_size(&er, w->addr_size);
+	if (!esize || count > MEMBERS_MAX_SIZE || dwarf_siblingof(&sub, &sub) == 0)
+		w->ok = false;	/* multi-dimensional arrays: not described */
+	for (Dwarf_Word i = 0; w->ok && i < count; i++) {
+		char *n = NULL;
+
+		if (asprintf(&n, "%s[%llu]", name, (unsigned long long)i) < 0) {
+			w->out.oom = true;
+			return;
+		}
+		walk_value(w, &elem, n, off + i * esize, depth + 1);
+		free(n);
+	}
+}
+
+/* The members of a struct or union at `off`, their names after `prefix` and a dot. */
+static void walk_members(struct member_walk *w, Dwarf_Die *agg, const char *prefix, uint64_t off, int depth)
+{
+	Dwarf_Die child, mt;
+
+	if (dwarf_child(agg, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Attribute a;
+		Dwarf_Word loc = 0;
+		const char *mn = tag == DW_TAG_member ? dwarf_diename(&child) : NULL;
+		char *n = NULL;
+
+		if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) ||
+		    dwarf_hasattr(&child, DW_AT_declaration))	/* C++ static members */
+			continue;
+		if (dwarf_hasattr(&child, DW_AT_bit_size) || dwarf_hasattr(&child, DW_AT_data_bit_offset) ||
+		    !die_type(&child, &mt) ||
+		    (dwarf_attr(&child, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &loc) != 0)) {
+			w->ok = false;	/* bitfields; locations as expressions (DWARF 2) */
+			return;
+		}
+		/* Anonymous members and base classes: their members are the parent's. */
+		if (asprintf(&n, "%s%s%s", prefix, *prefix && mn ? "." : "", mn ? mn : "") < 0) {
+			w->out.oom = true;
+			return;
+		}
+		walk_value(w, &mt, n, off + loc, depth + 1);
+		free(n);
+	} while (w->ok && dwarf_siblingof(&child, &child) == 0);
+}
+
+static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name, uint64_t off, int depth)
+{
+	Dwarf_Die r;
+
+	if (depth > TYPE_DEPTH_MAX || !resolve_type(type, &r)) {
+		w->ok = false;
+		return;
+	}
+	switch (dwarf_tag(&r)) {
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		walk_members(w, &r, name, off, depth);
+		return;
+	case DW_TAG_array_type:
+		walk_array(w, &r, name, off, depth);
+		return;
+	default:
+		walk_scalar(w, &r, name, off);
+		return;
+	}
+}
+
+/*
+ * US MEMBERS for a struct or union of at most MEMBERS_MAX_SIZE bytes whose
+ * members, flattened ("p.x", "a[1]"), are all scalars of up to 8 bytes:
+ * NAME:OFFSET:CLASS:SIZE, separated by commas (man/mcount-tables.5).
+ * Nothing for others: they print as bytes.
+ */
+static void put_members(struct buf *b, Dwarf_Die *agg, uint64_t size, unsigned addr_size)
+{
+	struct member_walk w = { .addr_size = addr_size, .ok = true };
+
+	if (size > MEMBERS_MAX_SIZE || !size)
+		return;
+	walk_members(&w, agg, "", 0, 0);
+	if (w.out.oom)
+		b->oom = true;
+	if (w.ok && w.out.len) {
+		buf_put(b, PROTO_US, 1);
+		buf_put(b, w.out.s, w.out.len);
+	}
+	free(w.out.s);
+}
+
 /* ---- C declarations: text around the declared name, '@' marking its place ---- */
 
 struct decl {
@@ -574,6 +740,8 @@ static char *describe_type(Dwarf_Die *type, bool have_type, unsigned addr_size)
 		buf_puts(&b, name ? name : "");
 		buf_put(&b, PROTO_US, 1);
 		put_enumerators(&b, &r);
+	} else if (strcmp(cls, "struct") == 0 || strcmp(cls, "union") == 0) {
+		put_members(&b, &r, size, addr_size);
 	}
 	return buf_take(&b);
 }
@@ -648,9 +816,33 @@ struct die_at {
 	unsigned addr_size;
 };
 
+/*
+ * A subprogram with no code range of its own that names a function: an
+ * abstract instance (DW_AT_inline) whose out-of-line copy got no concrete
+ * DIE, or a function gcc folded into an identical one (-fipa-icf) and
+ * described without DW_AT_low_pc.  Found by the name its symbol has.
+ */
+struct die_named {
+	const char *key;	/* its linkage name, else its DW_AT_name (libdw's string) */
+	Dwarf_Off cu;		/* its unit's DIE offset */
+	Dwarf_Die die;
+	unsigned addr_size;
+};
+
+/* The code of one unit: [from, to) of section `sec`. */
+struct cu_span {
+	uint32_t sec;
+	uint64_t from, to;
+	Dwarf_Off cu;
+};
+
 struct die_index {
 	struct die_at *v;
 	size_t n, cap;
+	struct die_named *named;
+	size_t nnamed, capnamed;
+	struct cu_span *spans;
+	size_t nspans, capspans;
 	bool oom;
 };
 
@@ -673,19 +865,62 @@ static void index_add(struct die_index *ix, const struct index_ctx *cx, Dwarf_Ad
 	ix->v[ix->n++] = (struct die_at){ shndx, addr, *die, addr_size };
 }
 
+static const char *named_key(Dwarf_Die *die);
+
+/* A definition without code: kept by name, for the symbols no range covers. */
+static void index_named(struct die_index *ix, Dwarf_Die *die, unsigned asz)
+{
+	Dwarf_Die cu;
+	const char *key;
+
+	if (dwarf_hasattr(die, DW_AT_declaration) || !(key = named_key(die)) ||
+	    !dwarf_diecu(die, &cu, NULL, NULL))
+		return;
+	if (!grow_array(&ix->named, ix->nnamed, &ix->capnamed, sizeof(*ix->named))) {
+		ix->oom = true;
+		return;
+	}
+	ix->named[ix->nnamed++] = (struct die_named){ key, dwarf_dieoffset(&cu), *die, asz };
+}
+
 static void index_subprogram(struct die_index *ix, const struct index_ctx *mod, Dwarf_Die *die,
 			     unsigned asz)
 {
 	Dwarf_Addr low, base, start, end;
 	ptrdiff_t off = 0;
+	bool any = false;
 
 	if (dwarf_lowpc(die, &low) == 0) {
 		index_add(ix, mod, low, die, asz);
 		return;
 	}
 	/* Hot/cold split functions: the entry is where a range starts. */
-	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		index_add(ix, mod, start, die, asz);
+		any = true;
+	}
+	if (!any)
+		index_named(ix, die, asz);
+}
+
+/* Where a unit's code lies, to tell which unit a symbol without a DIE belongs to. */
+static void index_unit_spans(struct die_index *ix, const struct index_ctx *cx, Dwarf_Die *cudie)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	uint32_t sec;
+	uint64_t from;
+
+	while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) > 0) {
+		if (end <= start || !debug_image_locate(cx->img, cx->obj, start, &sec, &from))
+			continue;
+		if (!grow_array(&ix->spans, ix->nspans, &ix->capspans, sizeof(*ix->spans))) {
+			ix->oom = true;
+			return;
+		}
+		ix->spans[ix->nspans++] = (struct cu_span){ sec, from, from + (end - start),
+							    dwarf_dieoffset(cudie) };
+	}
 }
 
 static void index_scope(struct die_index *ix, const struct index_ctx *mod, Dwarf_Die *parent, unsigned asz,
@@ -747,14 +982,27 @@ static const struct die_at *index_find(const struct die_index *ix, const struct 
 
 /* ---- one function ---- */
 
-static bool is_clone_symbol(const char *sym)
+/*
+ * Where the suffix gcc gives a copy of a function starts in its symbol
+ * ("foo.isra.0", "_ZL3barv.constprop.0.isra.0"), or NULL for none.
+ */
+static const char *clone_suffix(const char *sym)
 {
 	static const char *const clone_marks[] = { ".isra.", ".constprop.", ".part.", ".cold", ".specialized." };
+	const char *first = NULL;
 
-	for (size_t i = 0; i < sizeof(clone_marks) / sizeof(clone_marks[0]); i++)
-		if (strstr(sym, clone_marks[i]))
-			return true;
-	return false;
+	for (size_t i = 0; i < sizeof(clone_marks) / sizeof(clone_marks[0]); i++) {
+		const char *at = strstr(sym, clone_marks[i]);
+
+		if (at && (!first || at < first))
+			first = at;
+	}
+	return first;
+}
+
+static bool is_clone_symbol(const char *sym)
+{
+	return clone_suffix(sym) != NULL;
 }
 
 static void qualified_name(struct buf *b, Dwarf_Die *die)
@@ -768,6 +1016,9 @@ static void qualified_name(struct buf *b, Dwarf_Die *die)
 		int tag = dwarf_tag(&scopes[i]);
 		const char *sn = dwarf_diename(&scopes[i]);
 
+		/* c++filt's words for an anonymous namespace: the symbol's _GLOBAL__N_1 read */
+		if (tag == DW_TAG_namespace && !sn)
+			sn = "(anonymous namespace)";
 		if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
 		     tag == DW_TAG_class_type || tag == DW_TAG_union_type) && sn) {
 			buf_puts(b, sn);
@@ -776,6 +1027,25 @@ static void qualified_name(struct buf *b, Dwarf_Die *die)
 	}
 	free(scopes);
 	buf_puts(b, name ? name : "?");
+}
+
+/* Is the DIE's unit C++ (whose symbols are mangled)? */
+static bool is_cplusplus(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_ObjC_plus_plus:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -837,6 +1107,17 @@ static void die_attrs(Dwarf_Die *die, struct die_attrs *da)
 	}
 }
 
+/* The name a symbol of this DIE has: its linkage name (C++), else its name (C). */
+static const char *named_key(Dwarf_Die *die)
+{
+	struct die_attrs da;
+
+	die_attrs(die, &da);
+	if (da.has_linkage)
+		return dwarf_formstring(&da.linkage);
+	return da.has_name ? dwarf_formstring(&da.name) : NULL;
+}
+
 static int describe_param(struct type_cache *tc, Dwarf_Die *param, unsigned asz, struct proto_param *p)
 {
 	struct die_attrs da;
@@ -875,8 +1156,13 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 		if (dwarf_formudata(&da.cc, &cc) == 0 && cc == DW_CC_nocall)
 			fp->flags &= (uint8_t)~PROTO_RELIABLE;
 	}
-	/* C++ names read better qualified than mangled; C keeps its symbol's name. */
-	if (da.has_linkage) {
+	/*
+	 * One rule for every name: C++ names read qualified, as DWARF spells
+	 * them, never mangled (functions of internal linkage have no linkage
+	 * name but a mangled symbol); C keeps its symbol's name.  A gcc copy
+	 * keeps the suffix its symbol has (".isra.0"), in C++ as in C.
+	 */
+	if (da.has_linkage || is_cplusplus(&die)) {
 		Dwarf_Die *decl = &die;
 
 		if (dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
@@ -884,6 +1170,7 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 		if (dwarf_attr(decl, DW_AT_specification, &a) && dwarf_formref_die(&a, &origin))
 			decl = &origin;
 		qualified_name(&name, decl);
+		buf_puts(&name, clone_suffix(q->symbol) ? clone_suffix(q->symbol) : "");
 	} else {
 		buf_puts(&name, q->symbol);
 	}
@@ -933,8 +1220,22 @@ void protos_free(struct proto_set *set)
 {
 	for (size_t i = 0; i < set->n; i++)
 		func_proto_free(&set->v[i]);
+	for (size_t i = 0; i < set->nwarnings; i++)
+		free(set->warnings[i]);
+	free(set->warnings);
 	free(set->v);
 	memset(set, 0, sizeof(*set));
+}
+
+static int cmp_die_named(const void *a, const void *b)
+{
+	const struct die_named *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	Dwarf_Off xo = dwarf_dieoffset((Dwarf_Die *)&x->die), yo = dwarf_dieoffset((Dwarf_Die *)&y->die);
+
+	if (c)
+		return c;
+	return xo < yo ? -1 : xo > yo;
 }
 
 static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index *ix)
@@ -955,12 +1256,133 @@ static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index 
 			continue;	/* the .dwo is not there */
 		dwarf_diecu(&cudie, &cudie, &asz, NULL);
 		index_scope(ix, mod, top, asz ? asz : 8, 0);
+		index_unit_spans(ix, mod, &cudie);
 		if (ix->oom)
 			return -1;
 	}
 	if (ix->n)	/* v is NULL when DWARF describes no function */
 		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
+	if (ix->nnamed)
+		qsort(ix->named, ix->nnamed, sizeof(*ix->named), cmp_die_named);
 	return 0;
+}
+
+/* ---- functions no code range covers ---- */
+
+#define NO_UNIT ((Dwarf_Off)-1)
+
+/* The unit whose code holds the query's entry, or NO_UNIT. */
+static Dwarf_Off unit_of(const struct die_index *ix, const struct func_query *q)
+{
+	for (size_t i = 0; i < ix->nspans; i++) {
+		const struct cu_span *s = &ix->spans[i];
+
+		if (s->sec == q->sec && q->off >= s->from && q->off < s->to)
+			return s->cu;
+	}
+	return NO_UNIT;
+}
+
+/* The first of the named DIEs whose key is `key` (ix->nnamed if none). */
+static size_t named_first(const struct die_index *ix, const char *key)
+{
+	size_t lo = 0, hi = ix->nnamed;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->named[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Do two descriptions give the code the same types? (Parameter names aside.) */
+static bool same_types(const struct func_proto *a, const struct func_proto *b)
+{
+	if (strcmp(a->ret, b->ret) != 0 || a->nparams != b->nparams ||
+	    (a->flags & PROTO_VARARGS) != (b->flags & PROTO_VARARGS))
+		return false;
+	for (size_t i = 0; i < a->nparams; i++)
+		if (strcmp(a->params[i].type, b->params[i].type) != 0)
+			return false;
+	return true;
+}
+
+static int add_warning(struct proto_set *set, char *w)
+{
+	size_t cap = set->nwarnings;
+
+	if (!w || !grow_array(&set->warnings, set->nwarnings, &cap, sizeof(*set->warnings))) {
+		free(w);
+		return -1;
+	}
+	set->warnings[set->nwarnings++] = w;
+	return 0;
+}
+
+static int warn_disagree(struct proto_set *set, const char *symbol, const struct die_named *a,
+			 const struct die_named *b)
+{
+	char *w = NULL;
+
+	if (asprintf(&w, "%s: two DWARF descriptions without code disagree (DIEs 0x%llx and 0x%llx): "
+		     "the first is kept as unreliable, its values print raw; build with -fno-ipa-icf "
+		     "for one description per function", symbol,
+		     (unsigned long long)dwarf_dieoffset((Dwarf_Die *)&a->die),
+		     (unsigned long long)dwarf_dieoffset((Dwarf_Die *)&b->die)) < 0)
+		return -1;
+	return add_warning(set, w);
+}
+
+/*
+ * A function no subprogram's code covers, described by the DIEs without
+ * code that name its symbol (a clone's without its suffix) in its unit.
+ * Returns 1 when one did, 0 when none, -1 when out of memory.
+ */
+static int describe_named(struct type_cache *tc, const struct die_index *ix, const struct func_query *q,
+			  struct func_proto *fp, struct proto_set *set)
+{
+	const char *suffix = clone_suffix(q->symbol);
+	char *key = suffix ? strndup(q->symbol, (size_t)(suffix - q->symbol)) : strdup(q->symbol);
+	Dwarf_Off unit = unit_of(ix, q);
+	const struct die_named *first = NULL;
+	int rc = 0;
+
+	if (!key)
+		return -1;
+	for (size_t i = named_first(ix, key); i < ix->nnamed && strcmp(ix->named[i].key, key) == 0; i++) {
+		const struct die_named *c = &ix->named[i];
+		struct die_at at = { q->sec, q->off, c->die, c->addr_size };
+		struct func_proto other;
+
+		if (unit != NO_UNIT && c->cu != unit)
+			continue;
+		if (!first) {
+			first = c;
+			rc = describe_function(tc, &at, q, fp) < 0 ? -1 : 1;
+			if (rc < 0)
+				break;
+			continue;
+		}
+		if (describe_function(tc, &at, q, &other) < 0) {
+			func_proto_free(&other);
+			rc = -1;
+			break;
+		}
+		if (!same_types(fp, &other) && (fp->flags & PROTO_RELIABLE)) {
+			fp->flags &= (uint8_t)~PROTO_RELIABLE;
+			if (warn_disagree(set, q->symbol, first, c) < 0)
+				rc = -1;
+		}
+		func_proto_free(&other);
+		if (rc < 0)
+			break;
+	}
+	free(key);
+	return rc;
 }
 
 int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq, struct proto_set *out)
@@ -987,10 +1409,15 @@ int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq,
 	}
 	for (size_t i = 0; i < nq; i++) {
 		const struct die_at *at = index_find(&ix, &q[i]);
+		int found = 1;
 
-		if (!at)
+		if (at)
+			found = describe_function(&tc, at, &q[i], &out->v[out->n]) < 0 ? -1 : 1;
+		else
+			found = describe_named(&tc, &ix, &q[i], &out->v[out->n], out);
+		if (!found)
 			continue;
-		if (describe_function(&tc, at, &q[i], &out->v[out->n]) < 0) {
+		if (found < 0) {
 			func_proto_free(&out->v[out->n]);
 			elfobj_error(obj, "out of memory");
 			goto done;
@@ -1002,6 +1429,8 @@ done:
 	if (rc < 0)
 		protos_free(out);
 	free(ix.v);
+	free(ix.named);
+	free(ix.spans);
 	type_cache_free(&tc);
 	debug_image_close(&img);
 	return rc;

@@ -54,6 +54,12 @@ struct proto_set {
 	struct func_proto *v;	/* one per query that DWARF describes */
 	size_t n;
 	bool has_dwarf;		/* false: the object carries no DWARF at all */
+	/*
+	 * One line each (without the tool's and the file's name) about what
+	 * DWARF left in doubt: two descriptions of a function that disagree.
+	 */
+	char **warnings;
+	size_t nwarnings;
 };
 
 /*

@@ -7,6 +7,7 @@
  * same group) like user-mode site tables, so COMDAT discards and
  * --gc-sections take them along; they are not allocated.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "recordmcount/emit.h"
@@ -305,6 +306,8 @@ int emit_protos(struct elfobj *obj, const struct recording *rec)
 		q[i] = (struct func_query){ p.funcs[i].sec, p.funcs[i].off, p.funcs[i].name, reach[i] };
 	if (protos_from_dwarf(obj, q, p.n, &p.protos) < 0)
 		goto out;
+	for (size_t i = 0; i < p.protos.nwarnings; i++)
+		fprintf(stderr, "recordmcount: %s: warning: %s\n", obj->path, p.protos.warnings[i]);
 	if (!p.protos.has_dwarf) {
 		rc = 0;
 		goto out;

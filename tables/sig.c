@@ -61,20 +61,64 @@ static int parse_enumerators(char *list, struct sig_type *t)
 	return 0;
 }
 
-/* CLASS US SIZE US CTEXT [US ENUM-NAME US ENUMERATORS] */
-static int parse_type(char **f, size_t n, struct sig_type *t)
+static enum type_class class_named(const char *s)
+{
+	for (size_t c = 0; c < sizeof(class_names) / sizeof(class_names[0]); c++)
+		if (strcmp(s, class_names[c]) == 0)
+			return (enum type_class)c;
+	return TC_UNKNOWN;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (n != 3 && n != 5)
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return end != s && !*end && !errno && isdigit((unsigned char)*s);
+}
+
+/* NAME:OFFSET:CLASS:SIZE, comma-separated: scalars of 1 to 8 bytes within 16. */
+static int parse_members(char *list, struct sig_type *t)
+{
+	size_t n = 1;
+	char *save = NULL;
+
+	for (char *c = list; *c; c++)
+		n += *c == ',';
+	t->members = calloc(n, sizeof(*t->members));
+	if (!t->members)
 		return -1;
-	t->cls = TC_UNKNOWN;
-	for (size_t c = 0; c < sizeof(class_names) / sizeof(class_names[0]); c++)
-		if (strcmp(f[0], class_names[c]) == 0)
-			t->cls = (enum type_class)c;
+	for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *f[4];
+		struct sig_member *m = &t->members[t->nmembers];
+
+		if (split(item, ':', f, 4) != 4 || !*f[0] || !parse_u64(f[1], &m->offset) ||
+		    !parse_u64(f[3], &m->size) || m->size < 1 || m->size > 8 || m->offset > t->size ||
+		    m->size > t->size - m->offset)
+			return -1;
+		m->cls = class_named(f[2]);
+		if (m->cls == TC_UNKNOWN || m->cls == TC_VOID || m->cls == TC_STRUCT || m->cls == TC_UNION ||
+		    !(m->name = strdup(f[0])))
+			return -1;
+		t->nmembers++;
+	}
+	return t->nmembers ? 0 : -1;
+}
+
+/* CLASS US SIZE US CTEXT [US ENUM-NAME US ENUMERATORS | US MEMBERS] */
+static int parse_type(char **f, size_t n, struct sig_type *t, bool v2)
+{
+	char *end;
+
+	if (n != 3 && n != 5 && !(n == 4 && v2))
+		return -1;
+	t->cls = class_named(f[0]);
 	t->size = strtoull(f[1], &end, 10);
 	if (*end || end == f[1] || !(t->ctext = strdup(f[2])))
 		return -1;
+	if (n == 4)
+		return t->cls == TC_STRUCT || t->cls == TC_UNION ? parse_members(f[3], t) : -1;
 	if (n == 5)
 		return (t->enum_name = strdup(f[3])) ? parse_enumerators(f[4], t) : -1;
 	return 0;
@@ -87,20 +131,25 @@ static void type_free(struct sig_type *t)
 	for (size_t i = 0; i < t->nenumerators; i++)
 		free(t->enumerators[i].name);
 	free(t->enumerators);
+	for (size_t i = 0; i < t->nmembers; i++)
+		free(t->members[i].name);
+	free(t->members);
 }
 
 static int parse_items(char *s, struct signature *out)
 {
 	char *items[1024], *f[6], *end;
 	size_t n = split(s, PROTO_RS[0], items, 1024);
+	bool v2;
 
 	if (n < 2 || n > 1024 || split(items[0], PROTO_US[0], f, 2) != 2 ||
-	    strcmp(f[0], PROTO_VERSION) != 0)
+	    (strcmp(f[0], PROTO_VERSION) != 0 && strcmp(f[0], PROTO_VERSION_OLD) != 0))
 		return -1;
+	v2 = strcmp(f[0], PROTO_VERSION) == 0;
 	out->flags = (unsigned)strtoul(f[1], &end, 10);
 	if (*end || end == f[1])
 		return -1;
-	if (parse_type(f, split(items[1], PROTO_US[0], f, 5), &out->ret) < 0)
+	if (parse_type(f, split(items[1], PROTO_US[0], f, 5), &out->ret, v2) < 0)
 		return -1;
 	out->known = out->ret.cls != TC_UNKNOWN || out->flags != 0;
 	out->params = calloc(n, sizeof(*out->params));
@@ -110,7 +159,7 @@ static int parse_items(char *s, struct signature *out)
 		struct sig_param *p = &out->params[out->nparams++];
 		size_t k = split(items[i], PROTO_US[0], f, 6);
 
-		if (k < 4 || k > 6 || !(p->name = strdup(f[0])) || parse_type(f + 1, k - 1, &p->type) < 0)
+		if (k < 4 || k > 6 || !(p->name = strdup(f[0])) || parse_type(f + 1, k - 1, &p->type, v2) < 0)
 			return -1;
 	}
 	return 0;

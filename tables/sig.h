@@ -18,6 +18,14 @@ struct enumerator {
 	bool negative;
 };
 
+/* A scalar member of a small struct or union, flattened: "p.x", "a[1]". */
+struct sig_member {
+	char *name;
+	uint64_t offset;	/* bytes from the start of the struct */
+	enum type_class cls;	/* TC_BOOL .. TC_FLOAT, never a struct */
+	uint64_t size;		/* 1 to 8 */
+};
+
 struct sig_type {
 	enum type_class cls;
 	uint64_t size;
@@ -25,6 +33,9 @@ struct sig_type {
 	char *enum_name;	/* enums only */
 	struct enumerator *enumerators;
 	size_t nenumerators;
+	/* Structs and unions the table describes by member (version 2); else none. */
+	struct sig_member *members;
+	size_t nmembers;
 };
 
 struct sig_param {
@@ -40,7 +51,7 @@ struct signature {
 	size_t nparams;
 };
 
-/* Parse; -1 on a malformed string or another version. */
+/* Parse versions 1 and 2; -1 on a malformed string or another version. */
 int sig_parse(const char *s, struct signature *out);
 void sig_free(struct signature *sig);
 const char *type_class_name(enum type_class c);

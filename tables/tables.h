@@ -22,7 +22,9 @@
 #define PROTO_TABLE	"__mcount_proto"	/* a record per function */
 #define PROTO_STRINGS	"__mcount_str"	/* names and signatures, mergeable */
 
-#define PROTO_VERSION	"1"
+/* 2: structs and unions may list their members; readers take 1 too. */
+#define PROTO_VERSION	"2"
+#define PROTO_VERSION_OLD	"1"
 #define PROTO_US	"\x1f"	/* between the fields of a type or parameter */
 #define PROTO_RS	"\x1e"	/* between the items of a signature */
 #define PROTO_RELIABLE	0x01	/* the signature is the one the code has */

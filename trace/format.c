@@ -572,11 +572,45 @@ static bool put_float(struct out *o, uint64_t size, const struct raw_value *v,
 	return true;
 }
 
-/* The registers' bytes in memory order: how small structs sit in them. */
-static bool put_struct(struct out *o, uint64_t size, const struct raw_value *v,
-		       const struct format_target *t)
+static bool put_scalar(struct out *o, const struct sig_type *t, const struct raw_value *v,
+		       const struct format_opts *op, const struct format_target *tg);
+
+/*
+ * One member, from the struct's bytes: loaded as a register of its own
+ * would hold it, then printed as a scalar of its class.  Members are not
+ * read through (a char * member is a pointer) and get no errno names.
+ */
+static void put_member(struct out *o, const struct sig_member *m, const uint8_t *img,
+		       const struct format_opts *op, const struct format_target *t)
+{
+	struct format_target one = *t;
+	struct sig_type mt = { .cls = m->cls == TC_STRING ? TC_POINTER : m->cls, .size = m->size };
+	struct raw_value mv = { .gpr = { load(img + m->offset, (unsigned)m->size, t->big_endian), 0 } };
+
+	one.reg_bytes = 8;	/* a member of up to 8 bytes fits gpr[0] whole */
+	one.errno_max = 0;
+	put_str(o, m->name);
+	put_ch(o, '=');
+	if (m->cls == TC_FLOAT) {
+		memcpy(mv.fpr, img + m->offset, m->size);
+		mv.have_fpr = true;
+		if (put_float(o, m->size, &mv, t))
+			return;
+	} else if (put_scalar(o, &mt, &mv, op, &one)) {
+		return;
+	}
+	putf(o, "0x%" PRIx64 "?", mv.gpr[0]);
+}
+
+/*
+ * The registers' bytes in memory order: how small structs sit in them.
+ * By member when the table lists them ({x=1, y=2}), else as bytes.
+ */
+static bool put_struct(struct out *o, const struct sig_type *st, const struct raw_value *v,
+		       const struct format_opts *op, const struct format_target *t)
 {
 	unsigned rb = reg_width(t);
+	uint64_t size = st->size;
 	uint8_t img[16];
 
 	for (unsigned r = 0; r < 2; r++)
@@ -587,7 +621,12 @@ static bool put_struct(struct out *o, uint64_t size, const struct raw_value *v,
 		return true;
 	}
 	put_ch(o, '{');
-	for (uint64_t i = 0; i < size; i++)
+	for (size_t i = 0; i < st->nmembers; i++) {
+		if (i)
+			put_str(o, ", ");
+		put_member(o, &st->members[i], img, op, t);
+	}
+	for (uint64_t i = 0; !st->nmembers && i < size; i++)
 		putf(o, i ? " %02x" : "%02x", img[i]);
 	put_ch(o, '}');
 	return true;
@@ -641,7 +680,7 @@ static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_
 		return put_float(o, t->size, v, tg);
 	case TC_STRUCT:
 	case TC_UNION:
-		return put_struct(o, t->size, v, tg);
+		return put_struct(o, t, v, op, tg);
 	case TC_BOOL:
 	case TC_INT:
 	case TC_UINT:

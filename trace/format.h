@@ -99,7 +99,8 @@ int utf8_len(const unsigned char *s, size_t n);
 
 /*
  * A buffer this large holds any result for strings cut at `max_string`,
- * except that an enumerator's name adds its own length.
+ * except that an enumerator's name adds its own length, and a struct's
+ * members their names' and values' (a struct of 16 bytes has at most 16).
  */
 #define FORMAT_RET_SIZE(max_string) (4 * (size_t)(max_string) + 80)
 

@@ -112,6 +112,17 @@ static void json_type_fields(const struct sig_type *t)
 	       (unsigned long long)t->size);
 	json_string(text ? text : "");
 	free(text);
+	if (t->nmembers) {
+		printf(", \"members\": [");
+		for (size_t i = 0; i < t->nmembers; i++) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			json_string(t->members[i].name);
+			printf(", \"offset\": %llu, \"class\": \"%s\", \"size\": %llu}",
+			       (unsigned long long)t->members[i].offset, type_class_name(t->members[i].cls),
+			       (unsigned long long)t->members[i].size);
+		}
+		putchar(']');
+	}
 	if (t->cls != TC_ENUM)
 		return;
 	printf(", \"enum\": ");

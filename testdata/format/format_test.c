@@ -663,6 +663,103 @@ static void test_struct(void)
 	check("hex does not change struct bytes", TC_STRUCT, 4, regs(0x04030201, 0), "ret={01 02 03 04}");
 }
 
+/* A struct or union signature of version 2 with its member list, through the real parser. */
+static bool parse_members(const char *cls, const char *size, const char *members, struct signature *out)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "2" PROTO_US "1" PROTO_RS "%s" PROTO_US "%s" PROTO_US "struct s @" PROTO_US "%s",
+		 cls, size, members);
+	return sig_parse(text, out) == 0;
+}
+
+/* check_members DESC CLASS SIZE MEMBERS REGS WANT: parsed, then formatted */
+static void check_members(const char *desc, const char *cls, const char *size, const char *members,
+			  struct raw_value v, const char *want)
+{
+	struct signature p;
+
+	if (!parse_members(cls, size, members, &p)) {
+		tap(false, desc);
+		printf("# sig_parse refused the member list [%s]\n", members);
+		return;
+	}
+	check_sig(desc, &p, v, want);
+	sig_free(&p);
+}
+
+static void test_struct_members(void)
+{
+	static const char *const bad[] = {
+		"a:0:int:9",		/* over 8 bytes */
+		"a:6:int:4",		/* past the struct's 8 */
+		"a:0:struct:4",		/* not a scalar */
+		"a:0:int",		/* a field missing */
+		"a:0:int:4:5",		/* one too many */
+		":0:int:4",		/* no name */
+		"a:x:int:4",
+		"",
+	};
+	struct signature p;
+	float f15 = 1.5f;
+	uint32_t f15_bits;
+
+	memcpy(&f15_bits, &f15, sizeof(f15_bits));
+	O = opts_for(&le64);
+	check_members("x86_64 struct pair by member", "struct", "8", "a:0:int:4,b:4:int:4",
+		      regs(0xfffffffe00000001ull, 0xffff), "ret={a=1, b=-2}");
+	check_members("x86_64 nested struct, array, bool, char, pointer in rax:rdx", "struct", "16",
+		      "p.x:0:int:2,p.y:2:int:2,tag[0]:4:uint:1,ok:5:bool:1,c:6:char:1,q:8:pointer:8",
+		      regs(0x007a0105fffc0003ull, 0), "ret={p.x=3, p.y=-4, tag[0]=5, ok=true, c=122 'z', q=NULL}");
+	check_members("a float member in an integer register", "struct", "8", "f:0:float:4,i:4:int:4",
+		      regs((uint64_t)7 << 32 | f15_bits, 0), "ret={f=1.5, i=7}");
+	check_members("members get no errno names", "struct", "8", "a:0:int:4,b:4:int:4",
+		      regs(0x00000000ffffffffull, 0), "ret={a=-1, b=0}");
+	check_members("an enum member without enumerators: its number", "struct", "16",
+		      "col:0:enum:4,name:8:pointer:8", regs(1, 0x1000), "ret={col=1, name=0x1000}");
+	check_members("a char * member is not read through", "struct", "8", "name:0:string:8",
+		      regs(place(0, "hello", 6), 0), "ret={name=0x7f0000001000}");
+	check_members("x86_64 struct of 24 bytes: in memory, members or not", "struct", "24", "a:0:int:4",
+		      regs(1, 2), "ret=?");
+	O.hex = true;
+	check_members("hex: members in hex", "struct", "8", "a:0:int:4,b:4:int:4",
+		      regs(0xfffffffe00000001ull, 0), "ret={a=0x1, b=0xfffffffe}");
+	O.hex = false;
+	O.target = &be64;
+	check_members("mips64 struct {short, short} left-justified", "struct", "4", "x:0:int:2,y:2:int:2",
+		      regs(0x0001fffe00000000ull, 0), "ret={x=1, y=-2}");
+	O.target = &le32;
+	check_members("sh4 unsigned long long member over r0:r1", "struct", "8", "v:0:uint:8",
+		      regs(0xffffffff04030201ull, 0x08070605), "ret={v=578437695752307201}");
+	O.target = &arm32;
+	check_members("arm union by member in r0", "union", "4", "i:0:int:4,b[0]:0:uint:1,b[3]:3:uint:1",
+		      regs(0x11223344, 0), "ret={i=287454020, b[0]=68, b[3]=17}");
+	O.target = &x86_32;
+	check_members("i386 struct: in memory", "struct", "4", "i:0:int:4", regs(1, 2), "ret=?");
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		bool parsed = parse_members("struct", "8", bad[i], &p);
+		char desc[96];
+
+		snprintf(desc, sizeof(desc), "member list [%s] is refused", bad[i]);
+		tap(!parsed, desc);
+		if (parsed)
+			sig_free(&p);
+	}
+	tap(sig_parse("1" PROTO_US "1" PROTO_RS "struct" PROTO_US "8" PROTO_US "struct s @" PROTO_US "a:0:int:4",
+		      &p) < 0, "version 1 has no member lists");
+	tap(sig_parse("3" PROTO_US "1" PROTO_RS "int" PROTO_US "4" PROTO_US "int @", &p) < 0,
+	    "version 3 is refused");
+	O = opts_for(&le64);
+	if (sig_parse("1" PROTO_US "1" PROTO_RS "struct" PROTO_US "8" PROTO_US "struct s @", &p) == 0) {
+		check_sig("a version 1 struct: its bytes, as before", &p, regs(0x0000000200000001ull, 0),
+			  "ret={01 00 00 00 02 00 00 00}");
+		sig_free(&p);
+	} else {
+		tap(false, "version 1 signatures are still read");
+	}
+}
+
 static void test_unknown(void)
 {
 	struct signature s = sig(TC_INT, 4);
@@ -779,6 +876,7 @@ int main(void)
 	test_float();
 	test_long_double();
 	test_struct();
+	test_struct_members();
 	test_unknown();
 	test_buffer();
 	test_defaults();

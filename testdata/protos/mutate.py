@@ -161,7 +161,8 @@ def protos_mutations(elf, rng, n):
     soff, ssize = elf.content(strs)
     poff, psize = elf.content(proto)
     strings = bytes(elf.b[soff:soff + ssize])
-    sigs = [i for i in range(ssize) if (i == 0 or strings[i - 1] == 0) and strings[i:i + 2] == b"1\x1f"]
+    # Version 2 signatures (man/mcount-tables.5), which all tables written now are.
+    sigs = [i for i in range(ssize) if (i == 0 or strings[i - 1] == 0) and strings[i:i + 2] == b"2\x1f"]
 
     def at_sig(k, fn):
         def f(e):
@@ -182,7 +183,7 @@ def protos_mutations(elf, rng, n):
     mut("proto-size-odd", lambda e: e.sh(proto, "size", psize - 3))
     mut("proto-beyond-eof", lambda e: e.sh(proto, "size", len(e.b)))
     for k in range(3):
-        mut(f"sig-{k}-version-2", at_sig(k, lambda e, a: e.b.__setitem__(a, ord("2"))))
+        mut(f"sig-{k}-version-9", at_sig(k, lambda e, a: e.b.__setitem__(a, ord("9"))))
         mut(f"sig-{k}-flags-junk", at_sig(k, lambda e, a: e.b.__setitem__(a + 2, ord("x"))))
         mut(f"sig-{k}-cut", at_sig(k, lambda e, a: e.b.__setitem__(a + 3, 0)))
 
@@ -212,7 +213,7 @@ def protos_mutations(elf, rng, n):
     mut("sig-digits-9", at_sig(1, digits))
     # The enumerators of an enum signature: values that do not parse.
     enum_sigs = [i for i in sigs if b"\x1fenum\x1f" in strings[i:strings.index(0, i)] or
-                 strings[i:].startswith(b"1\x1f1\x1eenum")]
+                 strings[i:].startswith(b"2\x1f1\x1eenum")]
     for k, a in enumerate(enum_sigs[:2]):
         def bad_value(e, a=soff + a):
             end = e.b.index(0, a)
@@ -228,6 +229,28 @@ def protos_mutations(elf, rng, n):
                 if e.b[i] == ord("="):
                     e.b[i] = ord(",")
         mut(f"enum-{k}-no-eq", no_eq)
+    # The members of a struct or union signature (NAME:OFFSET:CLASS:SIZE,...):
+    # fields that do not parse, too many or too few, a size past the struct.
+    member_sigs = [i for i in sigs if b":0:" in strings[i:strings.index(0, i)]]
+    for k, a in enumerate(member_sigs[:2]):
+        def member_edit(fn):
+            def f(e, a=soff + a):
+                end = e.b.index(0, a)
+                col = e.b.index(b":0:", a, end)
+                return fn(e, col, end)
+            return f
+        mut(f"members-{k}-offset-junk", member_edit(lambda e, c, end: e.b.__setitem__(c + 1, ord("z"))))
+        mut(f"members-{k}-colon-comma", member_edit(lambda e, c, end: e.b.__setitem__(c, ord(","))))
+        mut(f"members-{k}-extra-colon", member_edit(lambda e, c, end: e.b.__setitem__(c + 2, ord(":"))))
+
+        def big_size(e, c, end):
+            i = c + 3
+            while i < end and e.b[i] not in b":":
+                i += 1
+            if i + 1 >= end:
+                return False
+            e.b[i + 1] = ord("9")
+        mut(f"members-{k}-size-9", member_edit(big_size))
     if rel is not None:
         roff, rsize = elf.content(rel)
         ent = elf.sh(rel, "entsize") or (24 if elf.is64 else (12 if elf.sh(rel, "type") == SHT_RELA else 8))
