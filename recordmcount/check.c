@@ -30,6 +30,7 @@ static const char *const kind_names[CHECK_NKINDS] = {
 	[CHECK_HOOK_REF] = "hook-ref",
 	[CHECK_NO_TABLE] = "no-table",
 	[CHECK_UNTYPED] = "untyped",
+	[CHECK_NOT_TRACEABLE] = "not-traceable",
 };
 
 /* The findings that count: all but the notes (CHECK_IS_NOTE). */
@@ -247,6 +248,9 @@ static void print_text(const char *path, const struct report *r)
 	       r->calls == 1 ? "" : "s", r->nops, r->nops == 1 ? "" : "s", r->unverified, r->zeroed, r->sites,
 	       r->sites == 1 ? "" : "s", r->linked ? (r->sorted ? "; sorted" : "; not sorted") : "");
 	print_untyped_text(path, r);
+	for (size_t i = 0; i < r->nf; i++)
+		if (r->f[i].kind == CHECK_NOT_TRACEABLE)
+			printf("%s: nothing traceable (a note, not an error): %s\n", path, r->f[i].why);
 	if (r->pad_table)
 		printf("%s: %zu patchable entr%s at a function's NOP pad\n", path, r->patchable,
 		       r->patchable == 1 ? "y" : "ies");

@@ -21,11 +21,17 @@ enum check_kind {
 	CHECK_HOOK_REF,		/* a reference to the hook that is no call the recorder knows */
 	CHECK_NO_TABLE,		/* functions but no table at all: nothing is traceable */
 	CHECK_UNTYPED,		/* a note, not an error: a function with an entry but no prototype */
+	/*
+	 * A note: an object (a .o, a kernel module) with functions, no table and
+	 * no call to the hook.  Kbuild builds some without -pg on purpose
+	 * (lib/crc7.ko): only a linked program with nothing traceable is a mistake.
+	 */
+	CHECK_NOT_TRACEABLE,
 	CHECK_NKINDS,
 };
 
 /* Notes are listed but never change the exit status. */
-#define CHECK_IS_NOTE(kind)	((kind) == CHECK_UNTYPED)
+#define CHECK_IS_NOTE(kind)	((kind) == CHECK_UNTYPED || (kind) == CHECK_NOT_TRACEABLE)
 
 /* Exit statuses, per file and for the run. */
 #define CHECK_CLEAN	0

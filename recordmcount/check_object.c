@@ -209,7 +209,7 @@ static const char *no_table_why(const struct object_state *st)
 		return "no " KERNEL_TABLE " or " USER_TABLE " table: recordmcount never ran on it, so none of its "
 		       "functions is traceable; run recordmcount --mode=user on it (kernel mode for the kernel)";
 	return "no " KERNEL_TABLE " or " USER_TABLE " table and no call to the hook: none of its functions is "
-	       "traceable; compile with -pg and run recordmcount --mode=user on it";
+	       "traceable; if it should be, compile it with -pg and run recordmcount --mode=user on it";
 }
 
 int check_object(struct report *r)
@@ -245,7 +245,9 @@ int check_object(struct report *r)
 	r->sorted = true;
 	if (object_entries(r, &st) < 0 || patchable_missing(r, &st.pt, &st.fs) < 0)
 		goto out;
-	if (!has_table && st.fs.n && !add_finding(r, CHECK_NO_TABLE, &st.fs, 0, 0, 0, "%s", no_table_why(&st)))
+	if (!has_table && st.fs.n &&
+	    !add_finding(r, st.rec.nsites ? CHECK_NO_TABLE : CHECK_NOT_TRACEABLE, &st.fs, 0, 0, 0, "%s",
+			 no_table_why(&st)))
 		goto out;
 	for (size_t i = 0; i < st.rec.nstrays; i++) {
 		const struct stray_ref *s = &st.rec.strays[i];

@@ -339,7 +339,7 @@ run_check() {
 	[ "$rc" = "$([ -z "$ours" ]; echo $?)" ] || fail "--check vmlinux: exit $rc with $(echo "$ours" | count) findings"
 	cp "$out/vmlinux" "$out/vmlinux.fixed"
 	if txt=$("$rmc" --check --fix "$out/vmlinux.fixed" 2>&1) && txt=$("$rmc" --check "$out/vmlinux.fixed" 2>&1); then
-		note "--check --fix on a copy of vmlinux, then --check: clean ($(echo "$txt" | tail -1 | sed 's/^[^:]*: //'))"
+		note "--check --fix on a copy of vmlinux, then --check: clean ($(echo "$txt" | grep -E '^[^:]*: clean;' | tail -1 | sed 's/^[^:]*: //'))"
 	else
 		fail "--check after --check --fix on a copy of vmlinux: $(echo "$txt" | tail -2)"
 	fi
