@@ -123,6 +123,12 @@ fails "list: no file" 2 '^objpatch list: no file' "$OBJPATCH" list --json
 fails "annotate: no --image" 2 '^objpatch annotate: no --image' "$OBJPATCH" annotate
 fails "annotate: an unknown option" 2 '^objpatch annotate: unknown option --frobnicate' \
 	"$OBJPATCH" annotate --image=x --frobnicate
+fails "run: a program that is not there" 127 '^objpatch run: /nonexistent/prog: No such file or directory: give the path' \
+	"$OBJPATCH" run -- /nonexistent/prog
+fails "run: a program not on PATH" 127 '^objpatch run: no-such-prog-here: No such file or directory: not on PATH: give its path \(\./PROGRAM' \
+	"$OBJPATCH" run -- no-such-prog-here
+fails "run: a file that is not executable" 127 '^objpatch run: .*/p\.c: Permission denied: not an executable file' \
+	"$OBJPATCH" run -- "$D/p.c"
 fails "recordmcount: an unknown option" 2 '^recordmcount: unknown option --bogus: recordmcount --help' \
 	"$RMC" --bogus x.o
 fails "recordmcount: an option without its value" 2 '^recordmcount: -o needs a value' "$RMC" -o

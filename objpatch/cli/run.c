@@ -526,6 +526,20 @@ static int prepare(struct run_opts *o, const char *cmd, const char *prog, const 
 	return 0;
 }
 
+/* What to do when PROGRAM could not be started. */
+static const char *exec_hint(int err, const char *prog)
+{
+	if (err == ENOENT && !strchr(prog, '/'))
+		return "not on PATH: give its path (./PROGRAM for one in this directory)";
+	if (err == ENOENT)
+		return "give the path of an existing program";
+	if (err == EACCES)
+		return "not an executable file: give the program, or make it executable (chmod +x)";
+	if (err == ENOEXEC)
+		return "not a program this machine can start: give an executable";
+	return "give a program this user can run";
+}
+
 /*
  * The file check_output() created, still empty: the first process wrote no
  * trace (a shell whose children are the traced programs: they write
@@ -568,7 +582,7 @@ int run_main(int argc, char **argv)
 	}
 	if (pid == 0) {
 		execvp(args[0], args);
-		fprintf(stderr, "%s: %s: %s\n", cmd, args[0], strerror(errno));
+		fprintf(stderr, "%s: %s: %s: %s\n", cmd, args[0], strerror(errno), exec_hint(errno, args[0]));
 		_exit(127);
 	}
 	if (f)
