@@ -109,9 +109,9 @@ for row in "mipsel mipsel-linux-gnu-" "mips64el mips64el-linux-gnuabi64-"; do
 	command -v "${p}gcc" > /dev/null || { ok 1 "[$m] ${p}gcc installed (scripts/deps.sh)"; continue; }
 	for flags in "-mlong-calls" "-mlong-calls -mxgot" "-mxgot"; do
 		d=$T_TMP/$m-${flags// /}
-		label="[$m gcc -pg -O2 $flags]"
+		label="[$m gcc -g -pg -O2 $flags]"
 		mkdir -p "$d"
-		compile_ok "$label compile" "${p}gcc" -O2 -pg $flags -c "$T_TMP/lc.c" -o "$d/lc.o" &&
+		compile_ok "$label compile" "${p}gcc" -O2 -g -pg $flags -c "$T_TMP/lc.c" -o "$d/lc.o" &&
 			compile_ok "$label compile main" "${p}gcc" -O2 -c "$T_TMP/lcmain.c" -o "$d/main.o" || continue
 		cp "$d/lc.o" "$d/lc-nop.o"
 		out=$("$RMC" --mode=user --strict "$d/lc.o" 2>&1 && "$RMC" --mode=user --nop --strict "$d/lc-nop.o" 2>&1)
