@@ -288,6 +288,7 @@ static void put_enumerators(struct buf *b, Dwarf_Die *t)
 struct member_walk {
 	struct buf out;
 	unsigned addr_size;
+	uint64_t agg_size;	/* the outer struct's: a member past it is a broken description */
 	bool ok;	/* false: a member the table cannot describe (bitfield, big or unknown scalar) */
 };
 
@@ -325,7 +326,7 @@ static void walk_scalar(struct member_walk *w, Dwarf_Die *r, const char *name, u
 	uint64_t size = die_size(r, w->addr_size);
 	const char *cls = member_class(r, size);
 
-	if (!cls || !size || size > 8 || off + size > MEMBERS_MAX_SIZE || !*name) {
+	if (!cls || !size || size > 8 || off > w->agg_size || size > w->agg_size - off || !*name) {
 		w->ok = false;
 		return;
 	}
@@ -432,7 +433,7 @@ static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name,
  */
 static void put_members(struct buf *b, Dwarf_Die *agg, uint64_t size, unsigned addr_size)
 {
-	struct member_walk w = { .addr_size = addr_size, .ok = true };
+	struct member_walk w = { .addr_size = addr_size, .agg_size = size, .ok = true };
 
 	if (size > MEMBERS_MAX_SIZE || !size)
 		return;
