@@ -30,6 +30,8 @@ packages=(
 	flex bison bc
 	# t/06-man.t renders every man page
 	groff-base man-db
+	# make check-projects and bench/instrument.sh: real projects' build systems
+	cmake meson ninja-build pkgconf ccache autoconf automake libtool
 	# dpkg-source and bzip2: riscv64's libelf is built from Debian's sources (below)
 	dpkg-dev bzip2
 )
@@ -80,26 +82,11 @@ foreign_libelf() {	# foreign_libelf DEBIAN-ARCH TRIPLE
 	find "$tmp/root" \( -name 'libelf*.so*' -o -name 'libz.so*' \) -exec $sudo cp -P {} "$lib/" \;
 	rm -rf "$tmp"
 }
-# The source archives of the archives apt is configured with: every
-# "deb" entry of the system's one-line lists and deb822 .sources files,
-# read where apt-config says they are, turned into "deb-src", into DIR.
-# The repo names no archive: the script works wherever apt does.
+# source_lists: the system's archives as deb-src lists (shared with the
+# projects' source fetcher).
+. "$(dirname "${BASH_SOURCE[0]}")/debian-source.sh"
 host_source() {	# host_source PACKAGE: its source package=version, as installed
 	dpkg-query -W -f='${source:Package}=${source:Version}' "$1"
-}
-source_lists() {	# source_lists DIR
-	local dir=$1 Dir='' Etc='' List='' Parts=''
-	eval "$(apt-config shell Dir Dir Etc Dir::Etc List Dir::Etc::sourcelist Parts Dir::Etc::sourceparts)"
-	local etc=${Etc%/}
-	[ "${etc#/}" != "$etc" ] || etc=${Dir%/}/$etc
-	[ -z "$List" ] || [ ! -f "$etc/$List" ] || sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$etc/$List" >"$dir/system.list"
-	for f in "$etc/${Parts%/}"/*.list; do
-		[ -f "$f" ] && sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >"$dir/list-$(basename "$f")"
-	done
-	for f in "$etc/${Parts%/}"/*.sources; do
-		[ -f "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" >"$dir/$(basename "$f")"
-	done
-	[ -n "$(ls -A "$dir")" ]
 }
 # Debian 12 has no riscv64 packages (not a release architecture), so there
 # is no libelf1:riscv64 to unpack: build libelf and zlib from Debian's own
