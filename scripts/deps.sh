@@ -32,6 +32,8 @@ packages=(
 	groff-base man-db
 	# dpkg-source and bzip2: riscv64's libelf is built from Debian's sources (below)
 	dpkg-dev bzip2
+	# t/84-install.t builds against the installed objpatch.pc
+	pkgconf
 )
 
 sudo=""
