@@ -93,7 +93,7 @@ struct runtime_place {
 };
 
 static const struct runtime_place runtime_places[] = {
-	{ ".", false },
+	{ "", false },
 	{ OBJPATCH_LIBDIR_REL, true },
 	{ OBJPATCH_LIBDIR, true },
 };
@@ -101,15 +101,21 @@ static const struct runtime_place runtime_places[] = {
 /* The runtime's path at `p`; sub: "" or "NAME/". */
 static bool runtime_at(char *out, size_t len, const char *self, const struct runtime_place *p, const char *sub)
 {
-	const char *base = p->dir[0] == '/' ? "" : self, *sep = p->dir[0] == '/' ? "" : "/";
+	char dir[PATH_MAX];
 	int n;
 
-	if (!p->installed)
-		n = snprintf(out, len, "%s%s%s/%slibobjpatch.so", base, sep, p->dir, sub);
-	else if (!sub[0])
-		n = snprintf(out, len, "%s%s%s/%s", base, sep, p->dir, OBJPATCH_SONAME);
+	if (p->dir[0] == '/')
+		n = snprintf(dir, sizeof(dir), "%s", p->dir);
 	else
-		n = snprintf(out, len, "%s%s%s/objpatch/%slibobjpatch.so", base, sep, p->dir, sub);
+		n = snprintf(dir, sizeof(dir), "%s%s%s", self, p->dir[0] ? "/" : "", p->dir);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return false;
+	if (!p->installed)
+		n = snprintf(out, len, "%s/%slibobjpatch.so", dir, sub);
+	else if (!sub[0])
+		n = snprintf(out, len, "%s/%s", dir, OBJPATCH_SONAME);
+	else
+		n = snprintf(out, len, "%s/objpatch/%slibobjpatch.so", dir, sub);
 	return n > 0 && (size_t)n < len && access(out, R_OK) == 0;
 }
 
