@@ -37,12 +37,17 @@ mk() {
 
 # Each other machine's runtime this build has, by its qemu name.
 mapfile -t cross < <(cd "$bld" && for f in */libobjpatch.so; do [ -e "$f" ] && echo "${f%%/*}"; done)
+# The commands install copies to BINDIR: the Makefile's TOOLS, which must hold both tools.
+read -ra tools <<<"$(sed -n 's/^TOOLS := //p' "$TOP/Makefile")"
+is "$(printf '%s\n' "${tools[@]}" | grep -cx -e recordmcount -e objpatch)" 2 \
+	"the Makefile's TOOLS (${tools[*]}) has recordmcount and objpatch"
 mapfile -t pages < <(cd "$TOP/man" && printf '%s\n' *.[135])
 
 expected_files() {	# expected_files BINDIR LIBDIR MANDIR: what install puts, sorted
 	local p
 	{
-		printf '%s\n' "$1/recordmcount" "$1/objpatch" "$2/libobjpatch.so.0.1.0" "$2/libobjpatch.so.0" \
+		for p in "${tools[@]}"; do echo "$1/$p"; done
+		printf '%s\n' "$2/libobjpatch.so.0.1.0" "$2/libobjpatch.so.0" \
 			"$2/libobjpatch.so" "$2/libobjpatch.a" "$2/pkgconfig/objpatch.pc" /usr/include/objpatch.h
 		for p in "${pages[@]}"; do echo "$3/man${p##*.}/$p"; done
 		for p in "${cross[@]}"; do echo "$2/objpatch/$p/libobjpatch.so"; done
