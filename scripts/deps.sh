@@ -34,6 +34,8 @@ packages=(
 	cmake meson ninja-build pkgconf ccache autoconf automake libtool
 	# dpkg-source and bzip2: riscv64's libelf is built from Debian's sources (below)
 	dpkg-dev bzip2
+	# t/84-install.t builds against the installed objpatch.pc
+	pkgconf
 )
 
 sudo=""

@@ -7,7 +7,8 @@
  * A program for another machine than this one (its ELF header says so) is
  * run under qemu-user with that machine's runtime, built beside this binary
  * as <arch>/libobjpatch.so (make builds build/aarch64/libobjpatch.so when
- * the cross compiler is installed).  LD_PRELOAD then goes to the guest
+ * the cross compiler is installed) or installed as
+ * LIBDIR/objpatch/<arch>/libobjpatch.so.  LD_PRELOAD then goes to the guest
  * only, through qemu's -E: in qemu's own environment the host's loader
  * would try to preload it into qemu.  The OBJPATCH_* variables need no
  * such care: qemu hands its environment to the guest.
@@ -78,12 +79,50 @@ static const struct foreign foreign_machines[] = {
 #undef MACHINE
 };
 
-/* The runtime beside this binary (the build tree) or in ../lib (an installation); sub: "" or "NAME/". */
+/*
+ * Where the runtime may be, in order: beside this binary (the build tree);
+ * in LIBDIR as make install put it, first relative to this binary (a tree
+ * moved as a whole), then where it was installed.  An installed host runtime
+ * is the SONAME's file; another machine's is LIBDIR/objpatch/NAME/.
+ * OBJPATCH_LIBDIR_REL, OBJPATCH_LIBDIR and OBJPATCH_SONAME come from the
+ * header make writes from BINDIR and LIBDIR (Makefile, INSTALL_DIRS_H).
+ */
+struct runtime_place {
+	const char *dir;	/* relative to this binary's directory, or absolute */
+	bool installed;
+};
+
+static const struct runtime_place runtime_places[] = {
+	{ "", false },
+	{ OBJPATCH_LIBDIR_REL, true },
+	{ OBJPATCH_LIBDIR, true },
+};
+
+/* The runtime's path at `p`; sub: "" or "NAME/". */
+static bool runtime_at(char *out, size_t len, const char *self, const struct runtime_place *p, const char *sub)
+{
+	char dir[PATH_MAX];
+	int n;
+
+	if (p->dir[0] == '/')
+		n = snprintf(dir, sizeof(dir), "%s", p->dir);
+	else
+		n = snprintf(dir, sizeof(dir), "%s%s%s", self, p->dir[0] ? "/" : "", p->dir);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return false;
+	if (!p->installed)
+		n = snprintf(out, len, "%s/%slibobjpatch.so", dir, sub);
+	else if (!sub[0])
+		n = snprintf(out, len, "%s/%s", dir, OBJPATCH_SONAME);
+	else
+		n = snprintf(out, len, "%s/objpatch/%slibobjpatch.so", dir, sub);
+	return n > 0 && (size_t)n < len && access(out, R_OK) == 0;
+}
+
 static int find_runtime(char *out, size_t len, const char *sub)
 {
 	char self[PATH_MAX], *slash;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	static const char *const where[] = { "/", "/../lib/" };
 
 	if (n <= 0)
 		return -1;
@@ -92,12 +131,9 @@ static int find_runtime(char *out, size_t len, const char *sub)
 	if (!slash)
 		return -1;
 	*slash = 0;
-	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
-		if ((size_t)snprintf(out, len, "%s%s%slibobjpatch.so", self, where[i], sub) >= len)
-			continue;
-		if (access(out, R_OK) == 0)
+	for (size_t i = 0; i < sizeof(runtime_places) / sizeof(runtime_places[0]); i++)
+		if (runtime_at(out, len, self, &runtime_places[i], sub))
 			return 0;
-	}
 	return -1;
 }
 
@@ -323,7 +359,9 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 			return -1;
 		}
 	} else if (find_runtime(lib, PATH_MAX, sub) < 0) {
-		fprintf(stderr, "objpatch run: %slibobjpatch.so not found beside objpatch; use --lib\n", sub);
+		fprintf(stderr, "objpatch run: %slibobjpatch.so is neither beside objpatch nor installed in %s%s: "
+			"build it with make (and make install), or give one with --lib\n",
+			sub, OBJPATCH_LIBDIR, sub[0] ? "/objpatch" : "");
 		return -1;
 	}
 	/* The program may change directory: the output's path must not depend on it. */
