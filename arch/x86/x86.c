@@ -157,6 +157,9 @@ const struct arch arch_i386 = {
 	 */
 	.values = { .struct_regs = 0, .errno_max = 133, .ldbl_mant = 64, .float_as_double = true },
 	.pad_site_len = 5,
-	/* objpatch-cc: the runtime traces no pads here: __fentry__ calls, NOP'd by recordmcount --nop */
-	.cc = { "-pg -mfentry", "-pg" },
+	/*
+	 * objpatch-cc: the runtime traces no pads here; gcc refuses -mfentry
+	 * with -fpic, and Debian's gcc builds PIEs by default: mcount calls.
+	 */
+	.cc = { "-pg", "-pg" },
 };

@@ -91,12 +91,26 @@ static char *object_of(const char *src)
 	return out;
 }
 
-static bool keep_input(const struct arg *a, int traced)
+/* Sources compiled without the flags: assembly, headers, other languages. */
+static bool plain_source(const struct arg *a)
 {
-	return traced < 0 || (a->lang == LANG_TRACED) == (traced == 1);
+	return a->input && a->lang != LANG_TRACED && a->lang != LANG_LINK;
 }
 
-/* The command with only some inputs (traced: 1 the traced ones, 0 the others, -1 all). */
+static bool keep_input(const struct arg *a, int traced)
+{
+	return traced < 0 || plain_source(a) == (traced == 0);
+}
+
+static bool has_plain_sources(const struct cmdline *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (plain_source(&c->v[i]))
+			return true;
+	return false;
+}
+
+/* The command with only some inputs (traced: 1 all but plain sources, 0 those alone, -1 all). */
 static void add_args(struct argvec *a, const struct cmdline *c, int traced)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -131,6 +145,7 @@ static int record_objects(const struct cmdline *c)
 static int compile_only(const struct compiler *cc, const struct cmdline *c, char **orig, int norig, char *flags)
 {
 	struct argvec a = { 0 }, rest = { 0 };
+	bool split = has_plain_sources(c);
 	int status;
 
 	if (c->output && strcmp(c->output, "-") == 0) {
@@ -139,14 +154,14 @@ static int compile_only(const struct compiler *cc, const struct cmdline *c, char
 		return 1;
 	}
 	add_compiler(&a, cc);
-	if (c->ntraced == c->ninputs)
+	if (!split)
 		for (int i = 0; i < norig; i++)
 			add(&a, orig[i]);
 	else
 		add_args(&a, c, 1);
 	add_flags(&a, flags, c);
 	status = run_wait(a.v);
-	if (status == 0 && c->ntraced != c->ninputs) {
+	if (status == 0 && split) {
 		add_compiler(&rest, cc);
 		add_args(&rest, c, 0);
 		status = run_wait(rest.v);
@@ -179,7 +194,9 @@ static int compile_temp(const struct compiler *cc, const struct cmdline *c, size
 	for (size_t i = 0; i < c->n; i++) {
 		const struct arg *v = &c->v[i];
 
-		if ((v->input && i != src) || v->link_only || v->is_output || (v->opt_arg && c->v[i - 1].is_output))
+		/* a -x after the source would apply to no file: gcc warns */
+		if ((v->input && i != src) || v->link_only || v->is_output || (v->is_x && i > src) ||
+		    (v->opt_arg && (c->v[i - 1].is_output || (c->v[i - 1].is_x && i > src))))
 			continue;
 		add(&a, v->text);
 	}
