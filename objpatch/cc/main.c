@@ -255,8 +255,8 @@ static int compile_and_link(const struct compiler *cc, const struct cmdline *c, 
 	return status;
 }
 
-static const char *const ported[] = {
-#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) #port,
+static const struct { const char *name, *port; } ported[] = {
+#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) { #name, #port },
 #include "arch/machines.h"
 #undef MACHINE
 };
@@ -265,8 +265,8 @@ static int refuse_machine(const struct cc_target *t)
 {
 	fprintf(stderr, "objpatch-cc: %s: no tracing runtime for this machine (objpatch traces", t->machine);
 	for (size_t i = 0; i < sizeof(ported) / sizeof(ported[0]); i++)
-		if (strcmp(ported[i], "-") != 0)
-			fprintf(stderr, " %s", ported[i]);
+		if (strcmp(ported[i].port, "-") != 0)
+			fprintf(stderr, " %s", ported[i].name);
 	fprintf(stderr, "): OBJPATCH_CC_OFF=1 builds it untraced\n");
 	return 1;
 }
