@@ -160,14 +160,18 @@ forms() {
 	run_ok "[$label] links the recorded objects" "${cc[@]}" -o "$dir/prog-objs" "$dir/main.o" "$dir/add.o" "$dir/out/half.o" -lm
 	traced_prog "[$label] separate compiles" "$dir/prog-objs"
 
-	# compile and link in one step, as configure's tests do
-	run_ok "[$label] compile and link in one step, -lm" "${cc[@]}" -O2 -o "$dir/prog" "$D/src/main.c" "$D/src/add.c" "$D/src/sub/half.c" -lm
+	# compile and link in one step, as configure's tests do, the temporary objects in a TMPDIR of its own
+	mkdir -p "$dir/tmp"
+	run_ok "[$label] compile and link in one step, -lm" env TMPDIR="$dir/tmp" "${cc[@]}" -O2 -o "$dir/prog" "$D/src/main.c" "$D/src/add.c" "$D/src/sub/half.c" -lm
 	traced_prog "[$label] one-step" "$dir/prog"
 	(cd "$dir" && printf '#include <stdio.h>\nint main(void) { puts("conftest ok"); return 0; }\n' > conftest.c &&
-		"${cc[@]}" conftest.c -o conftest && ./conftest > conftest.out)
+		TMPDIR="$dir/tmp" "${cc[@]}" conftest.c -o conftest && ./conftest > conftest.out)
 	ok $? "[$label] configure-style: cc conftest.c -o conftest && ./conftest"
-	[ ! -e "$dir/gmon.out" ] && [ -z "$(ls "${TMPDIR:-/tmp}" | grep "^objpatch-cc\.$$")" ]
-	ok $? "[$label] no gmon.out, no temporary objects left"
+	# -MMD: PROG.d with the target PROG, as the plain compiler writes it
+	(cd "$dir" && OBJPATCH_CC_OFF=1 "${cc[@]}" -MMD -o dep conftest.c && mv dep.d plain.d &&
+		TMPDIR="$dir/tmp" "${cc[@]}" -MMD -o dep conftest.c)
+	run_ok "[$label] -MMD -o dep conftest.c: dep.d as the plain compiler writes it" cmp "$dir/dep.d" "$dir/plain.d"
+	is "$(ls -A "$dir/tmp")" "" "[$label] no temporary file left in TMPDIR"
 
 	# response files, -x c on a file without .c
 	printf -- '-O2 -c "%s" -o "%s"\n' "$D/src/add.c" "$dir/rsp.o" > "$dir/args.rsp"

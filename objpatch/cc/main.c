@@ -171,10 +171,36 @@ static int compile_only(const struct compiler *cc, const struct cmdline *c, char
 	return status ? status : record_objects(c);
 }
 
+/*
+ * -MD in a compile-and-link: gcc and clang write PROG.d with the target
+ * PROG (`cc -MMD -o prog prog.c`); the temporary object's compile must
+ * too.  With more than one source (no one place) or no -o, to /dev/null:
+ * never a file left in the temporary directory.
+ */
+static void add_dep_file(struct argvec *a, const struct cmdline *c, char **dep)
+{
+	const char *dot = c->output ? strrchr(base_name(c->output), '.') : NULL;
+
+	*dep = NULL;
+	if (!c->md || c->mf)
+		return;
+	add(a, "-MF");
+	if (!c->output || c->ntraced != 1) {
+		add(a, "/dev/null");
+		return;
+	}
+	if (asprintf(dep, "%.*s.d", (int)(dot ? dot - c->output : (long)strlen(c->output)), c->output) < 0)
+		abort();
+	add(a, *dep);
+	if (!c->mt)
+		add(a, "-MT"), add(a, c->output);
+}
+
 /* One traced source of a compile-and-link, compiled with -c into the temporary directory. */
 static int compile_temp(const struct compiler *cc, const struct cmdline *c, size_t src, char *flags, char **obj)
 {
 	struct argvec a = { 0 };
+	char *dep;
 	int status;
 
 	if (ntmp == sizeof(tmp_objs) / sizeof(tmp_objs[0])) {
@@ -203,8 +229,10 @@ static int compile_temp(const struct compiler *cc, const struct cmdline *c, size
 	add(&a, "-c");
 	add(&a, "-o");
 	add(&a, *obj);
+	add_dep_file(&a, c, &dep);
 	add_flags(&a, flags, c);
 	status = run_wait(a.v);
+	free(dep);
 	free(a.v);
 	if (status)
 		return status;
