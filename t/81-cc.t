@@ -167,6 +167,10 @@ forms() {
 	(cd "$dir" && printf '#include <stdio.h>\nint main(void) { puts("conftest ok"); return 0; }\n' > conftest.c &&
 		TMPDIR="$dir/tmp" "${cc[@]}" conftest.c -o conftest && ./conftest > conftest.out)
 	ok $? "[$label] configure-style: cc conftest.c -o conftest && ./conftest"
+	# configure's `-c -o /dev/null`: compiled, nothing recorded, /dev/null left alone
+	run_ok "[$label] -c conftest.c -o /dev/null" "${cc[@]}" -c "$dir/conftest.c" -o /dev/null
+	[ -c /dev/null ]
+	ok $? "[$label] /dev/null is still the character device"
 	# -MMD: PROG.d with the target PROG, as the plain compiler writes it
 	(cd "$dir" && OBJPATCH_CC_OFF=1 "${cc[@]}" -MMD -o dep conftest.c && mv dep.d plain.d &&
 		TMPDIR="$dir/tmp" "${cc[@]}" -MMD -o dep conftest.c)
@@ -306,6 +310,12 @@ ok $? "a compiler that is not in PATH: one line, status 127"
 OBJPATCH_CC_VERBOSE=1 OBJPATCH_CC_FLAGS='-pg -mfentry' "$W" gcc -c "$D/src/add.c" -o "$D/flags.o" 2> "$D/flags.err"
 grep -q -- '-pg -mfentry -g$' "$D/flags.err" && recorded "$D/flags.o" "OBJPATCH_CC_FLAGS='-pg -mfentry'" ||
 	ok 1 "OBJPATCH_CC_FLAGS replaces the form ($(cat "$D/flags.err"))"
+# Every compile of a compile-and-link gets the whole form, not just the first.
+OBJPATCH_CC_VERBOSE=1 OBJPATCH_CC_FLAGS='-pg -mfentry' TMPDIR=$D "$W" gcc -O2 -o "$D/flags2" "$D/src/main.c" "$D/src/add.c" \
+	"$D/src/sub/half.c" -lm 2> "$D/flags2.err"
+is "$(grep -c -- ' -c -o .* -pg -mfentry -g$' "$D/flags2.err")" 3 "each of 3 sources compiled with the whole form"
+! grep -- ' -o '"$D/flags2"' ' "$D/flags2.err" | grep -q -- '-pg'
+ok $? "the link of a compile-and-link has no -pg"
 "$W" --version | grep -q '^objpatch-cc ' && "$W" --help | grep -q '^usage: objpatch-cc'
 ok $? "objpatch-cc --version and --help, alone"
 is "$("$W" gcc --version | md5sum)" "$(gcc --version | md5sum)" "objpatch-cc gcc --version is gcc's"
