@@ -8,6 +8,7 @@
 # never get -pg (no gmon.out, no mcount reference), the linked programs
 # check clean and `objpatch run` traces them with typed return values
 # equal to what the program itself printed.
+# shellcheck source=t/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 W=$TOP/build/objpatch-cc
@@ -22,7 +23,7 @@ for f in "$W" "$WXX" "$OBJPATCH" "$RMC"; do
 # compile and link in one step with its gcc, run and traced under qemu-user.
 while read -r name prefix port q; do
 	case $name in x86_64|aarch64|arm|riscv64) continue ;; esac
-	[ "$port" != - ] && [ "$q" != - ] || continue
+	if [ "$port" = - ] || [ "$q" = - ]; then continue; fi
 	label="$name ${prefix}gcc"
 	if ! command -v "${prefix}gcc" > /dev/null || ! command -v "qemu-$q" > /dev/null; then
 		skip "[$label] ${prefix}gcc or qemu-$q is not installed (scripts/deps.sh)"
@@ -128,7 +129,7 @@ traced_prog() {
 	ok $? "$label: no reference to the hook (sites NOP'd: --nop)"
 	run_ok "$label: recordmcount --check clean" "$RMC" --check "$prog"
 	trace=$(cd "$dir" && timeout 300 "$OBJPATCH" run -- "$prog" 2>&1 >/dev/null)
-	while IFS== read -r name value; do
+	while IFS='=' read -r name value; do
 		if grep -qE "^ *[0-9]+\) .*\<$name(\(\))?( const)?; /\* ret=$value \*/" <<< "$trace" ||
 		   grep -qE "\} /\* $name ret=$value \*/" <<< "$trace"; then
 			ok 0 "$label: objpatch run traces $name() with its typed value $value"
@@ -230,18 +231,19 @@ forms() {
 
 # make -j2 on a small Makefile, the wrapper as CC.
 make_j() {
-	local label=$1 cc=$2 dir=$D/make-$1
+	local label=$1 wrapped=$2 dir=$D/make-$1
 	mkdir -p "$dir"
 	cp "$D/src/main.c" "$D/src/add.c" "$D/src/sub/half.c" "$dir/"
+	# shellcheck disable=SC2016
 	printf 'prog: main.o add.o half.o\n\t$(CC) -o $@ $^ -lm\n%%.o: %%.c\n\t$(CC) -O2 -c $< -o $@\n' > "$dir/Makefile"
-	run_ok "[$label] make -j2 CC='$cc'" make -C "$dir" -j2 CC="$cc"
+	run_ok "[$label] make -j2 CC='$wrapped'" make -C "$dir" -j2 CC="$wrapped"
 	traced_prog "[$label] make -j2" "$dir/prog"
 }
 
 # ccache in front of the wrapper, and behind it: built twice (the second
 # from the cache), the objects recorded, recording again changes nothing.
 with_ccache() {
-	local label=$1 cc=$2 dir=$D/$1 n
+	local label=$1 wrapped=$2 dir=$D/$1 n
 	if ! command -v ccache > /dev/null; then
 		ok 1 "[$label] ccache is installed (scripts/deps.sh installs it)"
 		return
@@ -251,7 +253,7 @@ with_ccache() {
 	mkdir -p "$dir/build"
 	for n in 1 2; do
 		rm -f "$dir/build/"*.o "$dir/build/prog"
-		run_ok "[$label] build $n: CC='$cc'" make -C "$dir/build" -f "$D/make-gcc/Makefile" VPATH="$D/src:$D/src/sub" CC="$cc"
+		run_ok "[$label] build $n: CC='$wrapped'" make -C "$dir/build" -f "$D/make-gcc/Makefile" VPATH="$D/src:$D/src/sub" CC="$wrapped"
 		recorded "$dir/build/add.o" "[$label] build $n: add.o"
 		cp -r "$dir/build" "$dir/$n"
 	done
@@ -288,8 +290,10 @@ done
 fake=$D/fake
 mkdir -p "$fake"
 # A compiler that writes no object but says it made one.
+# shellcheck disable=SC2016
 printf '#!/bin/sh\nfor a; do case $a in -dumpmachine) echo x86_64-linux-gnu; exit 0;; esac; done\n'\
 'out=; prev=; for a; do [ "$prev" = -o ] && out=$a; prev=$a; done\necho "not ELF" > "$out"\n' > "$fake/badcc"
+# shellcheck disable=SC2016
 printf '#!/bin/sh\nfor a; do case $a in -dumpmachine) echo sparc64-linux-gnu; exit 0;; esac; done\nexit 0\n' > "$fake/sparccc"
 chmod +x "$fake/badcc" "$fake/sparccc"
 (cd "$D" && "$W" "$fake/badcc" -c src/add.c -o bad.o 2> bad.err)
@@ -308,8 +312,11 @@ status=$?
 [ "$status" = 127 ] && grep -q '^objpatch-cc: no-such-compiler-xyz: .*PATH' "$D/nocc.err"
 ok $? "a compiler that is not in PATH: one line, status 127"
 OBJPATCH_CC_VERBOSE=1 OBJPATCH_CC_FLAGS='-pg -mfentry' "$W" gcc -c "$D/src/add.c" -o "$D/flags.o" 2> "$D/flags.err"
-grep -q -- '-pg -mfentry -g$' "$D/flags.err" && recorded "$D/flags.o" "OBJPATCH_CC_FLAGS='-pg -mfentry'" ||
+if grep -q -- '-pg -mfentry -g$' "$D/flags.err"; then
+	recorded "$D/flags.o" "OBJPATCH_CC_FLAGS='-pg -mfentry'"
+else
 	ok 1 "OBJPATCH_CC_FLAGS replaces the form ($(cat "$D/flags.err"))"
+fi
 # Every compile of a compile-and-link gets the whole form, not just the first.
 OBJPATCH_CC_VERBOSE=1 OBJPATCH_CC_FLAGS='-pg -mfentry' TMPDIR=$D "$W" gcc -O2 -o "$D/flags2" "$D/src/main.c" "$D/src/add.c" \
 	"$D/src/sub/half.c" -lm 2> "$D/flags2.err"
@@ -354,10 +361,10 @@ for row in aarch64:aarch64-linux-gnu arm:arm-linux-gnueabihf riscv64:riscv64-lin
 		run_ok "[$label] -c, then the link" sh -c "cd '$dir' && $W $cc -O2 -c '$D/src/add.c' '$D/src/main.c' &&
 			$W $cc -O2 -c '$D/src/sub/half.c' -o half.o && $W $cc -o prog-objs main.o add.o half.o -lm"
 		recorded "$dir/add.o" "[$label] add.o"
-		traced_prog "[$label] separate compiles" "$dir/prog-objs" qemu-$q -L "/usr/$p"
+		traced_prog "[$label] separate compiles" "$dir/prog-objs" "qemu-$q" -L "/usr/$p"
 		# shellcheck disable=SC2086
 		run_ok "[$label] compile and link in one step" $W $cc -O2 -o "$dir/prog" "$D/src/main.c" "$D/src/add.c" "$D/src/sub/half.c" -lm
-		traced_prog "[$label] one-step" "$dir/prog" qemu-$q -L "/usr/$p"
+		traced_prog "[$label] one-step" "$dir/prog" "qemu-$q" -L "/usr/$p"
 	done
 done
 
@@ -365,7 +372,7 @@ done
 # compile and link in one step with its gcc, run and traced under qemu-user.
 while read -r name prefix port q; do
 	case $name in x86_64|aarch64|arm|riscv64) continue ;; esac
-	[ "$port" != - ] && [ "$q" != - ] || continue
+	if [ "$port" = - ] || [ "$q" = - ]; then continue; fi
 	label="$name ${prefix}gcc"
 	if ! command -v "${prefix}gcc" > /dev/null || ! command -v "qemu-$q" > /dev/null; then
 		skip "[$label] ${prefix}gcc or qemu-$q is not installed (scripts/deps.sh)"
