@@ -18,7 +18,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # The commands `make install` copies from $(BUILD) to BINDIR.
-TOOLS := recordmcount objpatch
+TOOLS := recordmcount objpatch objpatch-cc
 # The runtime's ABI: SOVERSION changes when objpatch.h's interface changes
 # incompatibly; the file is libobjpatch.so.$(LIBVERSION), with the links
 # libobjpatch.so.$(SOVERSION) (the SONAME, what programs load) and
@@ -97,10 +97,16 @@ $(eval $(call layer_archive,elf,$(ELF_SRC)))
 $(eval $(call layer_archive,tables,$(TABLES_SRC)))
 $(eval $(call layer_archive,trace,$(TRACE_SRC)))
 $(eval $(call layer_archive,dwarf,$(DWARF_SRC)))
+# The recorder without its command, for objpatch-cc (which records in process).
+$(eval $(call layer_archive,recordmcount,$(filter-out recordmcount/main.c,$(wildcard recordmcount/*.c))))
 
 RMC_SRC := $(wildcard recordmcount/*.c) $(DWARF_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(ARCH_TOOL_SRC)
 RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard recordmcount/*.c)) \
 	$(foreach l,dwarf tables elf arch,$(call layer_a,$(l)))
+
+# The compiler wrapper (objpatch/cc): objpatch-c++ is a link to it.
+CC_WRAP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard objpatch/cc/*.c)) \
+	$(foreach l,recordmcount dwarf tables elf arch,$(call layer_a,$(l)))
 
 # The tracing runtime: PIC objects for libobjpatch.so (LD_PRELOAD) and
 # libobjpatch.a, only the API and the interposed symbols exported.
@@ -123,7 +129,7 @@ CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_Q
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
 .PHONY: all check demo install clean bench bench-runtime bench-layout bench-cross $(CROSS_RUNTIMES)
-all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
+all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(BUILD)/objpatch-c++ $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the targets are not installed: a sanitized host
 # build still gets plain cross runtimes.
@@ -211,6 +217,12 @@ FORCE:
 $(BUILD)/objpatch: $(OBJPATCH_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS)
 
+$(BUILD)/objpatch-cc: $(CC_WRAP_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/objpatch-c++: $(BUILD)/objpatch-cc
+	ln -sf objpatch-cc $@
+
 # Under SANITIZE=1 only the tools are instrumented (the runtime never is, see
 # RT_ALL_CFLAGS), so that pass leaves out the tests that would run the very
 # same code again: the runtime on other machines under qemu-user (t/95-rt-*),
@@ -288,11 +300,13 @@ MAN_PAGES := $(wildcard man/*.[135])
 INSTALLED := $(TOOLS:%=$(BINDIR)/%) $(LIBDIR)/libobjpatch.so.$(LIBVERSION) $(LIBDIR)/$(SONAME) \
 	$(LIBDIR)/libobjpatch.so $(LIBDIR)/libobjpatch.a $(INCLUDEDIR)/objpatch.h $(PKGCONFIGDIR)/objpatch.pc \
 	$(foreach p,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p))) \
-	$(CROSS_BUILT:%=$(LIBDIR)/objpatch/%/libobjpatch.so)
+	$(CROSS_BUILT:%=$(LIBDIR)/objpatch/%/libobjpatch.so) \
+	$(BINDIR)/objpatch-c++ $(MANDIR)/man1/objpatch-c++.1
 .PHONY: uninstall
 install: all
 	install -d $(sort $(dir $(INSTALLED:%=$(DESTDIR)%)))
 	install -m 755 $(TOOLS:%=$(BUILD)/%) $(DESTDIR)$(BINDIR)/
+	ln -sf objpatch-cc $(DESTDIR)$(BINDIR)/objpatch-c++
 	install -m 755 $(BUILD)/libobjpatch.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf libobjpatch.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libobjpatch.so
@@ -302,6 +316,7 @@ install: all
 		-e 's|@VERSION@|$(VERSION)|' objpatch/lib/objpatch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/objpatch.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/objpatch.pc
 	$(foreach s,1 3 5,install -m 644 $(filter %.$(s),$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man$(s)/;)
+	ln -sf objpatch-cc.1 $(DESTDIR)$(MANDIR)/man1/objpatch-c++.1
 	$(foreach q,$(CROSS_BUILT),install -m 755 $(BUILD)/$(q)/libobjpatch.so $(DESTDIR)$(LIBDIR)/objpatch/$(q)/;)
 
 # Exactly what install put; the directories stay (they may hold others' files).

@@ -47,6 +47,8 @@ expected_files() {	# expected_files BINDIR LIBDIR MANDIR: what install puts, sor
 	local p
 	{
 		for p in "${tools[@]}"; do echo "$1/$p"; done
+		# the C++ wrapper and its page: links to objpatch-cc's
+		printf '%s\n' "$1/objpatch-c++" "$3/man1/objpatch-c++.1"
 		printf '%s\n' "$2/libobjpatch.so.0.1.0" "$2/libobjpatch.so.0" \
 			"$2/libobjpatch.so" "$2/libobjpatch.a" "$2/pkgconfig/objpatch.pc" /usr/include/objpatch.h
 		for p in "${pages[@]}"; do echo "$3/man${p##*.}/$p"; done
@@ -71,6 +73,8 @@ install_into() {	# install_into LABEL ROOT BINDIR LIBDIR MANDIR [VAR=VALUE...]
 		"libobjpatch.so.0:libobjpatch.so.0.1.0" "[$label] libobjpatch.so -> .so.0 -> .so.0.1.0"
 	is "$(readelf -d "$root$lib/libobjpatch.so.0.1.0" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')" \
 		libobjpatch.so.0 "[$label] the runtime's SONAME"
+	is "$(readlink "$root$bin/objpatch-c++"):$(readlink "$root$man/man1/objpatch-c++.1")" \
+		"objpatch-cc:objpatch-cc.1" "[$label] objpatch-c++ and its page link to objpatch-cc's"
 }
 
 cat > "$T_TMP/enable.c" <<'C'
