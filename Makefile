@@ -233,6 +233,14 @@ CHECK_TESTS := $(sort $(wildcard t/*.t))
 ifeq ($(SANITIZE),1)
 CHECK_TESTS := $(filter-out t/95-rt-% t/80-% t/91-% t/92-%,$(CHECK_TESTS))
 endif
+# The sanitized pass tells the tests (t/lib.sh's sanitized_pass) so that those
+# which build an ASan copy of the tools use the build itself instead, and a
+# sanitizer's report exits 99: it cannot pass for a clean rejection (status 1).
+ifeq ($(SANITIZE),1)
+check: export OBJPATCH_SANITIZED := 1
+check: export ASAN_OPTIONS := exitcode=99:detect_leaks=1
+check: export UBSAN_OPTIONS := halt_on_error=1:exitcode=99:print_stacktrace=1
+endif
 check: all
 	prove -j2 --timer -e '' $(CHECK_TESTS)
 

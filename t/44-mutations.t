@@ -128,7 +128,9 @@ done
 # The first 100 mutants of every target (the same seed: the same files).
 export ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:exitcode=99:print_stacktrace=1
 SAN=$T_TMP/san
-if make -s -C "$TOP" BUILD="$SAN" SANITIZE=1 "$SAN/recordmcount" "$SAN/objpatch" >"$T_TMP/san.log" 2>&1; then
+if sanitized_pass; then
+	skip "ASan/UBSan copy: this pass's build is sanitized, every mutant above ran under it"
+elif asan_tools "$SAN" recordmcount objpatch; then
 	san_arch() {
 		local name=$1 d=$T_TMP/base/$1 objs
 		objs=$(ls "$d"/*.o 2>/dev/null) || return

@@ -375,8 +375,16 @@ M=$T_TMP/mut
 W=$T_TMP/w
 mkdir -p "$M" "$W"
 export ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:exitcode=99:print_stacktrace=1
+# Each input costs a few processes, and under ASan most of a second: the
+# sanitized runs take the bases of ASAN_BASES (one per DWARF producer and
+# layout: gcc, split, big-endian 64-bit; tables little- and big-endian, a PIE),
+# the fuzzers (make fuzz) the rest.  In make check's sanitized pass build/ is
+# the sanitized one, so it alone runs, on those bases.
+ASAN_BASES=" x86_64-gcc split-dwo ppc64 protos-x86_64-gcc protos-s390x protos-pie "
 ASAN_RMC='' ASAN_OBJPATCH=''
-if make -s -C "$TOP" BUILD="$T_TMP/asan" SANITIZE=1 >"$T_TMP/asan.log" 2>&1; then
+if sanitized_pass; then
+	:
+elif asan_tools "$T_TMP/asan" recordmcount objpatch; then
 	ASAN_RMC=$T_TMP/asan/recordmcount ASAN_OBJPATCH=$T_TMP/asan/objpatch
 else
 	diag "$(tail -5 "$T_TMP/asan.log")"
@@ -472,7 +480,9 @@ dwo_case() {	# MUTATED-DWO OBJ DWO-DIR BIN OBJPATCH
 
 BUILDS=("$RMC $OBJPATCH")
 [ -z "$ASAN_RMC" ] || BUILDS+=("$ASAN_RMC $ASAN_OBJPATCH")
-build_name() { [ "$1" = "$RMC" ] && echo build || echo "ASan build"; }
+build_name() { [ "$1" = "$RMC" ] && ! sanitized_pass && echo build || echo "ASan build"; }
+# runs_on BIN BASE: whether the build of BIN takes the mutations of BASE.
+runs_on() { [ "$(build_name "$1")" = build ] || [[ $ASAN_BASES == *" $2 "* ]]; }
 
 # mutate_dwarf LABEL OBJ [DWO-DIR]: DWARF mutations of OBJ (or of the .dwo
 # that the skeleton OBJ names, in DWO-DIR), through both builds.
@@ -484,6 +494,7 @@ mutate_dwarf() {
 	for b in "${BUILDS[@]}"; do
 		# shellcheck disable=SC2086
 		set -- $b
+		runs_on "$1" "$label" || continue
 		if [ -n "$dwodir" ]; then
 			each_input "malformed DWARF $label, $(build_name "$1")" "$out.list" dwo_case "$obj" "$dwodir" "$1" "$2"
 			cp "$src" "$dwodir/t.dwo"
@@ -501,6 +512,7 @@ mutate_protos() {
 	for b in "${BUILDS[@]}"; do
 		# shellcheck disable=SC2086
 		set -- $b
+		runs_on "$1" "protos-$label" || continue
 		each_input "malformed tables $label, $(build_name "$1")" "$out.list" lists_cleanly "$2"
 	done
 }

@@ -155,8 +155,7 @@ fi
 
 # The same traces through an ASan/UBSan build, and mutated lines: no report,
 # every line out for every line in.
-if [[ " ${built[*]} " = *" x86_64 "* ]] &&
-   make -s -C "$TOP" BUILD="$T_TMP/asan" SANITIZE=1 "$T_TMP/asan/objpatch" >"$T_TMP/asan.log" 2>&1; then
+if [[ " ${built[*]} " = *" x86_64 "* ]] && asan_tools "$T_TMP/asan" objpatch; then
 	SAVED=$OBJPATCH
 	OBJPATCH=$T_TMP/asan/objpatch PFX="ASan/UBSan: "
 	export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1

@@ -48,4 +48,22 @@ compile_ok() {	# compile_ok LABEL CMD...: a failed build is a failed test, with 
 
 skip() { T_N=$((T_N + 1)); echo "ok $T_N # SKIP $1"; }
 
+# `make check SANITIZE=1`: build/ itself is the ASan/UBSan build.
+sanitized_pass() { [ "${OBJPATCH_SANITIZED:-0}" = 1 ]; }
+
+# asan_tools DIR TOOL...: an ASan/UBSan build of the tools in DIR, for a
+# test's sanitized section; in the sanitized pass, build/ is one already,
+# so DIR becomes a link to it.  Only the tools asked for are built (not the
+# cross runtimes of `all`).  The make log is DIR.log.
+asan_tools() {
+	local dir=$1 t targets=()
+	shift
+	if sanitized_pass; then
+		ln -sfn "$TOP/build" "$dir"
+		return 0
+	fi
+	for t in "$@"; do targets+=("$dir/$t"); done
+	make -s -C "$TOP" BUILD="$dir" SANITIZE=1 "${targets[@]}" >"$dir.log" 2>&1
+}
+
 done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
