@@ -75,12 +75,12 @@ checked_installed() {
 }
 
 # traced OUT STATUS-VAR CMD...: objpatch run -o $T_TMP/OUT.trace -- CMD,
-# the program's standard output in $T_TMP/OUT.out; its exit status in the
-# variable STATUS-VAR.  One test: objpatch wrote a trace.
+# the program's standard output in $T_TMP/OUT.out (or $STDOUT); its exit
+# status in the variable STATUS-VAR.  One test: objpatch wrote a trace.
 traced() {
 	local out=$1 var=$2 st
 	shift 2
-	"$OBJPATCH" run -o "$T_TMP/$out.trace" -- "$@" > "$T_TMP/$out.out" 2> "$T_TMP/$out.err"
+	"$OBJPATCH" run -o "$T_TMP/$out.trace" -- "$@" > "${STDOUT:-$T_TMP/$out.out}" 2> "$T_TMP/$out.err"
 	st=$?
 	printf -v "$var" %d "$st"
 	[ -s "$T_TMP/$out.trace" ] && grep -q '^# objpatch function graph' "$T_TMP/$out.trace"
