@@ -77,10 +77,16 @@ $(eval $(call layer_archive,elf,$(ELF_SRC)))
 $(eval $(call layer_archive,tables,$(TABLES_SRC)))
 $(eval $(call layer_archive,trace,$(TRACE_SRC)))
 $(eval $(call layer_archive,dwarf,$(DWARF_SRC)))
+# The recorder without its command, for objpatch-cc (which records in process).
+$(eval $(call layer_archive,recordmcount,$(filter-out recordmcount/main.c,$(wildcard recordmcount/*.c))))
 
 RMC_SRC := $(wildcard recordmcount/*.c) $(DWARF_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(ARCH_TOOL_SRC)
 RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard recordmcount/*.c)) \
 	$(foreach l,dwarf tables elf arch,$(call layer_a,$(l)))
+
+# The compiler wrapper (objpatch/cc): objpatch-c++ is a link to it.
+CC_WRAP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard objpatch/cc/*.c)) \
+	$(foreach l,recordmcount dwarf tables elf arch,$(call layer_a,$(l)))
 
 # The tracing runtime: PIC objects for libobjpatch.so (LD_PRELOAD) and
 # libobjpatch.a, only the API and the interposed symbols exported.
@@ -103,7 +109,7 @@ CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_Q
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
 .PHONY: all check demo install clean bench bench-runtime bench-layout bench-cross $(CROSS_RUNTIMES)
-all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
+all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(BUILD)/objpatch-c++ $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the targets are not installed: a sanitized host
 # build still gets plain cross runtimes.
@@ -169,6 +175,12 @@ $(BUILD)/recordmcount: $(RMC_OBJ)
 
 $(BUILD)/objpatch: $(OBJPATCH_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS)
+
+$(BUILD)/objpatch-cc: $(CC_WRAP_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/objpatch-c++: $(BUILD)/objpatch-cc
+	ln -sf objpatch-cc $@
 
 # Under SANITIZE=1 only the tools are instrumented (the runtime never is, see
 # RT_ALL_CFLAGS), so that pass leaves out the tests that would run the very
@@ -239,11 +251,12 @@ $(BUILD)/fuzz/annotate.image: fuzz/annotate-image.sh testdata/annotate/kernel.c 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man5
-	install -m 755 $(BUILD)/recordmcount $(BUILD)/objpatch $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(DESTDIR)$(PREFIX)/bin/
+	ln -sf objpatch-cc $(DESTDIR)$(PREFIX)/bin/objpatch-c++
 	install -m 755 $(BUILD)/libobjpatch.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/libobjpatch.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 objpatch/lib/objpatch.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 man/recordmcount.1 man/objpatch.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/recordmcount.1 man/objpatch.1 man/objpatch-cc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/libobjpatch.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 man/mcount-tables.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 

@@ -236,6 +236,15 @@ struct arch {
 	 * up to ra_span bytes past a recorded site (0: RT_MAX_SITE).
 	 */
 	uint8_t pad_site_len, pad_site_offset, ra_span;
+	/*
+	 * objpatch-cc's instrumentation (objpatch/cc): the compiler flags,
+	 * space-separated, that make the sites the runtime traces here with
+	 * return values, the cheapest when NOP'd (bench/) first; per
+	 * compiler.  NULL: no form (the machine's runtime has no port).
+	 */
+	struct arch_cc_form {
+		const char *gcc, *clang;
+	} cc;
 };
 
 /* Every descriptor, arch_DESC of arch/machines.h's rows. */

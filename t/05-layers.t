@@ -104,7 +104,7 @@ def compile_units(path):
     return sorted(u for u in units if not u.startswith('/') and re.search(r'\.[cS]$', u))
 
 binaries = [('build/recordmcount', 'recordmcount'), ('build/objpatch', 'objpatch/cli'),
-            ('build/libobjpatch.so', 'objpatch/lib')]
+            ('build/objpatch-cc', 'objpatch/cc'), ('build/libobjpatch.so', 'objpatch/lib')]
 for path, top in binaries:
     full = os.path.join(TOP, path)
     if not os.path.exists(full):

@@ -90,4 +90,5 @@ const struct arch arch_arm = {
 	.insn_align = 2,
 	/* AAPCS: structs of one word in r0; long double is a double */
 	.values = { .struct_regs = 1, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 53 },
+	.cc = { "-pg", "-pg" },
 };

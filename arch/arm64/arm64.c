@@ -60,4 +60,6 @@ const struct arch arch_aarch64 = {
 	/* the runtime's `mov x9, x30` first, then the `bl` it toggles */
 	.pad_site_len = 4,
 	.pad_site_offset = 4,
+	/* objpatch-cc: the kernel's ftrace pads; C++ exceptions through pad frames need frame pointers (README) */
+	.cc = { "-fpatchable-function-entry=2 -fno-omit-frame-pointer", "-fpatchable-function-entry=2 -fno-omit-frame-pointer" },
 };

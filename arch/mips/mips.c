@@ -170,6 +170,7 @@ const struct arch arch_mips32 = {
 	.values = { .struct_regs = 0, .errno_max = 34, .ldbl_mant = 53 },
 	/* a recorded site is the sequence's first word: the call is further */
 	.ra_span = MIPS_SEQ_AFTER + 4,
+	.cc = { "-pg", "-pg" },
 };
 
 /*
@@ -231,4 +232,5 @@ const struct arch arch_mips64 = {
 	/* n64: structs of up to 16 bytes in v0:v1 */
 	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113 },
 	.ra_span = MIPS_SEQ_AFTER + 4,
+	.cc = { "-pg", "-pg" },
 };

@@ -116,4 +116,5 @@ const struct arch arch_ppc64le = {
 	 */
 	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
 		    .float_as_double = true },
+	.cc = { "-pg", "-pg" },
 };

@@ -71,4 +71,5 @@ const struct arch arch_riscv64 = {
 	.insn_align = 2,
 	/* LP64D: structs of up to 16 bytes, and long double (binary128), in a0:a1 */
 	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113 },
+	.cc = { "-pg", "-pg" },
 };

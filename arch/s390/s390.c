@@ -64,4 +64,6 @@ const struct arch arch_s390x = {
 	.insn_align = 2,
 	/* s390x: every struct, and long double, in memory */
 	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113 },
+	/* objpatch-cc: the runtime refuses clang's -pg here (README): -mfentry for both */
+	.cc = { "-pg -mfentry", "-pg -mfentry" },
 };
