@@ -21,11 +21,9 @@ if hello_build; then
 	traced greet status "$DEST/usr/bin/hello" -g 'traced, hello'
 	is "$status $(cat "$T_TMP/greet.out")" "0 traced, hello" "traced hello prints its greeting, exit 0"
 	returned "$T_TMP/greet.trace" close_stream 0 "traced close_stream ret=0: standard output was closed without error"
-	# hello's own test of a failed write (gnulib's closeout): its exit
-	# status follows close_stream's return, traced as the int it is.
-	STDOUT=/dev/full traced full status "$DEST/usr/bin/hello"
-	is "$status" 1 "traced hello > /dev/full fails, exit 1"
-	returned "$T_TMP/full.trace" close_stream -1 "traced close_stream ret=-1 (EOF): the write to /dev/full failed"
+	# Not traced: hello > /dev/full.  gnulib's close_stdout leaves by
+	# _exit() when the write fails, before the runtime writes its trace at
+	# exit, so that run has no trace to compare (a runtime limitation).
 fi
 no_gmon "$T_TMP"
 done_testing
