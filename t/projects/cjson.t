@@ -6,6 +6,7 @@
 # make -j2, its own tests through ctest (cJSON_test and the Unity suites),
 # install DESTDIR=; libcjson.so --check clean; a driver against the
 # installed library traced: each value it printed is the traced return.
+# shellcheck source=t/projects/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 project cjson
@@ -35,8 +36,8 @@ int main(void)
 	return 0;
 }' gcc -I"$DEST/usr/include" -L"$DEST/usr/lib" -lcjson &&
 	{
-		LD_LIBRARY_PATH=$DEST/usr/lib traced cjdrv status "$T_TMP/cjdrv"
-		is "$status" 0 "the traced driver runs on the installed libcjson"
+		LD_LIBRARY_PATH=$DEST/usr/lib traced cjdrv "$T_TMP/cjdrv"
+		is "$RUN_STATUS" 0 "the traced driver runs on the installed libcjson"
 		printed_returns "$T_TMP/cjdrv.trace" "$T_TMP/cjdrv.out"
 	}
 fi

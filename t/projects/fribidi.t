@@ -5,6 +5,7 @@
 # docs off: they need c2man), out of tree, meson compile -j2, its own
 # `meson test`, meson install with DESTDIR; libfribidi.so and the fribidi
 # command --check clean; the installed fribidi traced on a line of text.
+# shellcheck source=t/projects/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 project fribidi
@@ -21,10 +22,10 @@ if fribidi_build; then
 	checked_installed
 	line='car is THE CAR in arabic'
 	printf '%s\n' "$line" > "$T_TMP/line"
-	LD_LIBRARY_PATH=$DEST/usr/lib traced fribidi status "$DEST/usr/bin/fribidi" --charset CapRTL --nopad "$T_TMP/line"
+	LD_LIBRARY_PATH=$DEST/usr/lib traced fribidi "$DEST/usr/bin/fribidi" --charset CapRTL --nopad "$T_TMP/line"
 	plain=$(LD_LIBRARY_PATH=$DEST/usr/lib "$DEST/usr/bin/fribidi" --charset CapRTL --nopad "$T_TMP/line")
-	is "$status $(cat "$T_TMP/fribidi.out")" "0 $plain" "traced, fribidi prints what it prints untraced ($plain), exit 0"
-	returned "$T_TMP/fribidi.trace" main "$status" "traced main ret=$status, its exit status"
+	is "$RUN_STATUS $(cat "$T_TMP/fribidi.out")" "0 $plain" "traced, fribidi prints what it prints untraced ($plain), exit 0"
+	returned "$T_TMP/fribidi.trace" main "$RUN_STATUS" "traced main ret=$RUN_STATUS, its exit status"
 	# Each conversion returns its length: characters in, bytes out.
 	returned "$T_TMP/fribidi.trace" fribidi_charset_to_unicode "${#line}" \
 		"traced fribidi_charset_to_unicode ret=${#line}, the characters of the input line"

@@ -5,6 +5,7 @@
 # with CC='objpatch-cc gcc' (its feature tests compile, link and run
 # through the wrapper), make -j2, its own `make check`, make install
 # DESTDIR=; /usr/bin/hello --check clean; hello traced.
+# shellcheck source=t/projects/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 project hello
@@ -18,8 +19,8 @@ hello_build() {
 }
 if hello_build; then
 	checked_installed
-	traced greet status "$DEST/usr/bin/hello" -g 'traced, hello'
-	is "$status $(cat "$T_TMP/greet.out")" "0 traced, hello" "traced hello prints its greeting, exit 0"
+	traced greet "$DEST/usr/bin/hello" -g 'traced, hello'
+	is "$RUN_STATUS $(cat "$T_TMP/greet.out")" "0 traced, hello" "traced hello prints its greeting, exit 0"
 	returned "$T_TMP/greet.trace" close_stream 0 "traced close_stream ret=0: standard output was closed without error"
 	# Not traced: hello > /dev/full.  gnulib's close_stdout leaves by
 	# _exit() when the write fails, before the runtime writes its trace at

@@ -74,15 +74,15 @@ checked_installed() {
 	ok $? "installs at least one ELF executable or shared library ($n)"
 }
 
-# traced OUT STATUS-VAR CMD...: objpatch run -o $T_TMP/OUT.trace -- CMD,
-# the program's standard output in $T_TMP/OUT.out (or $STDOUT); its exit
-# status in the variable STATUS-VAR.  One test: objpatch wrote a trace.
+# traced OUT CMD...: objpatch run -o $T_TMP/OUT.trace -- CMD, the
+# program's standard output in $T_TMP/OUT.out (or $STDOUT), its exit
+# status in RUN_STATUS.  One test: objpatch wrote a trace.
+RUN_STATUS=
 traced() {
-	local out=$1 var=$2 st
-	shift 2
+	local out=$1
+	shift
 	"$OBJPATCH" run -o "$T_TMP/$out.trace" -- "$@" > "${STDOUT:-$T_TMP/$out.out}" 2> "$T_TMP/$out.err"
-	st=$?
-	printf -v "$var" %d "$st"
+	RUN_STATUS=$?
 	[ -s "$T_TMP/$out.trace" ] && grep -q '^# objpatch function graph' "$T_TMP/$out.trace"
 	ok $? "objpatch run -- $* wrote a trace"
 	[ -s "$T_TMP/$out.trace" ] || diag "stderr: $(head -20 "$T_TMP/$out.err")"

@@ -8,6 +8,7 @@
 # libtinyxml2.so --check clean; a C++ driver against the installed
 # library traced: member functions by name, an enum, an int and a string
 # returned, each as the driver printed it.
+# shellcheck source=t/projects/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 project tinyxml2
@@ -36,8 +37,8 @@ int main()
 	return e != XML_SUCCESS;
 }' g++ -I"$DEST/usr/include" -L"$DEST/usr/lib" -ltinyxml2 &&
 	{
-		LD_LIBRARY_PATH=$DEST/usr/lib traced txdrv status "$T_TMP/txdrv"
-		is "$status" 0 "the traced driver parses its document with the installed libtinyxml2"
+		LD_LIBRARY_PATH=$DEST/usr/lib traced txdrv "$T_TMP/txdrv"
+		is "$RUN_STATUS" 0 "the traced driver parses its document with the installed libtinyxml2"
 		printed_returns "$T_TMP/txdrv.trace" "$T_TMP/txdrv.out"
 	}
 fi

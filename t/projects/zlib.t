@@ -6,6 +6,7 @@
 # own `make test` (example and minigzip, static and shared), make install
 # DESTDIR=; libz.so --check clean; a driver against the installed libz
 # traced: each value the driver printed is the traced return of that call.
+# shellcheck source=t/projects/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 project zlib
@@ -36,8 +37,8 @@ int main(void)
 	return c != Z_OK || u != Z_OK || blen != sizeof(text) || memcmp(back, text, blen);
 }' gcc -I"$DEST/usr/include" -L"$DEST/usr/lib" -lz &&
 	{
-		LD_LIBRARY_PATH=$DEST/usr/lib traced zdrv status "$T_TMP/zdrv"
-		is "$status" 0 "the traced driver round-trips its text through the installed libz"
+		LD_LIBRARY_PATH=$DEST/usr/lib traced zdrv "$T_TMP/zdrv"
+		is "$RUN_STATUS" 0 "the traced driver round-trips its text through the installed libz"
 		printed_returns "$T_TMP/zdrv.trace" "$T_TMP/zdrv.out"
 	}
 fi
