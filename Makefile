@@ -266,6 +266,7 @@ install: all
 	install -m 644 $(BUILD)/libobjpatch.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 objpatch/lib/objpatch.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 man/recordmcount.1 man/objpatch.1 man/objpatch-cc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	ln -sf objpatch-cc.1 $(DESTDIR)$(PREFIX)/share/man/man1/objpatch-c++.1
 	install -m 644 man/libobjpatch.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 man/mcount-tables.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 

@@ -28,6 +28,8 @@ packages=(
 	linux-source-6.1
 	dwarves hyperfine uftrace
 	flex bison bc
+	# t/81-cc.t: ccache in front of and behind objpatch-cc
+	ccache
 	# t/06-man.t renders every man page
 	groff-base man-db
 	# make check-projects and bench/instrument.sh: real projects' build systems

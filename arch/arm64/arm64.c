@@ -30,6 +30,8 @@ static const struct insn_pattern arm64_pad_patched[] = { PAT(W(A64_MOV_X9_X30)) 
 /* bti c, j, jc */
 static const struct insn_pattern arm64_landing_pads[] = { PAT(WM(0xd503241f, 0xffffff3f)) };
 
+#define ARM64_CC_FORM "-fpatchable-function-entry=2 -fno-omit-frame-pointer"
+
 const struct arch arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
@@ -60,6 +62,9 @@ const struct arch arch_aarch64 = {
 	/* the runtime's `mov x9, x30` first, then the `bl` it toggles */
 	.pad_site_len = 4,
 	.pad_site_offset = 4,
-	/* objpatch-cc: the kernel's ftrace pads; C++ exceptions through pad frames need frame pointers (README) */
-	.cc = { "-fpatchable-function-entry=2 -fno-omit-frame-pointer", "-fpatchable-function-entry=2 -fno-omit-frame-pointer" },
+	/*
+	 * objpatch-cc: the kernel's ftrace pads; C++ exceptions through pad
+	 * frames need frame pointers (README).
+	 */
+	.cc = { ARM64_CC_FORM, ARM64_CC_FORM },
 };

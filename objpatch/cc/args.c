@@ -218,6 +218,12 @@ static size_t classify_option(struct cmdline *c, size_t i)
 		c->compile_only = true;
 	else if (strcmp(a->text, "-v") == 0)
 		c->verbose = true;
+	else if (strcmp(a->text, "-MD") == 0 || strcmp(a->text, "-MMD") == 0)
+		c->md = true;
+	else if (strncmp(a->text, "-MF", 3) == 0)
+		c->mf = true;
+	else if (strncmp(a->text, "-MT", 3) == 0 || strncmp(a->text, "-MQ", 3) == 0)
+		c->mt = true;
 	else if (strcmp(a->text, "-flto") == 0 || strncmp(a->text, "-flto=", 6) == 0)
 		c->lto = true;
 	else if (strcmp(a->text, "-fno-lto") == 0)

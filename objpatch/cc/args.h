@@ -37,6 +37,7 @@ struct cmdline {
 	bool lto;		/* -flto or -flto=N not undone by a later -fno-lto */
 	bool has_g;		/* the user chose the debug info (-g, -g0, -ggdb3...) */
 	bool verbose;		/* -v */
+	bool md, mf, mt;	/* -MD or -MMD; -MF FILE; -MT or -MQ */
 	const char *output;	/* -o's FILE, NULL without */
 	size_t ntraced, ninputs;
 	/* Flags that change the target (-m32, --target=): -dumpmachine needs them. */

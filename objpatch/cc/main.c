@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "objpatch/cc/args.h"
 #include "objpatch/cc/cc.h"
@@ -44,11 +45,23 @@ static void add_compiler(struct argvec *a, const struct compiler *cc)
 		add(a, cc->words[i]);
 }
 
-/* The instrumentation: the machine's form, and -g for the prototypes unless the user chose. */
-static void add_flags(struct argvec *a, char *flags, const struct cmdline *c)
+/* The form's words, split once: each compile of a compile-and-link adds them all. */
+static char **split_flags(char *flags)
 {
+	struct argvec words = { 0 };
+
 	for (char *save, *w = strtok_r(flags, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-		add(a, w);
+		add(&words, w);
+	add(&words, "");	/* never NULL: an empty form is a list of no words */
+	words.v[--words.n] = NULL;
+	return words.v;
+}
+
+/* The instrumentation: the machine's form, and -g for the prototypes unless the user chose. */
+static void add_flags(struct argvec *a, char **flags, const struct cmdline *c)
+{
+	for (size_t i = 0; flags[i]; i++)
+		add(a, flags[i]);
 	if (!c->has_g)
 		add(a, "-g");
 }
@@ -91,17 +104,39 @@ static char *object_of(const char *src)
 	return out;
 }
 
-static bool keep_input(const struct arg *a, int traced)
+/* Sources compiled without the flags: assembly, headers, other languages. */
+static bool plain_source(const struct arg *a)
 {
-	return traced < 0 || (a->lang == LANG_TRACED) == (traced == 1);
+	return a->input && a->lang != LANG_TRACED && a->lang != LANG_LINK;
 }
 
-/* The command with only some inputs (traced: 1 the traced ones, 0 the others, -1 all). */
+static bool keep_input(const struct arg *a, int traced)
+{
+	return traced < 0 || plain_source(a) == (traced == 0);
+}
+
+static bool has_plain_sources(const struct cmdline *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (plain_source(&c->v[i]))
+			return true;
+	return false;
+}
+
+/* The command with only some inputs (traced: 1 all but plain sources, 0 those alone, -1 all). */
 static void add_args(struct argvec *a, const struct cmdline *c, int traced)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (!c->v[i].input || keep_input(&c->v[i], traced))
 			add(a, c->v[i].text);
+}
+
+static bool is_regular(const char *path)
+{
+	struct stat st;
+
+	/* a missing object is cc_record's to report */
+	return stat(path, &st) < 0 || S_ISREG(st.st_mode);
 }
 
 static int record_objects(const struct cmdline *c)
@@ -114,6 +149,11 @@ static int record_objects(const struct cmdline *c)
 		if (!c->v[i].input || c->v[i].lang != LANG_TRACED)
 			continue;
 		obj = c->output ? strdup(c->output) : object_of(c->v[i].text);
+		/* `-c -o /dev/null` (configure's checks): no object to keep, nothing to remove */
+		if (!is_regular(obj)) {
+			free(obj);
+			continue;
+		}
 		if (cc_record(obj) < 0) {
 			unlink(obj);
 			failed = 1;
@@ -128,9 +168,10 @@ static int record_objects(const struct cmdline *c)
  * not instrumented (assembly) in the same command compile in a run of
  * their own, without the flags.
  */
-static int compile_only(const struct compiler *cc, const struct cmdline *c, char **orig, int norig, char *flags)
+static int compile_only(const struct compiler *cc, const struct cmdline *c, char **orig, int norig, char **flags)
 {
 	struct argvec a = { 0 }, rest = { 0 };
+	bool split = has_plain_sources(c);
 	int status;
 
 	if (c->output && strcmp(c->output, "-") == 0) {
@@ -139,14 +180,14 @@ static int compile_only(const struct compiler *cc, const struct cmdline *c, char
 		return 1;
 	}
 	add_compiler(&a, cc);
-	if (c->ntraced == c->ninputs)
+	if (!split)
 		for (int i = 0; i < norig; i++)
 			add(&a, orig[i]);
 	else
 		add_args(&a, c, 1);
 	add_flags(&a, flags, c);
 	status = run_wait(a.v);
-	if (status == 0 && c->ntraced != c->ninputs) {
+	if (status == 0 && split) {
 		add_compiler(&rest, cc);
 		add_args(&rest, c, 0);
 		status = run_wait(rest.v);
@@ -156,38 +197,74 @@ static int compile_only(const struct compiler *cc, const struct cmdline *c, char
 	return status ? status : record_objects(c);
 }
 
+/*
+ * -MD in a compile-and-link: gcc and clang write PROG.d with the target
+ * PROG (`cc -MMD -o prog prog.c`); the temporary object's compile must
+ * too.  With more than one source (no one place) or no -o, to /dev/null:
+ * never a file left in the temporary directory.
+ */
+static void add_dep_file(struct argvec *a, const struct cmdline *c, char **dep)
+{
+	const char *dot = c->output ? strrchr(base_name(c->output), '.') : NULL;
+
+	*dep = NULL;
+	if (!c->md || c->mf)
+		return;
+	add(a, "-MF");
+	if (!c->output || c->ntraced != 1) {
+		add(a, "/dev/null");
+		return;
+	}
+	if (asprintf(dep, "%.*s.d", (int)(dot ? dot - c->output : (long)strlen(c->output)), c->output) < 0)
+		abort();
+	add(a, *dep);
+	if (!c->mt)
+		add(a, "-MT"), add(a, c->output);
+}
+
+/* TMPDIR/N-SRC.o: numbered, as two sources may share a base name (a/x.c b/x.c). */
+static char *temp_object(const char *src)
+{
+	const char *base = base_name(src), *dot = strrchr(base, '.');
+	char *obj;
+
+	if (asprintf(&obj, "%s/%zu-%.*s.o", tmpdir, ntmp, (int)(dot ? dot - base : (long)strlen(base)), base) < 0)
+		abort();
+	return obj;
+}
+
 /* One traced source of a compile-and-link, compiled with -c into the temporary directory. */
-static int compile_temp(const struct compiler *cc, const struct cmdline *c, size_t src, char *flags, char **obj)
+static int compile_temp(const struct compiler *cc, const struct cmdline *c, size_t src, char **flags, char **obj)
 {
 	struct argvec a = { 0 };
+	char *dep;
 	int status;
 
+	*obj = NULL;
 	if (ntmp == sizeof(tmp_objs) / sizeof(tmp_objs[0])) {
 		fprintf(stderr, "objpatch-cc: more than %zu sources in one compile-and-link: compile them with -c\n",
 			ntmp);
 		return 1;
 	}
-	{
-		const char *base = base_name(c->v[src].text), *dot = strrchr(base, '.');
-
-		if (asprintf(obj, "%s/%zu-%.*s.o", tmpdir, ntmp, (int)(dot ? dot - base : (long)strlen(base)),
-			     base) < 0)
-			abort();
-	}
+	*obj = temp_object(c->v[src].text);
 	tmp_objs[ntmp++] = *obj;
 	add_compiler(&a, cc);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct arg *v = &c->v[i];
 
-		if ((v->input && i != src) || v->link_only || v->is_output || (v->opt_arg && c->v[i - 1].is_output))
+		/* a -x after the source would apply to no file: gcc warns */
+		if ((v->input && i != src) || v->link_only || v->is_output || (v->is_x && i > src) ||
+		    (v->opt_arg && (c->v[i - 1].is_output || (c->v[i - 1].is_x && i > src))))
 			continue;
 		add(&a, v->text);
 	}
 	add(&a, "-c");
 	add(&a, "-o");
 	add(&a, *obj);
+	add_dep_file(&a, c, &dep);
 	add_flags(&a, flags, c);
 	status = run_wait(a.v);
+	free(dep);
 	free(a.v);
 	if (status)
 		return status;
@@ -199,7 +276,7 @@ static int compile_temp(const struct compiler *cc, const struct cmdline *c, size
  * compiled and recorded alone, then the link with their objects in their
  * places and no instrumentation flags (no -pg start-up files, no gmon.out).
  */
-static int compile_and_link(const struct compiler *cc, const struct cmdline *c, char *flags)
+static int compile_and_link(const struct compiler *cc, const struct cmdline *c, char **flags)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct argvec a = { 0 };
@@ -224,6 +301,8 @@ static int compile_and_link(const struct compiler *cc, const struct cmdline *c, 
 			continue;
 		}
 		status = compile_temp(cc, c, i, flags, &obj);
+		if (status)
+			break;
 		/* the object is the linker's, whatever -x says about the files around it */
 		if (x && strcmp(x, "none") != 0)
 			add(&a, "-xnone");
@@ -238,8 +317,8 @@ static int compile_and_link(const struct compiler *cc, const struct cmdline *c, 
 	return status;
 }
 
-static const char *const ported[] = {
-#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) #port,
+static const struct { const char *name, *port; } ported[] = {
+#define MACHINE(name, prefix, clang, kflags, port, qemu, em, class, data, desc) { #name, #port },
 #include "arch/machines.h"
 #undef MACHINE
 };
@@ -248,8 +327,8 @@ static int refuse_machine(const struct cc_target *t)
 {
 	fprintf(stderr, "objpatch-cc: %s: no tracing runtime for this machine (objpatch traces", t->machine);
 	for (size_t i = 0; i < sizeof(ported) / sizeof(ported[0]); i++)
-		if (strcmp(ported[i], "-") != 0)
-			fprintf(stderr, " %s", ported[i]);
+		if (strcmp(ported[i].port, "-") != 0)
+			fprintf(stderr, " %s", ported[i].name);
 	fprintf(stderr, "): OBJPATCH_CC_OFF=1 builds it untraced\n");
 	return 1;
 }
@@ -323,7 +402,7 @@ static int wrap(const struct compiler *cc, char **args, int nargs)
 {
 	struct cmdline c;
 	struct cc_target t;
-	char *flags;
+	char *form, **flags;
 	const char *env = getenv("OBJPATCH_CC_FLAGS");
 	int rc;
 
@@ -339,9 +418,11 @@ static int wrap(const struct compiler *cc, char **args, int nargs)
 		return 1;
 	if (!t.flags && !(env && *env))
 		return refuse_machine(&t);
-	flags = strdup(env && *env ? env : t.flags);
+	form = strdup(env && *env ? env : t.flags);
+	flags = split_flags(form);
 	rc = c.compile_only ? compile_only(cc, &c, args, nargs, flags) : compile_and_link(cc, &c, flags);
 	free(flags);
+	free(form);
 	cmdline_free(&c);
 	return rc;
 }
