@@ -244,6 +244,15 @@ endif
 check: all
 	prove -j2 --timer -e '' $(CHECK_TESTS)
 
+# Real projects from Debian source packages (t/projects/, issue 18: zlib,
+# hello, cJSON, FriBidi, TinyXML-2) built with objpatch-cc through their own
+# build systems, tested, checked and traced: minutes, so not part of check;
+# .ci/run runs it after check.  The sources are cached outside the repo
+# (scripts/debian-source.sh).
+.PHONY: check-projects
+check-projects: all
+	prove -j2 --timer -e '' $(sort $(wildcard t/projects/*.t))
+
 demo:
 	scripts/deps.sh
 	$(MAKE) all
