@@ -12,6 +12,8 @@
 . "$(dirname "$0")/lib.sh"
 
 W=$TOP/build/objpatch-cc
+# The wrapper's cache of compilers' targets: this test's own.
+export XDG_CACHE_HOME=$T_TMP/cache
 WXX=$TOP/build/objpatch-c++
 OBJPATCH=$TOP/build/objpatch
 D=$T_TMP
@@ -307,6 +309,19 @@ status=$?
 ok $? "a machine without a runtime port: refused with one line (status $status)"
 OBJPATCH_CC_OFF=1 "$W" "$fake/sparccc" -c "$D/src/add.c" -o "$D/sparc.o"
 ok $? "OBJPATCH_CC_OFF=1 runs it all the same"
+# -dumpmachine is asked once per compiler binary (and target flags), again
+# when the binary changes; without a usable cache the compiler is asked.
+# shellcheck disable=SC2016
+printf '#!/bin/sh\nfor a; do [ "$a" = -dumpmachine ] && echo x >> "%s/asked"; done\nexec gcc "$@"\n' "$fake" > "$fake/countcc"
+chmod +x "$fake/countcc"
+for i in 1 2 3; do "$W" "$fake/countcc" -c "$D/src/add.c" -o "$D/count.o" || break; done
+is "$(wc -l < "$fake/asked")" 1 "three compiles ask the compiler's target once (then the cache)"
+recorded "$D/count.o" "a compile whose target came from the cache"
+touch -d '2001-01-01' "$fake/countcc"
+"$W" "$fake/countcc" -c "$D/src/add.c" -o "$D/count.o"
+is "$(wc -l < "$fake/asked")" 2 "a changed compiler binary is asked again"
+err=$(XDG_CACHE_HOME=/proc/no-such-dir "$W" "$fake/countcc" -c "$D/src/add.c" -o "$D/count.o" 2>&1)
+is "$?:$err:$(wc -l < "$fake/asked")" "0::3" "an unusable cache directory: the compiler is asked, nothing said"
 "$W" no-such-compiler-xyz -c "$D/src/add.c" 2> "$D/nocc.err"
 status=$?
 [ "$status" = 127 ] && grep -q '^objpatch-cc: no-such-compiler-xyz: .*PATH' "$D/nocc.err"

@@ -4,10 +4,14 @@
  * the compiler says (-dumpmachine, given the command's -m32 or --target),
  * arch/machines.h's rows name the machine, its descriptor the flags.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "arch/arch.h"
@@ -91,11 +95,110 @@ static int dump_machine(const struct compiler *cc, const struct cmdline *c, char
 	return 0;
 }
 
+/*
+ * The -dumpmachine answer is kept per compiler binary and target flags in
+ * ~/.cache/objpatch-cc/ (XDG_CACHE_HOME): its exec was half of the
+ * wrapper's cost per compile (bench/RESULTS-wrapper.md).  The key holds the
+ * binary's inode, size and mtime, so a replaced compiler is asked again.
+ * The cache only saves time: when it cannot be read or written the compiler
+ * is asked, and nothing is said.
+ */
+static bool cache_key(const struct compiler *cc, const struct cmdline *c, char *key, size_t size)
+{
+	struct stat st;
+	size_t n;
+
+	if (stat(cc->path, &st) < 0)
+		return false;
+	n = (size_t)snprintf(key, size, "%s %ju %jd %jd.%09ld", cc->path, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
+			     (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	for (size_t i = 1; i < cc->nwords && n < size; i++)
+		n += (size_t)snprintf(key + n, size - n, " %s", cc->words[i]);
+	for (size_t i = 0; i < c->ntarget_flags && n < size; i++)
+		n += (size_t)snprintf(key + n, size - n, " %s", c->target_flags[i]);
+	return n < size && !strchr(key, '\n');
+}
+
+/* The cache file of a key: FNV-1a of the key names it, the key inside proves it. */
+static bool cache_path(const char *key, char *path, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const char *k = key; *k; k++)
+		h = (h ^ (uint8_t)*k) * 0x100000001b3ull;
+	if (xdg && *xdg == '/')
+		return (size_t)snprintf(path, size, "%s/objpatch-cc/%016" PRIx64, xdg, h) < size;
+	return home && *home == '/' &&
+	       (size_t)snprintf(path, size, "%s/.cache/objpatch-cc/%016" PRIx64, home, h) < size;
+}
+
+static bool cache_read(const char *path, const char *key, char *triple, size_t size)
+{
+	char buf[4096 + 256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+	size_t klen = strlen(key);
+
+	if (fd < 0)
+		return false;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return false;
+	buf[got] = 0;
+	if ((size_t)got <= klen + 1 || memcmp(buf, key, klen) != 0 || buf[klen] != '\n')
+		return false;
+	buf[klen + 1 + strcspn(buf + klen + 1, "\n")] = 0;
+	return (size_t)snprintf(triple, size, "%s", buf + klen + 1) < size && *triple;
+}
+
+/* Written whole or not at all (make -j runs many of us): a temporary file renamed. */
+static void cache_write(const char *path, const char *key, const char *triple)
+{
+	char dir[4096], tmp[4200];
+	char *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	*slash = 0;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		/* ~/.cache itself may be missing */
+		char *parent = strrchr(dir, '/');
+
+		*parent = 0;
+		mkdir(dir, 0755);
+		*parent = '/';
+		mkdir(dir, 0755);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (dprintf(fd, "%s\n%s\n", key, triple) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
+		unlink(tmp);
+}
+
+static int target_triple(const struct compiler *cc, const struct cmdline *c, char *triple, size_t size)
+{
+	char key[4096], path[4096];
+	bool cacheable = cache_key(cc, c, key, sizeof(key)) && cache_path(key, path, sizeof(path));
+
+	if (cacheable && cache_read(path, key, triple, size))
+		return 0;
+	if (dump_machine(cc, c, triple, size) < 0)
+		return -1;
+	if (cacheable)
+		cache_write(path, key, triple);
+	return 0;
+}
+
 int cc_target_of(const struct compiler *cc, const struct cmdline *c, struct cc_target *t)
 {
 	char triple[128], cpu[64];
 
-	if (dump_machine(cc, c, triple, sizeof(triple)) < 0)
+	if (target_triple(cc, c, triple, sizeof(triple)) < 0)
 		return -1;
 	snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(triple, "-"), triple);
 	canonical_cpu(cpu, sizeof(cpu), c);
