@@ -26,7 +26,7 @@ packages=(
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross
 	qemu-user
 	linux-source-6.1
-	dwarves hyperfine uftrace
+	dwarves hyperfine uftrace linux-perf
 	flex bison bc
 	# t/06-man.t renders every man page
 	groff-base man-db
