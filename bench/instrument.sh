@@ -114,68 +114,81 @@ traced() {
 	grep -q 'luaH_getn(); /\* ret=3 \*/' "$dir/trace.txt"
 }
 
-# perf_table: samples per symbol, plain against -pg (x86_64 gcc), the 12
-# symbols -pg grew most, then how many functions set up a frame pointer
-# (mov %rsp,%rbp) and how many 5-byte NOPs sit at entries, per build.
+# perf_table: perf's self samples per symbol, plain against -pg (x86_64
+# gcc), as shares of each run's samples (one run each: the counts are noisy
+# on a shared VM, so the shares are what to read); then valgrind's count of
+# executed instructions per build (exact, unlike the times), and how many
+# functions set up a frame pointer (mov %rsp,%rbp).
 perf_table() {
-	local d=$out/x86_64-gcc v
-	echo "| symbol | plain samples | -pg samples | difference |"
-	echo "|---|---:|---:|---:|"
-	awk -F'\t' 'NR == FNR { p[$1] = $2; next } { g[$1] = $2 } END {
-		for (s in g) if (s in p) printf "%s\t%d\t%d\t%d\n", s, p[s], g[s], g[s] - p[s]
-		for (s in p) { tp += p[s] } for (s in g) { tg += g[s] }
-		printf "(all)\t%d\t%d\t%d\n", tp, tg, tg - tp
-	}' "$out/perf-plain.tsv" "$out/perf-pg.tsv" | sort -t$'\t' -k4,4nr | head -13 |
-		awk -F'\t' '{ printf "| `%s` | %d | %d | %+d |\n", $1, $2, $3, $4 }'
+	local d=$out/x86_64-gcc v ir base=''
+	echo "| symbol | plain: share of samples | -pg: share of samples |"
+	echo "|---|---:|---:|"
+	awk -F'\t' 'NR == FNR { p[$1] = $2; tp += $2; next } { g[$1] = $2; tg += $2 } END {
+		for (s in g) printf "%s\t%.1f\t%.1f\n", s, 100 * p[s] / tp, 100 * g[s] / tg
+		printf "(samples)\t%d\t%d\n", tp, tg
+	}' "$out/perf-plain.tsv" "$out/perf-pg.tsv" | sort -t$'\t' -k3,3nr | head -13 |
+		awk -F'\t' '{ printf "| `%s` | %s%% | %s%% |\n", $1, $2, $3 }' | sed 's/^\(| `(samples)`.*\)%\(.*\)%\( |\)$/\1\2\3/'
 	echo
-	echo "| build | functions | with a frame pointer (\`mov %rsp,%rbp\`) | 5-byte NOPs (\`nopl 0x0(%rax,%rax,1)\`) |"
-	echo "|---|---:|---:|---:|"
+	echo "| build | instructions executed (valgrind, WORK_SIZE=1) | over plain | functions | with a frame pointer (\`mov %rsp,%rbp\`) |"
+	echo "|---|---:|---:|---:|---:|"
 	for v in plain fp pg fentry pad5; do
 		[ -x "$d-$v/lua" ] || continue
 		objdump -d --no-show-raw-insn "$d-$v/lua" > "$out/dis-$v.txt"
-		echo "| $v | $(nm "$d-$v/lua" | grep -ci ' t ') | $(grep -c 'mov    %rsp,%rbp' "$out/dis-$v.txt") | $(grep -c 'nopl   0x0(%rax,%rax,1)$' "$out/dis-$v.txt") |"
+		ir=$(WORK_SIZE=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$d-$v/lua" "$work" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+		base=${base:-$ir}
+		echo "| $v | $ir | $(calc "($ir - $base) * 100 / $base" +.2f)% | $(nm "$d-$v/lua" | grep -ci ' t ') | $(grep -c 'mov    %rsp,%rbp' "$out/dis-$v.txt") |"
 	done
 }
 
 report() {
 	echo "# Instrumentation forms with every site a NOP: CPU time over plain -O2 (bench/instrument.sh)"
 	echo
-	echo "\`$0\` (INSTRUMENT_SIZE=$size INSTRUMENT_QEMU_SIZE=$qsize) on $(nproc) cores shared with other work, $(uname -r), $(gcc --version | head -1), $(clang --version | head -1), $(qemu-aarch64 --version | head -1)."
-	echo "Lua 5.4 ($(basename "$(dirname "$src")") from Debian's source package, $(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$src/debian/changelog")) built as one \`lua\` from src/*.c but luac.c with \`-O2 -g\`, linked without -pg; bench/lua/work.lua (fib, a table sort with a comparator, string building, closures), $size rounds natively (5 runs), $qsize under qemu-user (3 runs), variants alternating."
+	echo "\`bench/instrument.sh\` (make bench-instrument) on $(nproc) cores shared with other work, $(uname -r), $(gcc --version | head -1), $(clang --version | head -1), $(qemu-aarch64 --version | head -1)."
+	echo "Lua 5.4 (Debian's source package lua5.4 $(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$(dirname "$src")/debian/changelog")) built as one \`lua\` from src/*.c but luac.c with \`-O2 -g\`, linked without -pg; bench/lua/work.lua (fib, a table sort with a comparator, string building, closures), variants alternating (rounds and runs per machine below)."
 	echo "Median CPU time (user + system; under qemu-user qemu's own, so a proxy for executed instructions, not a real core's time), % over plain.  Every run's output equals plain's."
 	echo "traced: \`objpatch run\` shows \`luaH_getn(); /* ret=3 */\` for \`#t\` of a 3-element table (a typed return value).  hook: the hook symbols \`nm -u\` lists in the linked program (glibc defines \`mcount\`, so it links; no site calls it)."
 	echo
 	echo "| machine | compiler | form | CPU ms | over plain | traced | hook undefined |"
 	echo "|---|---|---|---:|---:|---|---|"
-	printf '%s\n' "${table[@]}"
+	cat_rows table
 	echo
 	echo "Forms: plain (none), fp (\`-fno-omit-frame-pointer\`, to explain -pg), pg (\`-pg\`, \`recordmcount --mode=user --nop\`), fentry (\`-pg -mfentry\`, the same), nopmcount (\`-pg -mfentry -mrecord-mcount -mnop-mcount\`, \`--mode=user\`), pad5/pad2 (\`-fpatchable-function-entry=N\`, \`--mode=user\`).  A form the compiler rejects is not listed:"
-	printf -- '- %s\n' "${rejected[@]}"
-	if [ -n "$perf_text" ]; then
+	cat_rows rejected
+	echo
+	echo "Measured (each machine's rows are kept from its last run; INSTRUMENT_MACHINES re-measures some):"
+	cat_rows meta
+	if [ -s "$saved/perf.md" ]; then
 		echo
-		echo "## Where -pg's time goes on x86_64 (gcc; \`perf record -F 2000 -e cpu-clock\`, one run each, self samples by symbol)"
+		echo "## Where -pg's time goes on x86_64 (gcc; \`perf record -F 2000 -e cpu-clock\`, one run each, self samples by symbol; hardware counters are not available in this VM)"
 		echo
-		echo "$perf_text"
+		cat "$saved/perf.md"
 	fi
 	echo
 	echo "## Defaults: per machine and compiler, the cheapest form the runtime traces with return values"
 	echo
 	echo "| machine | compiler | default form | cost over plain | work.lua output |"
 	echo "|---|---|---|---:|---|"
-	printf '%s\n' "${defaults[@]}"
+	cat_rows defaults
 }
-table=()	# machine|cc|form|median ns|% over plain|traced|hook undefined
-defaults=()
-rejected=()
-perf_text=''
+
+# cat_rows KIND: every machine's saved rows of KIND, in arch/machines.h's order
+cat_rows() {
+	local n
+	for n in $(cut -d: -f1 <<< "$rows"); do
+		[ ! -f "$saved/$n.$1" ] || cat "$saved/$n.$1"
+	done
+}
+saved=$out/rows
+mkdir -p "$saved"
 for m in $machines; do
+	table=() defaults=() rejected=()
 	row=$(grep "^$m:" <<< "$rows") || { echo "bench/instrument.sh: INSTRUMENT_MACHINES: $m has no runtime (arch/machines.h): use one of: $(cut -d: -f1 <<< "$rows" | tr '\n' ' ')" >&2; exit 2; }
 	IFS=: read -r _ prefix ctarget qemu <<< "$row"
 	triple=${prefix%-}
 	if [ "$m" = "$host" ]; then
 		run=() link=gcc reps=${INSTRUMENT_REPS:-5} wsize=$size
 	else
-		run=("qemu-$qemu" -L "/usr/$triple") link=$prefix-gcc reps=${INSTRUMENT_REPS:-3} wsize=$qsize
+		run=("qemu-$qemu" -L "/usr/$triple") link=${prefix}gcc reps=${INSTRUMENT_REPS:-3} wsize=$qsize
 		for tool in "$link" "qemu-$qemu"; do
 			command -v "$tool" > /dev/null || { echo "bench/instrument.sh: $m: $tool is not installed (scripts/deps.sh); left out" >&2; continue 2; }
 		done
@@ -238,11 +251,15 @@ for m in $machines; do
 				WORK_SIZE=$wsize perf record -q -F 2000 -e cpu-clock -o "$out/perf-$v.data" -- "$out/$m-$c-$v/lua" "$work" > /dev/null 2>&1 || true
 				perf report -q -n -i "$out/perf-$v.data" --sort symbol --stdio 2> /dev/null | awk 'NF >= 4 { print $4 "\t" $2 }' > "$out/perf-$v.tsv" || true
 			done
-			perf_text=$(perf_table)
+			perf_table > "$saved/perf.md"
 		fi
 	done
-	# Written after every machine, so an interrupted run keeps what it measured.
-	[ -z "$results" ] || { report; echo; echo "(partial: measured through $m)"; } > "$results"
+	# Saved after every machine, so an interrupted run keeps what it measured.
+	printf '%s\n' "${table[@]}" > "$saved/$m.table"
+	printf '%s\n' "${defaults[@]}" > "$saved/$m.defaults"
+	if [ ${#rejected[@]} -gt 0 ]; then printf -- '- %s\n' "${rejected[@]}"; fi > "$saved/$m.rejected"
+	echo "- $m: $(date -u '+%F %H:%M UTC'), $wsize rounds, $reps runs per variant" > "$saved/$m.meta"
+	[ -z "$results" ] || report > "$results"
 done
 
 if [ -n "$results" ]; then report | tee "$results"; else report; fi
