@@ -120,7 +120,7 @@ traced() {
 # executed instructions per build (exact, unlike the times), and how many
 # functions set up a frame pointer (mov %rsp,%rbp).
 perf_table() {
-	local d=$out/x86_64-gcc v ir base=''
+	local c d v ir base
 	echo "| symbol | plain: share of samples | -pg: share of samples |"
 	echo "|---|---:|---:|"
 	awk -F'\t' 'NR == FNR { p[$1] = $2; tp += $2; next } { g[$1] = $2; tg += $2 } END {
@@ -129,14 +129,21 @@ perf_table() {
 	}' "$out/perf-plain.tsv" "$out/perf-pg.tsv" | sort -t$'\t' -k3,3nr | head -13 |
 		awk -F'\t' '{ printf "| `%s` | %s%% | %s%% |\n", $1, $2, $3 }' | sed 's/^\(| `(samples)`.*\)%\(.*\)%\( |\)$/\1\2\3/'
 	echo
-	echo "| build | instructions executed (valgrind, WORK_SIZE=1) | over plain | functions | with a frame pointer (\`mov %rsp,%rbp\`) |"
-	echo "|---|---:|---:|---:|---:|"
-	for v in plain fp pg fentry pad5; do
-		[ -x "$d-$v/lua" ] || continue
-		objdump -d --no-show-raw-insn "$d-$v/lua" > "$out/dis-$v.txt"
-		ir=$(WORK_SIZE=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$d-$v/lua" "$work" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
-		base=${base:-$ir}
-		echo "| $v | $ir | $(calc "($ir - $base) * 100 / $base" +.2f)% | $(nm "$d-$v/lua" | grep -ci ' t ') | $(grep -c 'mov    %rsp,%rbp' "$out/dis-$v.txt") |"
+	echo "| compiler | build | instructions executed (valgrind, WORK_SIZE=1) | over plain | functions | with a frame pointer (\`mov %rsp,%rbp\`) |"
+	echo "|---|---|---:|---:|---:|---:|"
+	for c in gcc clang; do
+		base=''
+		for v in plain fp pg fentry pad5; do
+			d=$out/x86_64-$c-$v
+			[ -x "$d/lua" ] || continue
+			objdump -d --no-show-raw-insn "$d/lua" > "$out/dis.txt"
+			# valgrind 3.19 gives up on clang 14's DWARF 5: count a copy without it
+			objcopy --strip-debug "$d/lua" "$out/lua-nodebug"
+			ir=$(WORK_SIZE=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$out/lua-nodebug" "$work" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p' || true)
+			[ -n "$ir" ] || { echo "| $c | $v | valgrind failed | | | |"; continue; }
+			base=${base:-$ir}
+			echo "| $c | $v | $ir | $(calc "($ir - $base) * 100 / $base" +.2f)% | $(nm "$d/lua" | grep -ci ' t ') | $(grep -c 'mov    %rsp,%rbp' "$out/dis.txt") |"
+		done
 	done
 }
 
@@ -188,7 +195,7 @@ for m in $machines; do
 	if [ "$m" = "$host" ]; then
 		run=() link=gcc reps=${INSTRUMENT_REPS:-5} wsize=$size
 	else
-		run=("qemu-$qemu" -L "/usr/$triple") link=${prefix}gcc reps=${INSTRUMENT_REPS:-3} wsize=$qsize
+		run=("$(command -v "qemu-$qemu" || echo "qemu-$qemu")" -L "/usr/$triple") link=${prefix}gcc reps=${INSTRUMENT_REPS:-3} wsize=$qsize
 		for tool in "$link" "qemu-$qemu"; do
 			command -v "$tool" > /dev/null || { echo "bench/instrument.sh: $m: $tool is not installed (scripts/deps.sh); left out" >&2; continue 2; }
 		done
@@ -205,8 +212,8 @@ for m in $machines; do
 			[ "$name" != fp ] || [ "$c" = gcc ] || continue
 			# shellcheck disable=SC2086
 			if ! accepts "${cc[@]}" $cflags; then
-				echo "bench/instrument.sh: $m $c: $cflags: not accepted by the compiler ($(grep -m1 -i error "$out/probe.err")); left out" >&2
-				rejected+=("$m $c \`$cflags\`: $(grep -m1 -i error "$out/probe.err" | sed 's/^[^:]*: //')")
+				echo "bench/instrument.sh: $m $c: $cflags: not accepted by the compiler ($(head -1 "$out/probe.err")); left out" >&2
+				rejected+=("$m $c \`$cflags\`: $(head -1 "$out/probe.err" | sed 's/^[^:]*: //')")
 				continue
 			fi
 			dir=$out/$m-$c-$name
