@@ -128,7 +128,7 @@ CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_Q
 	$(wildcard arch/*/rt_$(call cross_field,$(m),2).c), \
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
-.PHONY: all check demo install clean bench bench-runtime bench-layout bench-cross $(CROSS_RUNTIMES)
+.PHONY: all check demo install clean bench bench-runtime bench-layout bench-cross bench-instrument bench-wrapper $(CROSS_RUNTIMES)
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(BUILD)/objpatch-c++ $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the targets are not installed: a sanitized host
@@ -273,6 +273,16 @@ bench-layout: all
 # writes bench/RESULTS-cross.md.
 bench-cross: all
 	bench/cross.sh
+
+# Each instrumentation form's cost with every site a NOP, on Lua 5.4, per
+# machine and compiler (issue 18); writes bench/RESULTS-instrument.md.
+bench-instrument: all
+	bench/instrument.sh
+
+# objpatch-cc's own cost on real projects' builds (issue 18: at most 5%);
+# writes bench/RESULTS-wrapper.md.
+bench-wrapper: all
+	bench/wrapper.sh
 
 # Kbuild on a real kernel (scripts/kbuild-test.sh: linux-source-6.1 for ARM,
 # built with our tool and with the kernel's): minutes, so not part of check.

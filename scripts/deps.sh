@@ -26,7 +26,7 @@ packages=(
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross
 	qemu-user
 	linux-source-6.1
-	dwarves hyperfine uftrace
+	dwarves hyperfine uftrace linux-perf
 	flex bison bc
 	# t/81-cc.t: ccache in front of and behind objpatch-cc
 	ccache

@@ -107,10 +107,13 @@ const struct arch arch_x86_64 = {
 	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
 	.pad_site_len = 5,
 	/*
-	 * objpatch-cc: pads of 5 NOP bytes cost about nothing when NOP'd
-	 * (issue 18, Lua 5.4: -pg +9 to 12%, -pg -mfentry +5%).
+	 * objpatch-cc: the fewest instructions with every site NOP'd
+	 * (bench/RESULTS-instrument.md, Lua 5.4 under valgrind): gcc -pg -mfentry
+	 * +2.3% (its pad is five 1-byte NOPs until the runtime joins them: +10.1%),
+	 * clang's 5-byte NOP pad +1.9% (-pg -mfentry +1.4 to 2.0%, and needs the
+	 * hook's symbol).
 	 */
-	.cc = { "-fpatchable-function-entry=5", "-fpatchable-function-entry=5" },
+	.cc = { "-pg -mfentry", "-fpatchable-function-entry=5" },
 };
 
 /* call *disp32(%reg): ModRM mod=10, reg=2, any base */
