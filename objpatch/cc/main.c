@@ -347,7 +347,7 @@ static void usage(FILE *f)
 		"usage: objpatch-cc [COMPILER] [ARGS...]   (objpatch-c++: default c++)\n"
 		"Runs COMPILER (default cc) with the instrumentation flags of its target machine and\n"
 		"records every object it writes (recordmcount --mode=user --nop, in process), so the\n"
-		"programs a build makes are traced by `objpatch run` and `objpatch attach`.\n"
+		"programs a build makes are traced by `objpatch run`.\n"
 		"  CC='objpatch-cc gcc' CXX='objpatch-c++ g++' make\n"
 		"Environment: OBJPATCH_CC_OFF=1 runs the compiler untouched; OBJPATCH_CC_FLAGS replaces the\n"
 		"instrumentation flags; OBJPATCH_CC_VERBOSE=1 prints each command run.\n");
