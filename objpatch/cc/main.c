@@ -408,21 +408,21 @@ static int wrap(const struct compiler *cc, char **args, int nargs)
 
 	if (cmdline_parse(&c, args, nargs) < 0)
 		return 1;
-	if (c.passthrough || c.ntraced == 0) {
-		cmdline_free(&c);
-		return -1;
+	if (c.passthrough || c.ntraced == 0)
+		rc = -1;
+	else if (c.lto)
+		rc = refuse_lto();
+	else if (cc_target_of(cc, &c, &t) < 0)
+		rc = 1;
+	else if (!t.flags && !(env && *env))
+		rc = refuse_machine(&t);
+	else {
+		form = strdup(env && *env ? env : t.flags);
+		flags = split_flags(form);
+		rc = c.compile_only ? compile_only(cc, &c, args, nargs, flags) : compile_and_link(cc, &c, flags);
+		free(flags);
+		free(form);
 	}
-	if (c.lto)
-		return refuse_lto();
-	if (cc_target_of(cc, &c, &t) < 0)
-		return 1;
-	if (!t.flags && !(env && *env))
-		return refuse_machine(&t);
-	form = strdup(env && *env ? env : t.flags);
-	flags = split_flags(form);
-	rc = c.compile_only ? compile_only(cc, &c, args, nargs, flags) : compile_and_link(cc, &c, flags);
-	free(flags);
-	free(form);
 	cmdline_free(&c);
 	return rc;
 }
@@ -445,11 +445,14 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 	rc = off && *off && strcmp(off, "0") != 0 ? -1 : wrap(&cc, argv + first, argc - first);
-	if (rc >= 0)
-		return rc;
-	/* nothing to instrument: become the compiler, the arguments as they came */
-	add_compiler(&a, &cc);
-	for (int i = first; i < argc; i++)
-		add(&a, argv[i]);
-	return run_exec(a.v);
+	if (rc < 0) {
+		/* nothing to instrument: become the compiler, the arguments as they came */
+		add_compiler(&a, &cc);
+		for (int i = first; i < argc; i++)
+			add(&a, argv[i]);
+		rc = run_exec(a.v);
+		free(a.v);
+	}
+	free(cc.path);
+	return rc;
 }
