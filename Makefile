@@ -237,7 +237,7 @@ endif
 # which build an ASan copy of the tools use the build itself instead, and a
 # sanitizer's report exits 99: it cannot pass for a clean rejection (status 1).
 ifeq ($(SANITIZE),1)
-check: export OBJPATCH_SANITIZED := 1
+check: export RMC_TEST_SANITIZED := 1
 check: export ASAN_OPTIONS := exitcode=99:detect_leaks=1
 check: export UBSAN_OPTIONS := halt_on_error=1:exitcode=99:print_stacktrace=1
 endif

@@ -30,9 +30,12 @@ tar -C "$TOP" -cf - --exclude=build/fuzz --exclude=build/ref --exclude=build/ben
 	tar -C "$T_TMP" -xf -
 is "${PIPESTATUS[*]}" "0 0" "a copy of build/ to install from"
 # The install paths come from each command line here, never from the environment.
+# The sanitized pass's build/ relinks as what it is.
+san=()
+sanitized_pass && san=(SANITIZE=1)
 mk() {
 	env -u PREFIX -u BINDIR -u LIBDIR -u INCLUDEDIR -u MANDIR -u PKGCONFIGDIR -u DESTDIR \
-		make -C "$TOP" --no-print-directory BUILD="$bld" "$@"
+		make -C "$TOP" --no-print-directory BUILD="$bld" "${san[@]}" "$@"
 }
 
 # Each other machine's runtime this build has, by its qemu name.

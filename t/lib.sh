@@ -49,7 +49,7 @@ compile_ok() {	# compile_ok LABEL CMD...: a failed build is a failed test, with 
 skip() { T_N=$((T_N + 1)); echo "ok $T_N # SKIP $1"; }
 
 # `make check SANITIZE=1`: build/ itself is the ASan/UBSan build.
-sanitized_pass() { [ "${OBJPATCH_SANITIZED:-0}" = 1 ]; }
+sanitized_pass() { [ "${RMC_TEST_SANITIZED:-0}" = 1 ]; }
 
 # asan_tools DIR TOOL...: an ASan/UBSan build of the tools in DIR, for a
 # test's sanitized section; in the sanitized pass, build/ is one already,
