@@ -21,23 +21,7 @@ D=$T_TMP
 for f in "$W" "$WXX" "$OBJPATCH" "$RMC"; do
 	if [ ! -x "$f" ]; then
 		ok 1 "$f is built (make all)"
-		# Every other machine with a runtime (arch/machines.h's rows with a port):
-# compile and link in one step with its gcc, run and traced under qemu-user.
-while read -r name prefix port q; do
-	case $name in x86_64|aarch64|arm|riscv64) continue ;; esac
-	if [ "$port" = - ] || [ "$q" = - ]; then continue; fi
-	label="$name ${prefix}gcc"
-	if ! command -v "${prefix}gcc" > /dev/null || ! command -v "qemu-$q" > /dev/null; then
-		skip "[$label] ${prefix}gcc or qemu-$q is not installed (scripts/deps.sh)"
-		continue
-	fi
-	dir=$D/cross-$name
-	mkdir -p "$dir"
-	run_ok "[$label] compile and link in one step" "$W" "${prefix}gcc" -O2 -o "$dir/prog" "$D/src/main.c" "$D/src/add.c" "$D/src/sub/half.c" -lm
-	traced_prog "[$label] one-step" "$dir/prog" "qemu-$q" -L "/usr/${prefix%-}"
-done < <(awk -F, '/^MACHINE[(]/ { sub(/^MACHINE[(]/, ""); for (i = 1; i <= NF; i++) gsub(/[[:space:]]/, "", $i); print $1, $2, $5, $6 }' "$TOP/arch/machines.h")
-
-done_testing
+		done_testing
 		exit
 	fi
 done
