@@ -128,7 +128,7 @@ CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_Q
 	$(wildcard arch/*/rt_$(call cross_field,$(m),2).c), \
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
-.PHONY: all check demo install clean bench bench-runtime bench-layout bench-cross bench-instrument bench-wrapper $(CROSS_RUNTIMES)
+.PHONY: all check demo install clean bench bench-runtime bench-e2e bench-layout bench-cross bench-instrument bench-wrapper $(CROSS_RUNTIMES)
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(BUILD)/objpatch-c++ $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the targets are not installed: a sanitized host
@@ -264,9 +264,14 @@ demo:
 bench: all
 	bench/run.sh
 
-# The runtime against uftrace (issue 4); writes build/bench/runtime/runtime.md.
+# The runtime against uftrace (issues 4 and 19); writes bench/RESULTS-runtime.md,
+# whose end-to-end section (a text trace on disk, Lua included) is bench/e2e.sh's.
 bench-runtime: all
 	bench/runtime.sh
+	bench/e2e.sh
+
+bench-e2e: all
+	bench/e2e.sh
 
 # NOP'd sites over random code layouts (issue 4); writes bench/RESULTS-layout.md.
 bench-layout: all
