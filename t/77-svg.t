@@ -10,6 +10,10 @@
 #  - the tooltips' calls, per function and per stack, are those the text
 #    trace of the same recording shows, and their return values agree
 #    with it; each module's frames in hues of their own;
+# trace/svg.c alone, under ASan/UBSan (testdata/svg/svg_unit.c), on names
+# and values with markup, bytes that are not UTF-8, control characters and
+# code points XML forbids, a 20,000-frame chain, 10,000 callees too narrow
+# to draw, a callee longer than its caller, and nothing at all;
 # and Chromium (headless) renders the recording's picture once to a PNG
 # with no script error, the script having run to its end, zoomed into a
 # frame, reset, and searched as check_svg.py computes it should.
@@ -64,6 +68,29 @@ checks OBJPATCH_FORMAT=svg env/objpatch.svg --text rec.txt
 mkdir -p dflt && (cd dflt && "$OBJPATCH" run --format svg -- ../flame > /dev/null)
 [ -s dflt/objpatch.svg ]
 ok $? "objpatch run --format svg with no --output: objpatch.svg"
+
+# ---- trace/svg.c alone, on graphs no test program's trace makes ----
+if compile_ok "svg_unit.c (ASan/UBSan)" gcc -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -g -I"$TOP" \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -o svg_unit "$SRC/svg_unit.c" "$TOP/trace/svg.c" \
+	"$TOP"/build/obj/layer-{trace,tables,elf,arch}.a -lelf; then
+	for c in "names 11" "deep 20001" "wide 3" "skew 4" "empty 1"; do
+		set -- $c
+		run_ok "[unit $1] svg_unit $1: exit 0, no sanitizer report" ./svg_unit "$1" "$1.svg"
+		checks "unit $1" --min-frames "$2" "$1.svg"
+	done
+	# What the names become: markup as it was, anything XML cannot hold as U+FFFD.
+	out=$(python3 - names.svg <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+names = [g.find(ns + "title").text.split("\n")[0] for g in root.iter(ns + "g") if g.get("class") == "f"]
+want = ["all", "main", "plain", "a<b>&\"c'", "bad\ufffd\ufffd bytes", "ctl\ufffd\ufffd\ufffdtab\ufffdnl",
+        "nonchar\ufffd", "surrogate\ufffd\ufffd\ufffd", "caf\u00e9 \u20ac", "cut\ufffd\ufffd", "x" * 4999]
+print("ok" if names == want else "names %r\nwant  %r" % (names, want))
+PY
+)
+	is "$out" ok "[unit names] names keep their markup; what XML cannot hold is U+FFFD"
+fi
 
 # ---- a user's mistake: one line that names svg among the formats ----
 out=$("$OBJPATCH" report --format svgz rec.data 2>&1)
