@@ -368,12 +368,11 @@ struct layout {
 	bool *drawn;
 };
 
-static const struct svg_graph *sort_graph;	/* qsort has no context; the writer's lock serialises */
-
-static int by_parent_then_name(const void *a, const void *b)
+static int by_parent_then_name(const void *a, const void *b, void *ctx)
 {
-	const struct frame *x = &sort_graph->frames[*(const uint32_t *)a];
-	const struct frame *y = &sort_graph->frames[*(const uint32_t *)b];
+	const struct svg_graph *g = ctx;
+	const struct frame *x = &g->frames[*(const uint32_t *)a];
+	const struct frame *y = &g->frames[*(const uint32_t *)b];
 	int c = x->parent != y->parent ? (x->parent < y->parent ? -1 : 1) : strcmp(x->name, y->name);
 
 	return c ? c : *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -420,8 +419,7 @@ static int lay_out(const struct svg_graph *g, struct layout *l)
 	scale = wt[0] > 0 ? (IMAGE_WIDTH - 2 * MARGIN) / wt[0] : 0;
 	for (size_t i = 1; i < n; i++)
 		order[i - 1] = (uint32_t)i;
-	sort_graph = g;
-	qsort(order, n - 1, sizeof(*order), by_parent_then_name);
+	qsort_r(order, n - 1, sizeof(*order), by_parent_then_name, (void *)g);
 	l->w[0] = IMAGE_WIDTH - 2 * MARGIN;
 	l->drawn[0] = true;
 	for (size_t k = 0; k + 1 < n; k++) {
