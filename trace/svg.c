@@ -8,7 +8,6 @@
  * and fetches nothing.
  */
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +117,7 @@ static uint32_t module_index(struct svg_graph *g, const char *module)
 	return (uint32_t)g->nmodules++;
 }
 
-uint32_t svg_frame(struct svg_graph *g, uint32_t parent, const char *name, const char *module)
+uint32_t svg_frame(struct svg_graph *g, uint32_t parent, const char *name, bool *made)
 {
 	size_t k;
 
@@ -129,9 +128,16 @@ uint32_t svg_frame(struct svg_graph *g, uint32_t parent, const char *name, const
 			return g->hash[k];
 	if (g->nframes >= UINT32_MAX || !grow_array(&g->frames, g->nframes, &g->cap_frames, sizeof(*g->frames)))
 		return 0;
-	g->frames[g->nframes] = (struct frame){ .parent = parent, .name = name, .module = module_index(g, module) };
+	g->frames[g->nframes] = (struct frame){ .parent = parent, .name = name };
 	g->hash[k] = (uint32_t)g->nframes;
+	*made = true;
 	return (uint32_t)g->nframes++;
+}
+
+void svg_frame_module(struct svg_graph *g, uint32_t frame, const char *module)
+{
+	if (frame)
+		g->frames[frame].module = module_index(g, module);
 }
 
 /* `s` cut to fit a slot, whole UTF-8 sequences only, "..." marking the cut. */

@@ -10,6 +10,7 @@
 #ifndef TRACE_SVG_H
 #define TRACE_SVG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,12 +25,16 @@ void svg_free(struct svg_graph *g);
 
 /*
  * The frame of `name` called from frame `parent` (0: a root, called from
- * no traced function), made on first use; 0 when out of memory (its calls
- * are then dropped).  Names and modules are compared as pointers and must
- * outlive the graph; `module` (the function's file, NULL: unknown) picks
- * the frame's colour family.
+ * no traced function), made on first use (then *made is set); 0 when out
+ * of memory (its calls are then dropped).  Names are compared as pointers
+ * and must outlive the graph.
  */
-uint32_t svg_frame(struct svg_graph *g, uint32_t parent, const char *name, const char *module);
+uint32_t svg_frame(struct svg_graph *g, uint32_t parent, const char *name, bool *made);
+/*
+ * The file the frame's function is in (NULL: unknown, the default), which
+ * picks its colour family; compared as a pointer, it must outlive the graph.
+ */
+void svg_frame_module(struct svg_graph *g, uint32_t frame, const char *module);
 
 /*
  * One call of `frame` ended: it took `ticks`, of which `callee_ticks` in

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The trace writer (trace/writer.h): turns the threads' events into text,
- * JSON, folded stacks or a flame graph (trace/svg.c).  In the runtime it runs under its lock, never on
- * the recording path: at exit, on objpatch_flush(), from any thread.
+ * JSON, folded stacks or a flame graph (trace/svg.c).  In the runtime it
+ * runs under its lock, never on the recording path: at exit, on
+ * objpatch_flush(), from any thread.
  * Threads are merged by time.
  */
 #include <errno.h>
@@ -488,9 +489,12 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 		t->node[d] = name ? node_for(w, d ? t->node[d - 1] : 0, name) : 0;
 	} else if (w->s.format == TRACE_SVG) {
 		const char *name = folded_name(w, f, ra);
-		const char *module = f && w->s.module_of ? w->s.module_of(w->s.symbolize_ctx, f) : NULL;
+		bool made = false;
 
-		t->node[d] = name ? svg_frame(w->svg, d ? t->node[d - 1] : 0, name, module) : 0;
+		t->node[d] = name ? svg_frame(w->svg, d ? t->node[d - 1] : 0, name, &made) : 0;
+		/* Once per frame, not per call: the module is a search of the modules. */
+		if (made && f && w->s.module_of)
+			svg_frame_module(w->svg, t->node[d], w->s.module_of(w->s.symbolize_ctx, f));
 	} else if (w->s.format == TRACE_JSON) {
 		json_event(w, 'B', name_of(f, ra, nb, sizeof(nb)), ev[0], t->tid, NULL, NULL, false);
 	} else if (!leaf) {

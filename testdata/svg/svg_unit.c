@@ -13,6 +13,17 @@
 #include <string.h>
 #include "trace/svg.h"
 
+/* svg_frame() with its module set when made. */
+static uint32_t frame(struct svg_graph *g, uint32_t parent, const char *name, const char *module)
+{
+	bool made = false;
+	uint32_t f = svg_frame(g, parent, name, &made);
+
+	if (made)
+		svg_frame_module(g, f, module);
+	return f;
+}
+
 static void to_file(void *ctx, const char *s, size_t n)
 {
 	fwrite(s, 1, n, ctx);
@@ -26,16 +37,16 @@ static const char *const odd_names[] = {
 static void names(struct svg_graph *g)
 {
 	static char longname[5000];
-	uint32_t top = svg_frame(g, 0, "main", "/bin/prog");
+	uint32_t top = frame(g, 0, "main", "/bin/prog");
 
 	memset(longname, 'x', sizeof(longname) - 1);
 	for (size_t i = 0; i < sizeof(odd_names) / sizeof(odd_names[0]); i++) {
-		uint32_t f = svg_frame(g, top, odd_names[i], i % 2 ? "/lib/a&b.so" : "/lib/<c>.so");
+		uint32_t f = frame(g, top, odd_names[i], i % 2 ? "/lib/a&b.so" : "/lib/<c>.so");
 
 		for (size_t v = 0; v < sizeof(odd_names) / sizeof(odd_names[0]); v++)
 			svg_call(g, f, 1000, 0, odd_names[v]);
 	}
-	svg_call(g, svg_frame(g, top, longname, NULL), 1000, 0, longname);
+	svg_call(g, frame(g, top, longname, NULL), 1000, 0, longname);
 	svg_call(g, top, 100000, 9000, "0");
 }
 
@@ -44,31 +55,31 @@ static void deep(struct svg_graph *g)
 	uint32_t f = 0;
 
 	for (int i = 0; i < 20000; i++)
-		f = svg_frame(g, f, "recurse", "/bin/prog");
+		f = frame(g, f, "recurse", "/bin/prog");
 	for (int i = 0; i < 20000; i++)
 		svg_call(g, f--, 1000 + 10 * (uint64_t)i, 1000 + 10 * (uint64_t)i - 10, "1");
 }
 
 static void wide(struct svg_graph *g)
 {
-	static char names[10000][16];
-	uint32_t top = svg_frame(g, 0, "main", "/bin/prog");
+	static char tiny[10000][16];
+	uint32_t top = frame(g, 0, "main", "/bin/prog");
 
 	for (int i = 0; i < 10000; i++) {
-		snprintf(names[i], sizeof(names[i]), "tiny%d", i);
-		svg_call(g, svg_frame(g, top, names[i], "/bin/prog"), 1, 0, "");
+		snprintf(tiny[i], sizeof(tiny[i]), "tiny%d", i);
+		svg_call(g, frame(g, top, tiny[i], "/bin/prog"), 1, 0, "");
 	}
-	svg_call(g, svg_frame(g, top, "big", "/lib/libbig.so"), 10000000, 0, "");
+	svg_call(g, frame(g, top, "big", "/lib/libbig.so"), 10000000, 0, "");
 	svg_call(g, top, 10010000, 10010000, "");
 }
 
 static void skew(struct svg_graph *g)
 {
-	uint32_t top = svg_frame(g, 0, "main", "/bin/prog"), a = svg_frame(g, top, "a", "/bin/prog");
+	uint32_t top = frame(g, 0, "main", "/bin/prog"), a = frame(g, top, "a", "/bin/prog");
 
-	svg_call(g, svg_frame(g, a, "b", "/bin/prog"), 1200, 0, "");
+	svg_call(g, frame(g, a, "b", "/bin/prog"), 1200, 0, "");
 	svg_call(g, a, 1000, 1200, "");
-	svg_call(g, svg_frame(g, top, "c", "/bin/prog"), 500, 0, "");
+	svg_call(g, frame(g, top, "c", "/bin/prog"), 500, 0, "");
 	svg_call(g, top, 1400, 1500, "");
 }
 
