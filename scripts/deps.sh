@@ -38,6 +38,8 @@ packages=(
 	dpkg-dev bzip2
 	# t/84-install.t builds against the installed objpatch.pc
 	pkgconf
+	# t/77-svg.t renders a flame graph in headless Chromium
+	chromium
 )
 
 sudo=""

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The trace writer (trace/writer.h): turns the threads' events into text,
- * JSON or folded stacks.  In the runtime it runs under its lock, never on
- * the recording path: at exit, on objpatch_flush(), from any thread.
+ * JSON, folded stacks or a flame graph (trace/svg.c).  In the runtime it
+ * runs under its lock, never on the recording path: at exit, on
+ * objpatch_flush(), from any thread.
  * Threads are merged by time.
  */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "trace/event.h"
+#include "trace/svg.h"
 #include "trace/writer.h"
 
 /* Folded stacks: a trie of (parent, function) nodes. */
@@ -45,6 +47,7 @@ struct trace_writer {
 	size_t naddr_names, cap_addr_names;
 	size_t olen;
 	bool write_failed;	/* a write() failed: the trace is not whole */
+	struct svg_graph *svg;	/* TRACE_SVG's calls, drawn at the trace's end */
 	char obuf[1 << 16];
 };
 
@@ -56,8 +59,8 @@ struct trace_thread {
 	uint64_t *entry_ts;
 	struct sym_func **func;
 	uint64_t *ra;
-	uint64_t *child;	/* folded: time spent in callees */
-	uint32_t *node;		/* folded: the stack's node */
+	uint64_t *child;	/* folded, SVG: time spent in callees */
+	uint32_t *node;		/* folded, SVG: the stack's node (SVG's frame) */
 	char name[64];		/* "": none known */
 };
 
@@ -71,6 +74,10 @@ struct trace_writer *trace_writer_new(const struct trace_settings *s)
 		return NULL;
 	w->s = *s;
 	w->ns_per_tick = 1.0;
+	if (s->format == TRACE_SVG && !(w->svg = svg_new())) {
+		free(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -97,6 +104,7 @@ void trace_writer_free(struct trace_writer *w)
 	free(w->nodes);
 	free(w->node_hash);
 	free(w->note);
+	svg_free(w->svg);
 	free(w);
 }
 
@@ -422,6 +430,33 @@ static void json_event(struct trace_writer *w, char ph, const char *name, uint64
 static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d, const uint64_t *ev, uint64_t now,
 		     bool leaf, const char *reason);
 
+static void svg_out(void *ctx, const char *s, size_t n)
+{
+	out(ctx, "%.*s", (int)n, s);
+}
+
+/* A call's end for the flame graph: its time, and what it returned or why it has no value. */
+static void svg_close(struct trace_writer *w, struct trace_thread *t, unsigned d, uint64_t ts, const char *why,
+		      const char *val)
+{
+	uint64_t dur = ts - t->entry_ts[d];
+	char reason[32];
+
+	snprintf(reason, sizeof(reason), "(%s)", why ? why : "");
+	svg_call(w->svg, t->node[d], dur, t->child[d], why ? reason : val[0] ? val + 4 : "");
+	if (d)
+		t->child[d - 1] += dur;
+}
+
+static void write_svg(struct trace_writer *w, const struct trace_counts *c)
+{
+	struct svg_head h = { .process = w->s.process_name, .pid = w->s.pid, .note = w->note,
+			      .ns_per_tick = w->ns_per_tick, .missed_depth = c->missed_depth,
+			      .missed_busy = c->missed_busy, .lost = c->lost };
+
+	svg_write(w->svg, &h, svg_out, w);
+}
+
 /*
  * Frames at depth >= d whose exit never came: the buffers were full when
  * it happened.  Closed here so the trace stays well-formed.
@@ -452,6 +487,14 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 		const char *name = folded_name(w, f, ra);
 
 		t->node[d] = name ? node_for(w, d ? t->node[d - 1] : 0, name) : 0;
+	} else if (w->s.format == TRACE_SVG) {
+		const char *name = folded_name(w, f, ra);
+		bool made = false;
+
+		t->node[d] = name ? svg_frame(w->svg, d ? t->node[d - 1] : 0, name, &made) : 0;
+		/* Once per frame, not per call: the module is a search of the modules. */
+		if (made && f && w->s.module_of)
+			svg_frame_module(w->svg, t->node[d], w->s.module_of(w->s.symbolize_ctx, f));
 	} else if (w->s.format == TRACE_JSON) {
 		json_event(w, 'B', name_of(f, ra, nb, sizeof(nb)), ev[0], t->tid, NULL, NULL, false);
 	} else if (!leaf) {
@@ -498,6 +541,8 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 		w->nodes[t->node[d]].self_ticks += dur > t->child[d] ? dur - t->child[d] : 0;
 		if (d)
 			t->child[d - 1] += dur;
+	} else if (w->s.format == TRACE_SVG && known) {
+		svg_close(w, t, d, ts, why, val);
 	}
 	if (d < t->open)
 		t->open = d;
@@ -574,6 +619,8 @@ static void trailer(struct trace_writer *w, const struct trace_counts *c)
 		fprintf(stderr, "objpatch: %" PRIu64 " events lost (trace buffers full)\n", c->lost);
 	if (w->s.format == TRACE_FOLDED) {
 		write_folded(w);
+	} else if (w->s.format == TRACE_SVG) {
+		write_svg(w, c);
 	} else if (w->s.format == TRACE_JSON) {
 		json_names(w);
 		out(w, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"missed_depth\":%" PRIu64

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The trace writer: threads' event words (trace/event.h) as text, JSON or
- * folded stacks, the threads merged by time.  The runtime feeds it from its
+ * The trace writer: threads' event words (trace/event.h) as text, JSON,
+ * folded stacks or a flame graph (trace/svg.h), the threads merged by time.  The runtime feeds it from its
  * buffers, objpatch report from a recording; each says where a thread's
  * events are and which function a return address is in.
  */
@@ -14,7 +14,7 @@
 #include "trace/machine.h"
 #include "trace/symbols.h"
 
-enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_FOLDED };
+enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_FOLDED, TRACE_SVG };
 
 /* Where the writer reads one thread's events, which may still be growing. */
 struct trace_events {
@@ -27,6 +27,8 @@ struct trace_events {
 
 /* The function a hook's return address names, or NULL (then it is shown by address). */
 typedef struct sym_func *(*trace_symbolizer)(void *ctx, uint64_t ra);
+/* The file a function the symbolizer gave is in, or NULL; it must outlive the writer. */
+typedef const char *(*trace_module_namer)(void *ctx, const struct sym_func *f);
 
 struct trace_settings {
 	enum trace_format format;
@@ -39,7 +41,8 @@ struct trace_settings {
 	int fd;			/* where the trace goes */
 	const struct trace_machine *machine;	/* the recording's: how to read its values */
 	trace_symbolizer symbolize;
-	void *symbolize_ctx;
+	void *symbolize_ctx;	/* also module_of's */
+	trace_module_namer module_of;	/* SVG's colour per module; NULL: one colour family */
 };
 
 /* What the recorder could not record, for the trace's end. */

@@ -25,7 +25,7 @@ static void report_usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch report [OPTIONS] [RECORDING]\n"
 		   "Formats RECORDING (default objpatch.data), written by objpatch record.\n"
-		   "      --format=FMT    text, json or folded (default text)\n"
+		   "      --format=FMT    text, json, folded or svg (a flame graph) (default text)\n"
 		   "      --hex           integers in hex\n"
 		   "      --errno-names   negative integers that are errno values with their names\n"
 		   "                      (the recording's choice when it was made with them)\n"
@@ -304,6 +304,20 @@ static struct sym_func *symbolize(void *ctx, uint64_t ra)
 	return NULL;
 }
 
+/* The module whose functions hold `f`: the flame graph's colour family. */
+static const char *module_of(void *ctx, const struct sym_func *f)
+{
+	struct report *rp = ctx;
+
+	for (size_t i = 0; i < rp->nmods; i++) {
+		const struct sym_table *s = &rp->mods[i]->syms;
+
+		if (s->nfuncs && (uintptr_t)f >= (uintptr_t)s->funcs && (uintptr_t)f < (uintptr_t)(s->funcs + s->nfuncs))
+			return rp->mods[i]->path;
+	}
+	return NULL;
+}
+
 /* ---- the recorded threads, read by the writer ---- */
 
 static struct thread *thread_of(struct report *rp, int tid)
@@ -455,7 +469,7 @@ static int write_trace(struct report *rp)
 				    .strlen_max = 64,
 				    .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
 				    .process_name = rp->process_name,
-				    .symbolize = symbolize, .symbolize_ctx = rp };
+				    .symbolize = symbolize, .symbolize_ctx = rp, .module_of = module_of };
 	struct trace_thread **tt = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*tt));
 	struct trace_writer *w = NULL;
 	int rc = -1;
@@ -511,20 +525,19 @@ enum { REPORT_FORMAT = 1, REPORT_HEX, REPORT_OUTPUT, REPORT_ERRNO_NAMES };
 
 static int report_option(void *ctx, int id, const char *v)
 {
+	static const char *const formats[] = { [TRACE_TEXT] = "text", [TRACE_JSON] = "json",
+					       [TRACE_FOLDED] = "folded", [TRACE_SVG] = "svg" };
 	struct report *rp = ctx;
 
 	switch (id) {
 	case REPORT_FORMAT:
-		if (!strcmp(v, "text"))
-			rp->format = TRACE_TEXT;
-		else if (!strcmp(v, "json"))
-			rp->format = TRACE_JSON;
-		else if (!strcmp(v, "folded"))
-			rp->format = TRACE_FOLDED;
-		else
-			return fprintf(stderr, "objpatch report: --format %s: not a format: give text, json or folded\n",
-				       v), -1;
-		return 0;
+		for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+			if (!strcmp(v, formats[i])) {
+				rp->format = (enum trace_format)i;
+				return 0;
+			}
+		return fprintf(stderr, "objpatch report: --format %s: not a format: give text, json, folded or svg\n",
+			       v), -1;
 	case REPORT_HEX:
 		rp->hex = true;
 		return 0;
@@ -547,7 +560,7 @@ static int report_option(void *ctx, int id, const char *v)
 static int parse(int argc, char **argv, struct report *rp)
 {
 	static const struct cli_opt opts[] = {
-		{ "format", 0, "text|json|folded", REPORT_FORMAT },
+		{ "format", 0, "text|json|folded|svg", REPORT_FORMAT },
 		{ "hex", 0, NULL, REPORT_HEX },
 		{ "errno-names", 0, NULL, REPORT_ERRNO_NAMES },
 		{ "output", 'o', "FILE", REPORT_OUTPUT },

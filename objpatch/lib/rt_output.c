@@ -65,6 +65,20 @@ static struct sym_func *symbolize(void *ctx, uint64_t ra)
 	return rt_func_for_ra((uintptr_t)ra);
 }
 
+/* The module whose function table holds `f`: the flame graph's colour family. */
+static const char *module_of(void *ctx, const struct sym_func *f)
+{
+	(void)ctx;
+	for (size_t i = 0; i < rt.nmods; i++) {
+		const struct sym_table *s = &rt.mods[i]->syms;
+
+		/* The program is read through /proc/self/exe: its name says more. */
+		if (s->nfuncs && (uintptr_t)f >= (uintptr_t)s->funcs && (uintptr_t)f < (uintptr_t)(s->funcs + s->nfuncs))
+			return strcmp(rt.mods[i]->path, "/proc/self/exe") ? rt.mods[i]->path : rt_program_name();
+	}
+	return NULL;
+}
+
 /* ---- names of the process and its threads ---- */
 
 void rt_thread_comm(struct tstate *t)
@@ -111,7 +125,10 @@ static struct trace_writer *writer;
 
 static enum trace_format writer_format(void)
 {
-	return rt.format == FMT_JSON ? TRACE_JSON : rt.format == FMT_FOLDED ? TRACE_FOLDED : TRACE_TEXT;
+	static const enum trace_format formats[] = { [FMT_TEXT] = TRACE_TEXT, [FMT_JSON] = TRACE_JSON,
+						     [FMT_FOLDED] = TRACE_FOLDED, [FMT_SVG] = TRACE_SVG };
+
+	return formats[rt.format];
 }
 
 /*
@@ -168,7 +185,8 @@ static int open_output(void)
 {
 	struct trace_settings s = { .format = writer_format(), .depth = rt.depth, .hex = rt.hex,
 				    .errno_names = rt.errno_names, .process_name = rt_program_name(),
-				    .strlen_max = rt.strlen_max, .machine = &machine, .symbolize = symbolize };
+				    .strlen_max = rt.strlen_max, .machine = &machine, .symbolize = symbolize,
+				    .module_of = module_of };
 
 	if (out_fd >= 0 && out_pid == getpid())
 		return 0;

@@ -62,7 +62,7 @@ static bool env_bool(const char *name)
 static int env_format(void)
 {
 	static const char *const names[] = { [FMT_TEXT] = "text", [FMT_JSON] = "json",
-					     [FMT_FOLDED] = "folded", [FMT_RAW] = "raw" };
+					     [FMT_FOLDED] = "folded", [FMT_RAW] = "raw", [FMT_SVG] = "svg" };
 	const char *s = getenv("OBJPATCH_FORMAT");
 
 	if (!s || !*s)
@@ -70,7 +70,7 @@ static int env_format(void)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(s, names[i]) == 0)
 			return (int)i;
-	refuse("OBJPATCH_FORMAT", s, "not a trace format: set text, json, folded or raw");
+	refuse("OBJPATCH_FORMAT", s, "not a trace format: set text, json, folded, svg or raw");
 	return FMT_TEXT;
 }
 
@@ -187,7 +187,10 @@ void rt_read_settings(void)
 	if (bad)
 		_exit(2);	/* before main: nothing of the program's has run */
 	rt.output = outp && *outp ? strdup(outp) : NULL;
+	/* Not a terminal's kind of output. */
 	if (rt.format == FMT_RAW && !rt.output)
-		rt.output = strdup("objpatch.data");	/* not a terminal's kind of output */
+		rt.output = strdup("objpatch.data");
+	if (rt.format == FMT_SVG && !rt.output)
+		rt.output = strdup("objpatch.svg");
 	rt.output_pid = first_process();
 }
