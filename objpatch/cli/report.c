@@ -16,12 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
-#include "trace/event.h"
-#include "trace/filter.h"
 #include "trace/raw.h"
-#include "trace/summary.h"
 #include "trace/writer.h"
 
 static void report_usage(FILE *f)
@@ -33,21 +31,10 @@ static void report_usage(FILE *f)
 		   "      --errno-names   negative integers that are errno values with their names\n"
 		   "                      (the recording's choice when it was made with them)\n"
 		   "  -o, --output=FILE   the trace (default standard output)\n"
-		   "Analyses (uftrace's report and graph):\n"
-		   "      --summary       one line per function: calls, total, self, average, min, max\n"
-		   "      --sort=KEY      --summary's order: total (default), self, calls, avg, min, max, name\n"
-		   "      --graph=FUNC    the call tree below FUNC, its activations merged\n"
-		   "Filters (any format, --summary and --graph), FUNC and GLOB as fnmatch(3) globs:\n"
-		   "      --tid=TID       only thread TID (repeatable)\n"
-		   "  -F, --filter=GLOB   only the functions matching GLOB ('!GLOB' excludes; in order)\n"
-		   "  -N, --exclude=GLOB  not the functions matching GLOB\n"
-		   "      --below=FUNC    FUNC and everything it calls, nothing outside it\n"
-		   "      --callers=FUNC  FUNC and the frames that lead to it, not what it calls\n"
-		   "      --min-duration=TIME  calls that took at least TIME (10us, 1.5ms, 2s), with their callers\n"
-		   "  -D, --max-depth=N   frames less than N deep\n"
-		   "  -h, --help          this text\n"
-		   "Exit status: 0; 1 when the recording could not be read or the trace written;\n"
-		   "2 for a usage error.\n");
+		   "  -h, --help          this text\n");
+	analyses_usage(f);
+	fprintf(f, "Exit status: 0; 1 when the recording could not be read or the trace written, or a\n"
+		   "--tid or a function named matched nothing; 2 for a usage error.\n");
 }
 
 /* ---- the recording's modules: what names its return addresses ---- */
@@ -101,13 +88,7 @@ struct report {
 	bool errno_names;
 	const char *output;	/* NULL: standard output */
 	bool format_given;
-	bool summary;
-	enum trace_sort sort;
-	const char *sort_name;	/* NULL: not given */
-	const char **graph;
-	size_t ngraph;
-	struct trace_filter_opts fo;
-	const char *min_duration;	/* as given, for messages */
+	struct analyses an;
 	const struct cli_cmd *cmd;	/* while parsing */
 };
 
@@ -473,183 +454,39 @@ static int read_recording(struct report *rp)
 
 /* ---- the trace ---- */
 
-/*
- * The threads --tid shows, newest first as the runtime lists its threads
- * (which decides between events of the same time), each with its filters
- * (fs) and told that its events are all there.
- */
-static size_t shown_threads(struct report *rp, struct trace_filter_set *fs, struct trace_filter **filters)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < rp->nthreads; i++) {
-		struct thread *t = &rp->threads[rp->nthreads - 1 - i];
-		struct trace_events src = { thread_peek, thread_consume, t };
-
-		if (!trace_filter_tid(&rp->fo, t->tid))
-			continue;
-		if (!(filters[n] = trace_filter_new(fs, &src))) {
-			while (n)
-				trace_filter_free(filters[--n]);
-			return SIZE_MAX;
-		}
-		trace_filter_end(filters[n], rp->end);
-		n++;
-	}
-	return n;
-}
-
-static struct thread *shown_thread(struct report *rp, size_t i)
-{
-	for (size_t k = 0, n = 0; k < rp->nthreads; k++) {
-		struct thread *t = &rp->threads[rp->nthreads - 1 - k];
-
-		if (trace_filter_tid(&rp->fo, t->tid) && n++ == i)
-			return t;
-	}
-	return NULL;
-}
-
-/* --summary or --graph, from the filtered threads.  0, -1 out of memory, -2 said, -3 the output failed. */
-static int write_stats(struct report *rp, struct trace_filter_set *fs, struct trace_filter **filters, size_t n, int fd)
-{
-	struct trace_stats *st = trace_stats_new(rp->r.h.depth, rp->ns_per_tick, symbolize, rp, rp->graph, rp->ngraph);
-	int rc = -1;
-
-	(void)fs;
-	if (!st)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		struct trace_stats_thread *t = trace_stats_thread(st);
-
-		if (!t || trace_stats_read(st, t, trace_filter_events(filters[i])) < 0 ||
-		    trace_stats_end(st, t, rp->end) < 0)
-			goto out;
-	}
-	if (rp->ngraph && !trace_stats_graph_roots(st))
-		fprintf(stderr, "objpatch report: --graph %s: no call of it in %s%s: check the name in objpatch "
-			"report --summary\n", rp->graph[0], rp->path,
-			trace_filter_active(fs) ? " (after the filters)" : "");
-	rc = rp->ngraph ? trace_graph_write(st, fd) : trace_summary_write(st, fd, rp->sort, rp->format == TRACE_JSON);
-	rc = rc < 0 ? -3 : rp->ngraph && !trace_stats_graph_roots(st) ? -2 : 0;
-out:
-	trace_stats_free(st);
-	return rc;
-}
-
-/*
- * A filter that kept nothing because what it names matched no call is a
- * mistake (a misspelt name); a duration no call reached is an answer.
- */
-static int check_matched(const struct report *rp, const struct trace_filter_set *fs)
-{
-	if (rp->fo.nbelow && !trace_filter_matched(fs, TF_BELOW))
-		return fprintf(stderr, "objpatch report: --below %s: no call in %s matches it: check the name in "
-			       "objpatch report --summary\n", rp->fo.below[0], rp->path), -2;
-	if (rp->fo.ncallers && !trace_filter_matched(fs, TF_CALLERS))
-		return fprintf(stderr, "objpatch report: --callers %s: no call in %s matches it: check the name in "
-			       "objpatch report --summary\n", rp->fo.callers[0], rp->path), -2;
-	if (rp->fo.nglobs && !trace_filter_matched(fs, TF_MATCH))
-		return fprintf(stderr, "objpatch report: --%s %s: no call in %s is left: check the names in "
-			       "objpatch report --summary\n", rp->fo.glob_on[0] ? "filter" : "exclude", rp->fo.globs[0],
-			       rp->path), -2;
-	if (rp->fo.min_ns && !trace_filter_matched(fs, TF_MIN_DURATION))
-		fprintf(stderr, "objpatch report: --min-duration %s: no call in %s took that long\n", rp->min_duration,
-			rp->path);
-	return 0;
-}
-
-/* Every --tid names a thread of the recording. */
-static int check_tids(const struct report *rp)
-{
-	for (size_t i = 0; i < rp->fo.ntids; i++) {
-		bool found = false;
-
-		for (size_t k = 0; k < rp->nthreads && !found; k++)
-			found = rp->threads[k].tid == rp->fo.tids[i];
-		if (!found) {
-			fprintf(stderr, "objpatch report: --tid %d: no such thread in %s: give one of", rp->fo.tids[i],
-				rp->path);
-			for (size_t k = 0; k < rp->nthreads; k++)
-				fprintf(stderr, " %d", rp->threads[k].tid);
-			fprintf(stderr, "%s\n", rp->nthreads ? "" : " its threads (it has none)");
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* The formatted trace of the shown threads.  0, -1 out of memory, -2 said. */
-static int write_events(struct report *rp, struct trace_settings *s, struct trace_filter **filters, size_t n)
-{
-	struct trace_thread **tt = calloc(n ? n : 1, sizeof(*tt));
-	struct trace_writer *w = NULL;
-	int rc = -1;
-
-	if (!tt || !(w = trace_writer_new(s)))
-		goto out;
-	trace_writer_clock(w, rp->ts0, rp->ns_per_tick);
-	for (size_t i = 0; i < n; i++) {
-		struct thread *t = shown_thread(rp, i);
-
-		if (!(tt[i] = trace_thread_new(w, t->tid, trace_filter_events(filters[i]))))
-			goto out;
-		trace_thread_name(tt[i], t->name);
-	}
-	trace_write(w, tt, n, rp->output != NULL);
-	trace_write_end(w, tt, n, rp->end, &rp->counts);
-	rc = trace_writer_failed(w) ? -3 : 0;
-out:
-	trace_writer_free(w);
-	free(tt);
-	return rc;
-}
-
 static int write_trace(struct report *rp)
 {
-	struct trace_settings s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
-				    .strlen_max = 64,
-				    .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
-				    .process_name = rp->process_name,
-				    .symbolize = symbolize, .symbolize_ctx = rp };
-	struct trace_filter **filters = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*filters));
-	struct trace_filter_set *fs = trace_filter_set_new(&rp->fo, rp->r.h.depth, rp->ns_per_tick, symbolize, rp);
-	size_t n = 0;
-	int rc = -1;
+	struct analysis_input in = {
+		.source = rp->path, .output = rp->output, .ts0 = rp->ts0, .end = rp->end, .ns_per_tick = rp->ns_per_tick,
+		.counts = &rp->counts, .always_header = rp->output != NULL, .nthreads = rp->nthreads,
+		.s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
+		       .strlen_max = 64, .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
+		       .process_name = rp->process_name, .symbolize = symbolize, .symbolize_ctx = rp },
+	};
+	struct analysis_thread *at = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*at));
+	int rc;
 
-	if (!filters || !fs)
-		goto out;
-	if (check_tids(rp) < 0) {
-		rc = -2;
-		goto out;
-	}
-	if (rp->output && (s.fd = open(rp->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		fprintf(stderr, "objpatch report: %s: %s\n", rp->output, strerror(errno));
-		rc = -2;
-		goto out;
-	}
-	if ((n = shown_threads(rp, fs, filters)) == SIZE_MAX) {
-		n = 0;
-		goto close;
-	}
-	rc = rp->summary || rp->ngraph ? write_stats(rp, fs, filters, n, s.fd) : write_events(rp, &s, filters, n);
-	if (rc == -3)
-		fprintf(stderr, "objpatch report: %s: the %s could not be written whole: give --output a file "
-				"on a file system with room\n", rp->output ? rp->output : "standard output",
-			rp->summary ? "summary" : rp->ngraph ? "graph" : "trace");
-	if (rc == 0)
-		rc = check_matched(rp, fs);
-close:
-	if (rp->output)
-		close(s.fd);
-out:
-	if (rc == -1)
+	if (!at) {
 		fprintf(stderr, "objpatch report: out of memory\n");
-	for (size_t i = 0; i < n; i++)
-		trace_filter_free(filters[i]);
-	free(filters);
-	trace_filter_set_free(fs);
-	return rc < 0 ? -1 : 0;
+		return -1;
+	}
+	if (rp->output && (in.s.fd = open(rp->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		fprintf(stderr, "objpatch report: %s: %s\n", rp->output, strerror(errno));
+		free(at);
+		return -1;
+	}
+	/* Newest first, as the runtime lists its threads: it decides between events of the same time. */
+	for (size_t i = 0; i < rp->nthreads; i++) {
+		struct thread *t = &rp->threads[rp->nthreads - 1 - i];
+
+		at[i] = (struct analysis_thread){ t->tid, t->name, { thread_peek, thread_consume, t } };
+	}
+	in.threads = at;
+	rc = analyses_write(&rp->an, &in);
+	if (rp->output)
+		close(in.s.fd);
+	free(at);
+	return rc;
 }
 
 static void free_report(struct report *rp)
@@ -661,118 +498,16 @@ static void free_report(struct report *rp)
 	free(rp->mods);
 	free(rp->threads);
 	free(rp->process_name);
-	free(rp->fo.globs);
-	free(rp->fo.glob_on);
-	free(rp->fo.below);
-	free(rp->fo.callers);
-	free((void *)rp->fo.tids);
-	free(rp->graph);
+	analyses_free(&rp->an);
 	raw_reader_free(&rp->r);
 }
 
-enum { REPORT_FORMAT = 1, REPORT_HEX, REPORT_OUTPUT, REPORT_ERRNO_NAMES, REPORT_SUMMARY, REPORT_SORT, REPORT_GRAPH,
-       REPORT_TID, REPORT_FILTER, REPORT_EXCLUDE, REPORT_BELOW, REPORT_CALLERS, REPORT_MIN_DURATION,
-       REPORT_MAX_DEPTH };
-
-/* One more string in a growing list (the options' own arrays hold each one's values). */
-static int push_str(const char ***list, size_t *n, const char *v)
-{
-	const char **l = realloc(*list, (*n + 1) * sizeof(*l));
-
-	if (!l)
-		return fprintf(stderr, "objpatch report: out of memory\n"), -1;
-	l[(*n)++] = v;
-	*list = l;
-	return 0;
-}
-
-/* A glob option's value, checked as objpatch run checks --filter's. */
-static int glob_option(const char *opt, const char *v, const char ***list, size_t *n)
-{
-	const char *why = trace_glob_error(v);
-
-	if (why)
-		return fprintf(stderr, "objpatch report: --%s %s: %s\n", opt, v, why), -1;
-	return push_str(list, n, v);
-}
-
-/* --filter and --exclude share one ordered list; '!GLOB' in --filter excludes, as in objpatch run. */
-static int match_option(struct report *rp, const char *opt, const char *v, bool on)
-{
-	bool *o;
-
-	if (on && v[0] == '!') {
-		v++;
-		on = false;
-	}
-	if (!(o = realloc(rp->fo.glob_on, (rp->fo.nglobs + 1) * sizeof(*o))))
-		return fprintf(stderr, "objpatch report: out of memory\n"), -1;
-	rp->fo.glob_on = o;
-	o[rp->fo.nglobs] = on;
-	return glob_option(opt, v, &rp->fo.globs, &rp->fo.nglobs);
-}
-
-static int tid_option(struct report *rp, const char *v)
-{
-	unsigned long tid;
-	int *t;
-
-	if (cli_number(rp->cmd, "tid", v, 1, 0x7fffffff, &tid) < 0)
-		return -1;
-	if (!(t = realloc((void *)rp->fo.tids, (rp->fo.ntids + 1) * sizeof(*t))))
-		return fprintf(stderr, "objpatch report: out of memory\n"), -1;
-	t[rp->fo.ntids++] = (int)tid;
-	rp->fo.tids = t;
-	return 0;
-}
-
-/* The analyses' options; 1: not one of them. */
-static int analysis_option(struct report *rp, int id, const char *v)
-{
-	const enum trace_sort *key;
-	unsigned long n;
-	const char *why;
-
-	switch (id) {
-	case REPORT_SUMMARY:
-		rp->summary = true;
-		return 0;
-	case REPORT_SORT:
-		if (!(key = trace_sort_by_name(v)))
-			return fprintf(stderr, "objpatch report: --sort %s: not a key: give %s\n", v, trace_sort_keys), -1;
-		rp->sort = *key;
-		rp->sort_name = v;
-		return 0;
-	case REPORT_GRAPH:
-		return glob_option("graph", v, &rp->graph, &rp->ngraph);
-	case REPORT_TID:
-		return tid_option(rp, v);
-	case REPORT_FILTER:
-		return match_option(rp, "filter", v, true);
-	case REPORT_EXCLUDE:
-		return match_option(rp, "exclude", v, false);
-	case REPORT_BELOW:
-		return glob_option("below", v, &rp->fo.below, &rp->fo.nbelow);
-	case REPORT_CALLERS:
-		return glob_option("callers", v, &rp->fo.callers, &rp->fo.ncallers);
-	case REPORT_MIN_DURATION:
-		if ((why = trace_parse_duration(v, &rp->fo.min_ns)))
-			return fprintf(stderr, "objpatch report: --min-duration %s: %s\n", v, why), -1;
-		rp->min_duration = v;
-		return 0;
-	case REPORT_MAX_DEPTH:
-		if (cli_number(rp->cmd, "max-depth", v, 1, EV_DEPTH_MAX, &n) < 0)
-			return -1;
-		rp->fo.max_depth = (unsigned)n;
-		return 0;
-	}
-	return 1;
-}
+enum { REPORT_FORMAT = 1, REPORT_HEX, REPORT_OUTPUT, REPORT_ERRNO_NAMES };
 
 static int report_option(void *ctx, int id, const char *v)
 {
 	struct report *rp = ctx;
-	int rc = analysis_option(rp, id, v);
+	int rc = analyses_option(&rp->an, rp->cmd, id, v);
 
 	if (rc <= 0)
 		return rc;
@@ -807,24 +542,6 @@ static int report_option(void *ctx, int id, const char *v)
 	return 0;
 }
 
-/* The analyses' options make sense together: 0, or CLI_ERROR after one line. */
-static int check_analyses(const struct report *rp)
-{
-	const char *why = NULL;
-
-	if (rp->summary && rp->ngraph)
-		why = "--summary and --graph are two reports: give one of them per run";
-	else if (rp->sort_name && !rp->summary)
-		why = "--sort orders --summary's lines: add --summary";
-	else if (rp->summary && rp->format == TRACE_FOLDED)
-		why = "--summary is text or json: give --format text or json";
-	else if (rp->ngraph && rp->format_given && rp->format != TRACE_TEXT)
-		why = "--graph is text only: leave --format out";
-	if (why)
-		fprintf(stderr, "objpatch report: %s\n", why);
-	return why ? CLI_ERROR : 0;
-}
-
 /* 0, CLI_HELP or CLI_ERROR (after one line) */
 static int parse(int argc, char **argv, struct report *rp)
 {
@@ -833,16 +550,7 @@ static int parse(int argc, char **argv, struct report *rp)
 		{ "hex", 0, NULL, REPORT_HEX },
 		{ "errno-names", 0, NULL, REPORT_ERRNO_NAMES },
 		{ "output", 'o', "FILE", REPORT_OUTPUT },
-		{ "summary", 0, NULL, REPORT_SUMMARY },
-		{ "sort", 0, "total|self|calls|avg|min|max|name", REPORT_SORT },
-		{ "graph", 0, "FUNCTION", REPORT_GRAPH },
-		{ "tid", 0, "TID", REPORT_TID },
-		{ "filter", 'F', "GLOB", REPORT_FILTER },
-		{ "exclude", 'N', "GLOB", REPORT_EXCLUDE },
-		{ "below", 0, "FUNCTION", REPORT_BELOW },
-		{ "callers", 0, "FUNCTION", REPORT_CALLERS },
-		{ "min-duration", 0, "TIME", REPORT_MIN_DURATION },
-		{ "max-depth", 'D', "N", REPORT_MAX_DEPTH },
+		ANALYSIS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct cli_cmd cmd = { .name = "objpatch report", .opts = opts, .usage = report_usage,
@@ -852,12 +560,12 @@ static int parse(int argc, char **argv, struct report *rp)
 	rp->cmd = &cmd;
 	rc = cli_parse(&cmd, argc, argv, 2);
 	rp->cmd = NULL;
-	return rc < 0 ? rc : check_analyses(rp);
+	return rc < 0 ? rc : analyses_check(&rp->an, rp->format, rp->format_given);
 }
 
 int report_main(int argc, char **argv)
 {
-	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0 };
+	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report" };
 	int rc;
 
 	rc = parse(argc, argv, &rp);
