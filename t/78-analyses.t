@@ -12,8 +12,10 @@
 #    --min-duration, --max-depth, and some together) shows exactly the
 #    calls check.py keeps from the unfiltered trace, at the depths it
 #    computes, with the same durations; filtered JSON nests per thread;
+#  - the same with frames closed as unfinished (a thread inside hang() at
+#    exit) and as unwound (longjmp, a C++ exception: testdata/runtime);
 #  - each mistake is one line naming the option, and a non-zero exit.
-# About 25 s of CPU time on a loaded machine (uftrace, python).
+# About 35 s of CPU time on a loaded machine (compiles, uftrace, python).
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -150,6 +152,48 @@ ok $? "--format json with filters: every B has its E on its thread"
 "$OBJPATCH" report --summary --below worker rec.data > below-summary.txt
 awk '!/^#/ { print $7, $1 }' below-summary.txt | sort | tr '\n' ' ' > below-calls.txt
 is "$(cat below-calls.txt)" "leaf 30 mid 10 worker 2 " "--summary --below worker: the threads' calls only"
+
+# ---- frames the trace closes as unfinished or unwound ----
+# A thread is inside hanger() and hang() at exit: the filters that wait
+# (--min-duration) decide them at the trace's end, as the writer closes them.
+"$OBJPATCH" record --output hang.data -- ./prog 10 hang > hang.out
+"$OBJPATCH" report hang.data > full.txt
+grep -q '} /\* hang unfinished \*/' full.txt
+ok $? "prog 10 hang: hang() is open at exit (unfinished)"
+mv rec.data rec-normal.data && cp hang.data rec.data
+filtered "unfinished: --min-duration 1ns" min=1 -- --min-duration 1ns
+grep -q '} /\* hang unfinished \*/' filtered.txt
+ok $? "unfinished: --min-duration 1ns keeps hang() open at the end, closed as unfinished"
+filtered "unfinished: --callers hang" callers=hang -- --callers hang
+filtered "unfinished: --below hanger --max-depth 1" below=hanger depth=1 -- --below hanger --max-depth 1
+"$OBJPATCH" report --summary --format json rec.data > summary.json
+why=$("${CHECK[@]}" summary full.txt summary.json)
+ok $? "unfinished: --summary counts the unfinished frames to the trace's end"
+[ -z "$why" ] || diag "$why"
+
+# longjmp and a C++ exception (testdata/runtime/rt_test.c, rt_cxx.cc): frames closed as unwound.
+RTD=$TOP/testdata/runtime
+if compile_ok "compile rt_test" gcc -std=gnu11 -O2 -g -pg -fno-omit-frame-pointer -c "$RTD/rt_test.c" -o rt_test.o &&
+	compile_ok "compile rt_cxx" g++ -O2 -g -pg -fno-omit-frame-pointer -c "$RTD/rt_cxx.cc" -o rt_cxx.o &&
+	compile_ok "recordmcount rt_test" "$RMC" --mode=user rt_test.o rt_cxx.o &&
+	compile_ok "link rt_test" g++ -pie -o rt_test rt_test.o rt_cxx.o -pthread; then
+	"$OBJPATCH" record --output rec.data -- ./rt_test > rt_test.out 2>&1
+	"$OBJPATCH" report rec.data > full.txt
+	n=$(grep -c 'unwound \*/' full.txt)
+	[ "$n" -ge 4 ]
+	ok $? "rt_test: frames closed as unwound ($n)"
+	filtered "unwound: --callers cx_throw" callers=cx_throw -- --callers cx_throw
+	filtered "unwound: --callers lj_inner" callers=lj_inner -- --callers lj_inner
+	filtered "unwound: --below cx_run" below=cx_run -- --below cx_run
+	filtered "unwound: --min-duration 1us" min=1000 -- --min-duration 1us
+	filtered "unwound: --exclude 'lj_mid' --exclude 'cx_pass'" match=-lj_mid match=-cx_pass -- \
+		--exclude lj_mid --exclude cx_pass
+	"$OBJPATCH" report --summary --format json rec.data > summary.json
+	why=$("${CHECK[@]}" summary full.txt summary.json)
+	ok $? "unwound: --summary as computed from the text trace"
+	[ -z "$why" ] || diag "$why"
+fi
+cp rec-normal.data rec.data
 
 # ---- mistakes: one line each, naming the option ----
 # mistake STATUS LABEL OPTION... : exit STATUS, one line on standard error naming the first option

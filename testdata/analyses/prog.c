@@ -5,16 +5,23 @@
  * and one call that takes at least 20 ms (slow: nanosleep) while every
  * other call takes far less than a millisecond, so that --min-duration
  * 10ms keeps exactly slow and its callers whatever the machine's speed.
+ * With a count, main calls mid that many times (to fill the buffers);
+ * with "hang" after it, a thread is inside hanger() and hang() when the
+ * program exits (frames the trace closes as unfinished).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
-enum { LEAF, MID, FIB, SLOW, WORKER, MAIN, NFUNCS };
-static const char *const names[NFUNCS] = { "leaf", "mid", "fib", "slow", "worker", "main" };
+enum { LEAF, MID, FIB, SLOW, WORKER, MAIN, HANG, HANGER, NFUNCS };
+static const char *const names[NFUNCS] = { "leaf", "mid", "fib", "slow", "worker", "main", "hang", "hanger" };
 static atomic_ulong calls[NFUNCS];
 static volatile int sink;
 
@@ -61,12 +68,31 @@ NOINLINE static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+static atomic_int hanging;
+
+NOINLINE static void hang(void)
 {
+	atomic_fetch_add(&calls[HANG], 1);
+	atomic_store(&hanging, 1);
+	for (;;)
+		pause();
+}
+
+NOINLINE static void *hanger(void *arg)
+{
+	atomic_fetch_add(&calls[HANGER], 1);
+	hang();
+	return arg;
+}
+
+/* argv[1]: how many times main calls mid (default 10): many, to overflow small buffers. */
+int main(int argc, char **argv)
+{
+	int mids = argc > 1 ? atoi(argv[1]) : 10;
 	pthread_t t[2];
 
 	atomic_fetch_add(&calls[MAIN], 1);
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < mids; i++)
 		sink += mid(i);
 	sink += fib(8);
 	sink += slow();
@@ -74,7 +100,15 @@ int main(void)
 		pthread_create(&t[i], NULL, worker, (void *)i);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+	if (argc > 2 && !strcmp(argv[2], "hang")) {
+		pthread_t h;
+
+		pthread_create(&h, NULL, hanger, NULL);
+		while (!atomic_load(&hanging))
+			sched_yield();
+	}
 	for (int i = 0; i < NFUNCS; i++)
-		printf("calls %s %lu\n", names[i], (unsigned long)atomic_load(&calls[i]));
+		if (atomic_load(&calls[i]))
+			printf("calls %s %lu\n", names[i], (unsigned long)atomic_load(&calls[i]));
 	return 0;
 }
