@@ -13,7 +13,8 @@
 #    calls check.py keeps from the unfiltered trace, at the depths it
 #    computes, with the same durations; filtered JSON nests per thread;
 #  - the same with frames closed as unfinished (a thread inside hang() at
-#    exit) and as unwound (longjmp, a C++ exception: testdata/runtime);
+#    exit), as lost (exits taken out of the recording: lose.py) and as
+#    unwound (longjmp, a C++ exception: testdata/runtime);
 #  - each mistake is one line naming the option, and a non-zero exit.
 # About 35 s of CPU time on a loaded machine (compiles, uftrace, python).
 . "$(dirname "$0")/lib.sh"
@@ -169,6 +170,27 @@ filtered "unfinished: --below hanger --max-depth 1" below=hanger depth=1 -- --be
 "$OBJPATCH" report --summary --format json rec.data > summary.json
 why=$("${CHECK[@]}" summary full.txt summary.json)
 ok $? "unfinished: --summary counts the unfinished frames to the trace's end"
+[ -z "$why" ] || diag "$why"
+
+# Exits lost (as with full buffers): every 3rd exit at depth 1 taken out of
+# the recording (lose.py), so the writer closes those frames as "lost" at
+# the next event; the filters close them at the same time (EV_LOST) even
+# when that event is not shown.
+cp rec-normal.data rec.data
+removed=$(python3 "$TOP/testdata/analyses/lose.py" rec-normal.data rec.data 1 3)
+"$OBJPATCH" report rec.data > full.txt
+n=$(grep -c ' lost \*/' full.txt)
+[ "$removed" -gt 2 ] && [ "$n" = "$removed" ]
+ok $? "lose.py: $removed exits taken out, $n frames closed as lost"
+filtered "lost: --filter mid" match=+mid -- --filter mid
+is "$(grep -c 'mid lost \*/' filtered.txt)" "$(grep -c 'mid lost \*/' full.txt)" "lost: --filter mid shows every lost mid as lost"
+filtered "lost: --min-duration 300ns" min=300 -- --min-duration 300ns
+filtered "lost: --callers fib" callers=fib -- --callers fib
+filtered "lost: -F main -F slow" match=+main match=+slow -- -F main -F slow
+filtered "lost: --below main -D 2" below=main depth=2 -- --below main -D 2
+"$OBJPATCH" report --summary --format json rec.data > summary.json
+why=$("${CHECK[@]}" summary full.txt summary.json)
+ok $? "lost: --summary counts lost frames with the duration the trace shows"
 [ -z "$why" ] || diag "$why"
 
 # longjmp and a C++ exception (testdata/runtime/rt_test.c, rt_cxx.cc): frames closed as unwound.

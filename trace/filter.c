@@ -240,15 +240,30 @@ static void keep_pending(struct stage *st, unsigned top)
 }
 
 /*
- * Frames at depth >= d close without their exit (the buffers were full
- * when it came): a kept one is closed by the reader at the next event it
- * gets that is no deeper (as the writer closes "lost" frames); a pending
- * one is dropped, since nothing says when it ended.
+ * Frames at depth >= d close at ts without their exits (the buffers were
+ * full when they came), as the writer closes them: a pending one is
+ * decided as if it closed then, and the kept ones are closed by an
+ * EV_LOST, since the event that closes them may not be shown.
  */
-static void close_lost(struct stage *st, unsigned d)
+static void close_lost(struct stage *st, unsigned d, uint64_t ts)
 {
-	if (st->open > d)
-		st->open = d;
+	if (st->open <= d)
+		return;
+	for (unsigned i = st->open; i-- > d && st->stack[i].state == F_PENDING;) {
+		if (st->stack[i].word && stage_rules[st->kind].close(st, &st->stack[i], ts)) {
+			keep_pending(st, i);
+			break;
+		}
+	}
+	for (unsigned i = d; i < st->open; i++) {
+		if (st->stack[i].state == F_KEEP) {
+			uint64_t ev[2] = { ts, EV_HEADER(EV_LOST, kept_below(st, d), 0, EV_HEADER_WORDS) };
+
+			emit(st, ev, 2);
+			break;
+		}
+	}
+	st->open = d;
 }
 
 static void on_entry(struct stage *st, const uint64_t *ev)
@@ -258,7 +273,7 @@ static void on_entry(struct stage *st, const uint64_t *ev)
 
 	if (d >= st->cap)
 		return;		/* deeper than the recording's stack: not recorded */
-	close_lost(st, d);
+	close_lost(st, d, ev[0]);
 	for (unsigned g = st->open; g < d; g++)	/* entries lost with the buffers full */
 		st->stack[g] = (struct fframe){ 0, 0, F_DROP, kept_below(st, g) };
 	f = &st->stack[d];
@@ -278,9 +293,9 @@ static void on_close(struct stage *st, const uint64_t *ev)
 	uint64_t out[EV_MAX_WORDS];
 	struct fframe *f;
 
-	close_lost(st, d + 1);
+	close_lost(st, d + 1, ev[0]);
 	if (d >= st->open || !st->stack[d].word) {
-		close_lost(st, d);
+		close_lost(st, d, ev[0]);
 		return;		/* its entry is not known: nothing says what it is */
 	}
 	f = &st->stack[d];
@@ -331,6 +346,8 @@ static const uint64_t *stage_peek(void *ctx)
 		st->in.consume(st->in.ctx, words);
 		if (ev_type(ev[1]) == EV_ENTRY)
 			on_entry(st, ev);
+		else if (ev_type(ev[1]) == EV_LOST)
+			close_lost(st, ev_depth(ev[1]), ev[0]);
 		else
 			on_close(st, ev);
 	}

@@ -368,6 +368,8 @@ int trace_stats_read(struct trace_stats *s, struct trace_stats_thread *t, const 
 
 		if (ev_type(word) == EV_ENTRY) {
 			rc |= on_entry(s, t, ev);
+		} else if (ev_type(word) == EV_LOST) {
+			close_to(s, t, d, ts);
 		} else {
 			close_to(s, t, d + 1, ts);
 			if (d < t->open)
