@@ -10,7 +10,13 @@
 #include <stdint.h>
 #include "arch/port.h"
 
-enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND };
+/*
+ * EV_LOST is never recorded: trace/filter.c gives it to its readers when
+ * frames it keeps lost their exits (the buffers were full) and the event
+ * that says so is not shown: the frames at its depth and deeper close at
+ * its time, as "lost".  A header alone.
+ */
+enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST };
 
 /*
  * Events are runs of 64-bit words: {timestamp, word}.  An entry's word is

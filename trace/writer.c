@@ -558,13 +558,16 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 	t->src.consume(t->src.ctx, ev_words(ev[1]));
 	if (type == EV_ENTRY) {
 		const uint64_t *next = t->src.peek(t->src.ctx);
-		bool leaf = next && ev_type(next[1]) != EV_ENTRY && ev_depth(next[1]) == ev_depth(ev[1]);
+		bool leaf = next && ev_type(next[1]) != EV_ENTRY && ev_type(next[1]) != EV_LOST &&
+			    ev_depth(next[1]) == ev_depth(ev[1]);
 
 		on_entry(w, t, ev, leaf);
 		if (leaf) {
 			t->src.consume(t->src.ctx, ev_words(next[1]));
 			on_close(w, t, ev_depth(next[1]), next, 0, true, NULL);
 		}
+	} else if (type == EV_LOST) {
+		close_lost(w, t, ev_depth(ev[1]), ev[0]);
 	} else {
 		on_close(w, t, ev_depth(ev[1]), ev, 0, false, NULL);
 	}

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
 #include "trace/raw.h"
@@ -30,9 +31,10 @@ static void report_usage(FILE *f)
 		   "      --errno-names   negative integers that are errno values with their names\n"
 		   "                      (the recording's choice when it was made with them)\n"
 		   "  -o, --output=FILE   the trace (default standard output)\n"
-		   "  -h, --help          this text\n"
-		   "Exit status: 0; 1 when the recording could not be read or the trace written;\n"
-		   "2 for a usage error.\n");
+		   "  -h, --help          this text\n");
+	analyses_usage(f);
+	fprintf(f, "Exit status: 0; 1 when the recording could not be read or the trace written, or a\n"
+		   "--tid or a function named matched nothing; 2 for a usage error.\n");
 }
 
 /* ---- the recording's modules: what names its return addresses ---- */
@@ -85,6 +87,9 @@ struct report {
 	bool hex;
 	bool errno_names;
 	const char *output;	/* NULL: standard output */
+	bool format_given;
+	struct analyses an;
+	const struct cli_cmd *cmd;	/* while parsing */
 };
 
 static void free_module(struct module *m)
@@ -465,48 +470,38 @@ static int read_recording(struct report *rp)
 
 static int write_trace(struct report *rp)
 {
-	struct trace_settings s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
-				    .strlen_max = 64,
-				    .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
-				    .process_name = rp->process_name,
-				    .symbolize = symbolize, .symbolize_ctx = rp, .module_of = module_of };
-	struct trace_thread **tt = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*tt));
-	struct trace_writer *w = NULL;
-	int rc = -1;
+	struct analysis_input in = {
+		.source = rp->path, .output = rp->output, .ts0 = rp->ts0, .end = rp->end, .ns_per_tick = rp->ns_per_tick,
+		.counts = &rp->counts, .always_header = rp->output != NULL, .nthreads = rp->nthreads,
+		.s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
+		       .strlen_max = 64, .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
+		       .process_name = rp->process_name, .symbolize = symbolize, .symbolize_ctx = rp,
+		       .module_of = module_of },
+	};
+	struct analysis_thread *at = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*at));
+	int rc;
 
-	if (rp->output && (s.fd = open(rp->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		fprintf(stderr, "objpatch report: %s: %s\n", rp->output, strerror(errno));
-		free(tt);
+	if (!at) {
+		fprintf(stderr, "objpatch report: out of memory\n");
 		return -1;
 	}
-	if (!tt || !(w = trace_writer_new(&s)))
-		goto out;
-	trace_writer_clock(w, rp->ts0, rp->ns_per_tick);
+	if (rp->output && (in.s.fd = open(rp->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		fprintf(stderr, "objpatch report: %s: %s\n", rp->output, strerror(errno));
+		free(at);
+		return -1;
+	}
 	/* Newest first, as the runtime lists its threads: it decides between events of the same time. */
 	for (size_t i = 0; i < rp->nthreads; i++) {
 		struct thread *t = &rp->threads[rp->nthreads - 1 - i];
-		struct trace_events src = { thread_peek, thread_consume, t };
 
-		if (!(tt[i] = trace_thread_new(w, t->tid, &src)))
-			goto out;
-		trace_thread_name(tt[i], t->name);
+		at[i] = (struct analysis_thread){ t->tid, t->name, { thread_peek, thread_consume, t } };
 	}
-	trace_write(w, tt, rp->nthreads, rp->output != NULL);
-	trace_write_end(w, tt, rp->nthreads, rp->end, &rp->counts);
-	rc = 0;
-	if (trace_writer_failed(w)) {
-		fprintf(stderr, "objpatch report: %s: the trace could not be written whole: give --output a file "
-				"on a file system with room\n", rp->output ? rp->output : "standard output");
-		rc = -2;
-	}
-out:
-	if (rc == -1)
-		fprintf(stderr, "objpatch report: out of memory\n");
-	trace_writer_free(w);
-	free(tt);
+	in.threads = at;
+	rc = analyses_write(&rp->an, &in);
 	if (rp->output)
-		close(s.fd);
-	return rc < 0 ? -1 : 0;
+		close(in.s.fd);
+	free(at);
+	return rc;
 }
 
 static void free_report(struct report *rp)
@@ -518,6 +513,7 @@ static void free_report(struct report *rp)
 	free(rp->mods);
 	free(rp->threads);
 	free(rp->process_name);
+	analyses_free(&rp->an);
 	raw_reader_free(&rp->r);
 }
 
@@ -528,9 +524,13 @@ static int report_option(void *ctx, int id, const char *v)
 	static const char *const formats[] = { [TRACE_TEXT] = "text", [TRACE_JSON] = "json",
 					       [TRACE_FOLDED] = "folded", [TRACE_SVG] = "svg" };
 	struct report *rp = ctx;
+	int rc = analyses_option(&rp->an, rp->cmd, id, v);
 
+	if (rc <= 0)
+		return rc;
 	switch (id) {
 	case REPORT_FORMAT:
+		rp->format_given = true;
 		for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 			if (!strcmp(v, formats[i])) {
 				rp->format = (enum trace_format)i;
@@ -564,18 +564,22 @@ static int parse(int argc, char **argv, struct report *rp)
 		{ "hex", 0, NULL, REPORT_HEX },
 		{ "errno-names", 0, NULL, REPORT_ERRNO_NAMES },
 		{ "output", 'o', "FILE", REPORT_OUTPUT },
+		ANALYSIS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct cli_cmd cmd = { .name = "objpatch report", .opts = opts, .usage = report_usage,
 				     .set = report_option, .ctx = rp };
-	int rc = cli_parse(&cmd, argc, argv, 2);
+	int rc;
 
-	return rc < 0 ? rc : 0;
+	rp->cmd = &cmd;
+	rc = cli_parse(&cmd, argc, argv, 2);
+	rp->cmd = NULL;
+	return rc < 0 ? rc : analyses_check(&rp->an, rp->format, rp->format_given);
 }
 
 int report_main(int argc, char **argv)
 {
-	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0 };
+	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report" };
 	int rc;
 
 	rc = parse(argc, argv, &rp);

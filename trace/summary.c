@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The summary and the call graphs (trace/summary.h).  Functions are told
+ * apart by name, as uftrace's report does (two static functions of one
+ * name are one line).  A call's time is its duration; its self time that
+ * less its callees'.  A recursive function's total counts each outermost
+ * activation once (as uftrace's), so that the total is time spent in it,
+ * never more than the trace lasted; its calls, self time, minimum and
+ * maximum count every activation.  The average is total / calls.
+ */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace/event.h"
+#include "trace/summary.h"
+
+struct func {
+	const char *name;
+	char *owned;		/* a "0x..." name made here */
+	bool graph_root;
+	uint64_t calls, total, self, min, max;
+};
+
+/* A call tree's node: node 0 is the root of every tree; children in the order they were first called. */
+struct gnode {
+	uint32_t parent, func;
+	uint32_t first, last, next;
+	uint64_t calls, total;
+};
+
+struct tframe {
+	uint64_t ts, child;	/* entry time; callees' time (ns) */
+	uint32_t func;		/* UINT32_MAX: its entry was lost */
+	uint32_t node;		/* 0: in no graph */
+	bool recursive;		/* an inner activation of its function */
+};
+
+struct trace_stats_thread {
+	struct tframe *stack;
+	unsigned open;
+	struct trace_stats_thread *next;
+};
+
+struct ra_func {
+	uint64_t ra;		/* 0: free */
+	uint32_t func;
+};
+
+struct trace_stats {
+	unsigned depth;
+	double ns_per_tick;
+	trace_symbolizer symbolize;
+	void *symbolize_ctx;
+	const char **graph;
+	size_t ngraph;
+	struct func *funcs;
+	size_t nfuncs, cap_funcs;
+	uint32_t *by_name;	/* func index + 1 */
+	size_t by_name_size;
+	struct ra_func *by_ra;
+	size_t by_ra_size, by_ra_used;
+	struct gnode *nodes;
+	size_t nnodes, cap_nodes;
+	uint32_t *node_hash;	/* node index; 0: free */
+	size_t node_hash_size;
+	uint64_t calls;
+	struct trace_stats_thread *threads;
+};
+
+/* ---- tables ---- */
+
+static size_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return (size_t)(h ^ h >> 29);
+}
+
+static size_t name_slot(const struct trace_stats *s, const char *name)
+{
+	size_t k = hash_str(name) & (s->by_name_size - 1);
+
+	while (s->by_name[k] && strcmp(s->funcs[s->by_name[k] - 1].name, name))
+		k = (k + 1) & (s->by_name_size - 1);
+	return k;
+}
+
+static bool grow_by_name(struct trace_stats *s)
+{
+	size_t size = s->by_name_size ? 2 * s->by_name_size : 256;
+	uint32_t *h = calloc(size, sizeof(*h));
+
+	if (!h)
+		return false;
+	free(s->by_name);
+	s->by_name = h;
+	s->by_name_size = size;
+	for (size_t i = 0; i < s->nfuncs; i++)
+		s->by_name[name_slot(s, s->funcs[i].name)] = (uint32_t)i + 1;
+	return true;
+}
+
+static bool is_graph_root(const struct trace_stats *s, const char *name)
+{
+	for (size_t i = 0; i < s->ngraph; i++)
+		if (fnmatch(s->graph[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+/* The function of that name, made on first sight.  UINT32_MAX: out of memory. */
+static uint32_t func_named(struct trace_stats *s, const char *name, bool copy)
+{
+	size_t k;
+	struct func *f;
+
+	if (2 * (s->nfuncs + 1) > s->by_name_size && !grow_by_name(s))
+		return UINT32_MAX;
+	k = name_slot(s, name);
+	if (s->by_name[k])
+		return s->by_name[k] - 1;
+	if (!grow_array(&s->funcs, s->nfuncs, &s->cap_funcs, sizeof(*s->funcs)))
+		return UINT32_MAX;
+	f = &s->funcs[s->nfuncs];
+	*f = (struct func){ .name = name, .min = UINT64_MAX };
+	if (copy && !(f->name = f->owned = strdup(name)))
+		return UINT32_MAX;
+	f->graph_root = is_graph_root(s, f->name);
+	s->by_name[k] = (uint32_t)++s->nfuncs;
+	return (uint32_t)s->nfuncs - 1;
+}
+
+static size_t ra_slot(const struct trace_stats *s, uint64_t ra)
+{
+	size_t k = (size_t)((ra * 0x9e3779b97f4a7c15ull) >> 20) & (s->by_ra_size - 1);
+
+	while (s->by_ra[k].ra && s->by_ra[k].ra != ra)
+		k = (k + 1) & (s->by_ra_size - 1);
+	return k;
+}
+
+static bool grow_by_ra(struct trace_stats *s)
+{
+	struct ra_func *old = s->by_ra;
+	size_t n = s->by_ra_size;
+
+	s->by_ra_size = n ? 2 * n : 1024;
+	if (!(s->by_ra = calloc(s->by_ra_size, sizeof(*s->by_ra)))) {
+		s->by_ra = old;
+		s->by_ra_size = n;
+		return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (old[i].ra)
+			s->by_ra[ra_slot(s, old[i].ra)] = old[i];
+	free(old);
+	return true;
+}
+
+static uint32_t func_of_ra(struct trace_stats *s, uint64_t ra)
+{
+	struct sym_func *sf;
+	char buf[32];
+	uint32_t fi;
+	size_t k;
+
+	if (ra && 2 * (s->by_ra_used + 1) > s->by_ra_size && !grow_by_ra(s))
+		return UINT32_MAX;
+	k = ra ? ra_slot(s, ra) : 0;
+	if (ra && s->by_ra[k].ra)
+		return s->by_ra[k].func;
+	sf = s->symbolize(s->symbolize_ctx, ra);
+	if (!sf)
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, ra);
+	fi = sf ? func_named(s, sf->name, false) : func_named(s, buf, true);
+	if (ra && fi != UINT32_MAX) {
+		s->by_ra[k] = (struct ra_func){ ra, fi };
+		s->by_ra_used++;
+	}
+	return fi;
+}
+
+static size_t node_slot(const struct trace_stats *s, uint32_t parent, uint32_t func)
+{
+	size_t k = (size_t)(((uint64_t)parent << 32 | func) * 0x9e3779b97f4a7c15ull >> 20) & (s->node_hash_size - 1);
+
+	while (s->node_hash[k] && (s->nodes[s->node_hash[k]].parent != parent || s->nodes[s->node_hash[k]].func != func))
+		k = (k + 1) & (s->node_hash_size - 1);
+	return k;
+}
+
+static bool grow_node_hash(struct trace_stats *s)
+{
+	size_t size = s->node_hash_size ? 2 * s->node_hash_size : 256;
+	uint32_t *h = calloc(size, sizeof(*h));
+
+	if (!h)
+		return false;
+	free(s->node_hash);
+	s->node_hash = h;
+	s->node_hash_size = size;
+	for (uint32_t i = 1; i < s->nnodes; i++)
+		s->node_hash[node_slot(s, s->nodes[i].parent, s->nodes[i].func)] = i;
+	return true;
+}
+
+/* The child of `parent` for `func`, made on first call.  0: out of memory (the call is in no graph). */
+static uint32_t child_node(struct trace_stats *s, uint32_t parent, uint32_t func)
+{
+	struct gnode *p;
+	size_t k;
+
+	if (2 * (s->nnodes + 1) > s->node_hash_size && !grow_node_hash(s))
+		return 0;
+	k = node_slot(s, parent, func);
+	if (s->node_hash[k])
+		return s->node_hash[k];
+	if (!grow_array(&s->nodes, s->nnodes, &s->cap_nodes, sizeof(*s->nodes)))
+		return 0;
+	s->nodes[s->nnodes] = (struct gnode){ .parent = parent, .func = func };
+	p = &s->nodes[parent];
+	if (p->last)
+		s->nodes[p->last].next = (uint32_t)s->nnodes;
+	else
+		p->first = (uint32_t)s->nnodes;
+	p->last = (uint32_t)s->nnodes;
+	s->node_hash[k] = (uint32_t)s->nnodes;
+	return (uint32_t)s->nnodes++;
+}
+
+/* ---- set-up ---- */
+
+struct trace_stats *trace_stats_new(unsigned depth, double ns_per_tick, trace_symbolizer symbolize,
+				    void *symbolize_ctx, const char **graph, size_t ngraph)
+{
+	struct trace_stats *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	*s = (struct trace_stats){ .depth = depth, .ns_per_tick = ns_per_tick, .symbolize = symbolize,
+				   .symbolize_ctx = symbolize_ctx, .graph = graph, .ngraph = ngraph };
+	/* Node 0: the root of all trees. */
+	if (!grow_array(&s->nodes, 0, &s->cap_nodes, sizeof(*s->nodes))) {
+		free(s);
+		return NULL;
+	}
+	s->nodes[0] = (struct gnode){ 0 };
+	s->nnodes = 1;
+	return s;
+}
+
+void trace_stats_free(struct trace_stats *s)
+{
+	if (!s)
+		return;
+	for (struct trace_stats_thread *t = s->threads, *next; t; t = next) {
+		next = t->next;
+		free(t->stack);
+		free(t);
+	}
+	for (size_t i = 0; i < s->nfuncs; i++)
+		free(s->funcs[i].owned);
+	free(s->funcs);
+	free(s->by_name);
+	free(s->by_ra);
+	free(s->nodes);
+	free(s->node_hash);
+	free(s);
+}
+
+struct trace_stats_thread *trace_stats_thread(struct trace_stats *s)
+{
+	struct trace_stats_thread *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->stack = calloc(s->depth + 1, sizeof(*t->stack)))) {
+		free(t);
+		return NULL;
+	}
+	t->next = s->threads;
+	s->threads = t;
+	return t;
+}
+
+/* ---- the events ---- */
+
+/* As the writer prints it (writer.c's on_close). */
+static uint64_t duration_ns(const struct trace_stats *s, uint64_t ticks)
+{
+	return (uint64_t)((double)ticks * s->ns_per_tick / 1000.0 * 1000.0 + 0.5);
+}
+
+static void close_frame(struct trace_stats *s, struct trace_stats_thread *t, unsigned d, uint64_t ts)
+{
+	struct tframe *fr = &t->stack[d];
+	uint64_t ns = ts > fr->ts ? duration_ns(s, ts - fr->ts) : 0;
+	struct func *f;
+
+	t->open = d;
+	if (fr->func == UINT32_MAX)
+		return;
+	f = &s->funcs[fr->func];
+	f->calls++;
+	f->self += ns > fr->child ? ns - fr->child : 0;
+	f->total += fr->recursive ? 0 : ns;
+	f->min = ns < f->min ? ns : f->min;
+	f->max = ns > f->max ? ns : f->max;
+	s->calls++;
+	if (d)
+		t->stack[d - 1].child += ns;
+	if (fr->node) {
+		s->nodes[fr->node].calls++;
+		s->nodes[fr->node].total += ns;
+	}
+}
+
+/* Frames at depth >= d whose exits were lost close at ts, as the writer closes them. */
+static void close_to(struct trace_stats *s, struct trace_stats_thread *t, unsigned d, uint64_t ts)
+{
+	while (t->open > d)
+		close_frame(s, t, t->open - 1, ts);
+}
+
+static bool recursive(const struct trace_stats_thread *t, unsigned d, uint32_t func)
+{
+	for (unsigned i = 0; i < d; i++)
+		if (t->stack[i].func == func)
+			return true;
+	return false;
+}
+
+static int on_entry(struct trace_stats *s, struct trace_stats_thread *t, const uint64_t *ev)
+{
+	unsigned d = ev_depth(ev[1]);
+	uint32_t func, parent;
+	struct tframe *fr;
+
+	if (d > s->depth)
+		return 0;	/* not recorded (the writer skips it too) */
+	close_to(s, t, d, ev[0]);
+	for (unsigned g = t->open; g < d; g++)	/* entries lost with the buffers full */
+		t->stack[g] = (struct tframe){ .ts = ev[0], .func = UINT32_MAX };
+	func = func_of_ra(s, ev_ra(ev[1]));
+	fr = &t->stack[d];
+	*fr = (struct tframe){ .ts = ev[0], .func = func };
+	t->open = d + 1;
+	if (func == UINT32_MAX)
+		return -1;
+	fr->recursive = recursive(t, d, func);
+	parent = d ? t->stack[d - 1].node : 0;
+	if (parent || (s->ngraph && s->funcs[func].graph_root))
+		fr->node = child_node(s, parent, func);
+	return 0;
+}
+
+int trace_stats_read(struct trace_stats *s, struct trace_stats_thread *t, const struct trace_events *src)
+{
+	const uint64_t *ev;
+	int rc = 0;
+
+	while ((ev = src->peek(src->ctx))) {
+		uint64_t ts = ev[0], word = ev[1];
+		unsigned d = ev_depth(word);
+
+		if (ev_type(word) == EV_ENTRY) {
+			rc |= on_entry(s, t, ev);
+		} else if (ev_type(word) == EV_LOST) {
+			close_to(s, t, d, ts);
+		} else {
+			close_to(s, t, d + 1, ts);
+			if (d < t->open)
+				close_frame(s, t, d, ts);
+		}
+		src->consume(src->ctx, ev_words(word));
+	}
+	return rc;
+}
+
+int trace_stats_end(struct trace_stats *s, struct trace_stats_thread *t, uint64_t now)
+{
+	close_to(s, t, 0, now);
+	return 0;
+}
+
+uint64_t trace_stats_calls(const struct trace_stats *s)
+{
+	return s->calls;
+}
+
+size_t trace_stats_graph_roots(const struct trace_stats *s)
+{
+	size_t n = 0;
+
+	for (uint32_t c = s->nodes[0].first; c; c = s->nodes[c].next)
+		n++;
+	return n;
+}
+
+/* ---- sorting ---- */
+
+const char trace_sort_keys[] = "total, self, calls, avg, min, max or name";
+
+static const char *const sort_names[SORTS] = {
+	[SORT_TOTAL] = "total", [SORT_SELF] = "self", [SORT_CALLS] = "calls", [SORT_AVG] = "avg",
+	[SORT_MIN] = "min", [SORT_MAX] = "max", [SORT_NAME] = "name",
+};
+
+const enum trace_sort *trace_sort_by_name(const char *name)
+{
+	static const enum trace_sort keys[SORTS] = { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MIN,
+						     SORT_MAX, SORT_NAME };
+
+	for (int i = 0; i < SORTS; i++)
+		if (!strcmp(name, sort_names[i]))
+			return &keys[i];
+	return NULL;
+}
+
+static uint64_t avg_of(const struct func *f)
+{
+	return f->calls ? f->total / f->calls : 0;
+}
+
+/* The key's value: biggest first (names sort on their own). */
+static uint64_t key_of(const struct func *f, enum trace_sort by)
+{
+	switch (by) {
+	case SORT_SELF:
+		return f->self;
+	case SORT_CALLS:
+		return f->calls;
+	case SORT_AVG:
+		return avg_of(f);
+	case SORT_MIN:
+		return f->min;
+	case SORT_MAX:
+		return f->max;
+	default:
+		return f->total;
+	}
+}
+
+static enum trace_sort sort_by;		/* qsort has no context argument in C11 */
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = *(const struct func *const *)a, *y = *(const struct func *const *)b;
+	uint64_t kx = key_of(x, sort_by), ky = key_of(y, sort_by);
+
+	if (sort_by != SORT_NAME && kx != ky)
+		return kx > ky ? -1 : 1;
+	return strcmp(x->name, y->name);	/* ties: by name, so the order is the same every time */
+}
+
+/* ---- output ---- */
+
+struct out {
+	int fd;
+	bool failed;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!o->failed && vdprintf(o->fd, fmt, ap) < 0)
+		o->failed = true;
+	va_end(ap);
+}
+
+/* A JSON string (names are C identifiers, or "0x..."; any other byte is escaped). */
+static void put_json_name(struct out *o, const char *s)
+{
+	put(o, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			put(o, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			put(o, "\\u%04x", c);
+		else
+			put(o, "%c", c);
+	}
+	put(o, "\"");
+}
+
+static void put_us(struct out *o, uint64_t ns)
+{
+	put(o, "  %12" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
+int trace_summary_write(struct trace_stats *s, int fd, enum trace_sort by, bool json)
+{
+	const struct func **order = calloc(s->nfuncs ? s->nfuncs : 1, sizeof(*order));
+	struct out o = { fd, false };
+	size_t n = 0;
+
+	if (!order)
+		return -1;
+	for (size_t i = 0; i < s->nfuncs; i++)
+		if (s->funcs[i].calls)
+			order[n++] = &s->funcs[i];
+	sort_by = by;
+	qsort(order, n, sizeof(*order), cmp_func);
+	if (json)
+		put(&o, "{\"sort\":\"%s\",\"time_unit\":\"ns\",\"functions\":[", sort_names[by]);
+	else
+		put(&o, "#     CALLS     TOTAL TIME (us)      SELF TIME (us)        AVERAGE (us)        MINIMUM (us)"
+			"        MAXIMUM (us)  FUNCTION\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct func *f = order[i];
+
+		if (json) {
+			put(&o, "%s\n{\"function\":", i ? "," : "");
+			put_json_name(&o, f->name);
+			put(&o, ",\"calls\":%" PRIu64 ",\"total\":%" PRIu64 ",\"self\":%" PRIu64 ",\"avg\":%" PRIu64
+				",\"min\":%" PRIu64 ",\"max\":%" PRIu64 "}", f->calls, f->total, f->self, avg_of(f),
+			    f->min, f->max);
+			continue;
+		}
+		put(&o, "%11" PRIu64, f->calls);
+		put_us(&o, f->total);
+		put_us(&o, f->self);
+		put_us(&o, avg_of(f));
+		put_us(&o, f->min);
+		put_us(&o, f->max);
+		put(&o, "  %s\n", f->name);
+	}
+	if (json)
+		put(&o, "\n]}\n");
+	free(order);
+	return o.failed ? -1 : 0;
+}
+
+/* One node and its subtree; `prefix` holds the bars of the levels above (2 characters each). */
+static void graph_node(const struct trace_stats *s, struct out *o, uint32_t n, char *prefix, size_t len)
+{
+	const struct gnode *g = &s->nodes[n];
+
+	put_us(o, g->total);
+	put(o, " us : %.*s%s(%" PRIu64 ") %s\n", (int)len, prefix, g->parent ? "+-" : "", g->calls,
+	    s->funcs[g->func].name);
+	for (uint32_t c = g->first; c; c = s->nodes[c].next) {
+		size_t more = len;
+
+		if (g->parent) {
+			/* Below this node: a bar while this node has siblings still to come. */
+			prefix[more++] = g->next ? '|' : ' ';
+			prefix[more++] = ' ';
+		}
+		graph_node(s, o, c, prefix, more);
+	}
+}
+
+int trace_graph_write(const struct trace_stats *s, int fd)
+{
+	struct out o = { fd, false };
+	char *prefix = malloc(2 * (size_t)s->depth + 4);
+
+	if (!prefix)
+		return -1;
+	put(&o, "# the calls below each activation of");
+	for (size_t i = 0; i < s->ngraph; i++)
+		put(&o, " %s", s->graph[i]);
+	put(&o, ", merged: total time, (calls) function\n");
+	for (uint32_t r = s->nodes[0].first; r; r = s->nodes[r].next) {
+		put(&o, "\n");
+		graph_node(s, &o, r, prefix, 0);
+	}
+	free(prefix);
+	return o.failed ? -1 : 0;
+}
