@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The trace writer: threads' event words (trace/event.h) as text, JSON or
- * folded stacks, the threads merged by time.  The runtime feeds it from its
+ * The trace writer: threads' event words (trace/event.h) as text, JSON,
+ * folded stacks or Perfetto's protobuf trace, the threads merged by time.  The runtime feeds it from its
  * buffers, objpatch report from a recording; each says where a thread's
  * events are and which function a return address is in.
  */
@@ -14,7 +14,7 @@
 #include "trace/machine.h"
 #include "trace/symbols.h"
 
-enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_FOLDED };
+enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_FOLDED, TRACE_PERFETTO };
 
 /* Where the writer reads one thread's events, which may still be growing. */
 struct trace_events {
