@@ -25,7 +25,8 @@ static void report_usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch report [OPTIONS] [RECORDING]\n"
 		   "Formats RECORDING (default objpatch.data), written by objpatch record.\n"
-		   "      --format=FMT    text, json or folded (default text)\n"
+		   "      --format=FMT    text, json, folded or perfetto (default text;\n"
+		   "                      perfetto, a binary trace, goes to a file or a pipe)\n"
 		   "      --hex           integers in hex\n"
 		   "      --errno-names   negative integers that are errno values with their names\n"
 		   "                      (the recording's choice when it was made with them)\n"
@@ -509,22 +510,26 @@ static void free_report(struct report *rp)
 
 enum { REPORT_FORMAT = 1, REPORT_HEX, REPORT_OUTPUT, REPORT_ERRNO_NAMES };
 
+static const struct {
+	const char *name;
+	enum trace_format format;
+} formats[] = {
+	{ "text", TRACE_TEXT }, { "json", TRACE_JSON }, { "folded", TRACE_FOLDED }, { "perfetto", TRACE_PERFETTO },
+};
+
 static int report_option(void *ctx, int id, const char *v)
 {
 	struct report *rp = ctx;
 
 	switch (id) {
 	case REPORT_FORMAT:
-		if (!strcmp(v, "text"))
-			rp->format = TRACE_TEXT;
-		else if (!strcmp(v, "json"))
-			rp->format = TRACE_JSON;
-		else if (!strcmp(v, "folded"))
-			rp->format = TRACE_FOLDED;
-		else
-			return fprintf(stderr, "objpatch report: --format %s: not a format: give text, json or folded\n",
-				       v), -1;
-		return 0;
+		for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+			if (strcmp(v, formats[i].name) == 0) {
+				rp->format = formats[i].format;
+				return 0;
+			}
+		return fprintf(stderr, "objpatch report: --format %s: not a format: give text, json, folded or "
+				       "perfetto\n", v), -1;
 	case REPORT_HEX:
 		rp->hex = true;
 		return 0;
@@ -547,7 +552,7 @@ static int report_option(void *ctx, int id, const char *v)
 static int parse(int argc, char **argv, struct report *rp)
 {
 	static const struct cli_opt opts[] = {
-		{ "format", 0, "text|json|folded", REPORT_FORMAT },
+		{ "format", 0, "text|json|folded|perfetto", REPORT_FORMAT },
 		{ "hex", 0, NULL, REPORT_HEX },
 		{ "errno-names", 0, NULL, REPORT_ERRNO_NAMES },
 		{ "output", 'o', "FILE", REPORT_OUTPUT },
@@ -568,6 +573,12 @@ int report_main(int argc, char **argv)
 	rc = parse(argc, argv, &rp);
 	if (rc < 0)
 		return rc == CLI_HELP ? 0 : 2;
+	/* Binary on a terminal is noise, and can set its modes. */
+	if (rp.format == TRACE_PERFETTO && !rp.output && isatty(1)) {
+		fprintf(stderr, "objpatch report: --format perfetto: a binary trace, and standard output is a terminal: "
+			"give --output FILE, or redirect standard output\n");
+		return 2;
+	}
 	if (!rp.path)
 		rp.path = "objpatch.data";
 	rc = read_recording(&rp);

@@ -111,7 +111,10 @@ static struct trace_writer *writer;
 
 static enum trace_format writer_format(void)
 {
-	return rt.format == FMT_JSON ? TRACE_JSON : rt.format == FMT_FOLDED ? TRACE_FOLDED : TRACE_TEXT;
+	static const enum trace_format formats[] = { [FMT_TEXT] = TRACE_TEXT, [FMT_JSON] = TRACE_JSON,
+						     [FMT_FOLDED] = TRACE_FOLDED, [FMT_PERFETTO] = TRACE_PERFETTO };
+
+	return (unsigned)rt.format < sizeof(formats) / sizeof(formats[0]) ? formats[rt.format] : TRACE_TEXT;
 }
 
 /*
