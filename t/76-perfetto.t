@@ -16,7 +16,8 @@
 #  - the return values are typed (int, uint, bool, pointer, double,
 #    string annotations all occur), and equal, call by call and thread by
 #    thread, what the text format prints for the same recording;
-#  - report writes the same bytes to a pipe as to a file;
+#  - report writes the same bytes to a pipe as to a file, and the traces
+#    of a forked program concatenate into one (cat);
 #  - a binary trace is refused where it would land on a terminal or in
 #    the program's standard error, in one line that names the fix.
 # Every machine's runtime writes it too: perfetto is in t/rt-lib.sh's
@@ -155,6 +156,14 @@ if [ -n "$child" ]; then
 	same_values "report, forked child" "$child" "${child%.text}.perfetto-trace" 1
 else
 	ok 1 "[report] the forked child's recording was reported (rec.PID.data)"
+fi
+# The parent's and the child's files concatenated: one trace, two sequences, no clash.
+if [ -n "$child" ]; then
+	cat "$dir/rep.perfetto-trace" "${child%.text}.perfetto-trace" > "$dir/both.perfetto-trace"
+	n=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import perfetto_trace as p
+r = p.Reader(sys.argv[2]).read()
+print(len(r.sequences) if not r.errors else "; ".join(r.errors[:3]))' "$RT" "$dir/both.perfetto-trace")
+	is "$n" 2 "[report] the parent's and the child's traces concatenated: one well-formed trace of 2 sequences"
 fi
 "$OBJPATCH" report --format perfetto "$dir/rec.data" | cmp -s - "$dir/rep.perfetto-trace"
 ok $? "[report] to a pipe: the same bytes as to --output"
