@@ -15,7 +15,8 @@
 #    slices and values against rt_expect.txt as for the other formats;
 #  - the return values are typed (int, uint, bool, pointer, double,
 #    string annotations all occur), and equal, call by call and thread by
-#    thread, what the text format prints for the same recording;
+#    thread, what the text format prints for the same recording (also
+#    with --errno-names, whose names are errno annotations);
 #  - report writes the same bytes to a pipe as to a file, and the traces
 #    of a forked program concatenate into one (cat);
 #  - a binary trace is refused where it would land on a terminal or in
@@ -151,6 +152,12 @@ check_trace report perfetto "$RT/rt_expect.txt" "$dir/rep.perfetto-trace" --requ
 protoc_reads report "$dir/rep.perfetto-trace"
 structure report "$dir/rep.perfetto-trace"
 same_values report "$dir/rep.text" "$dir/rep.perfetto-trace" 200
+# --errno-names: the name rides beside the number, as an errno annotation.
+"$OBJPATCH" report --errno-names --format perfetto --output "$dir/errno.perfetto-trace" "$dir/rec.data"
+"$OBJPATCH" report --errno-names --format text --output "$dir/errno.text" "$dir/rec.data"
+grep -q 'ret=-22 (EINVAL)' "$dir/errno.text"
+ok $? "[report --errno-names] the text trace names errno values (ret=-22 (EINVAL))"
+same_values "report --errno-names" "$dir/errno.text" "$dir/errno.perfetto-trace" 200
 child=$(find "$dir" -name 'rep.*.text' | head -1)
 if [ -n "$child" ]; then
 	same_values "report, forked child" "$child" "${child%.text}.perfetto-trace" 1
