@@ -32,6 +32,8 @@ packages=(
 	ccache
 	# t/06-man.t renders every man page
 	groff-base man-db
+	# t/76-perfetto.t: protoc --decode_raw reads the perfetto traces
+	protobuf-compiler
 	# make check-projects and bench/instrument.sh: real projects' build systems
 	cmake meson ninja-build pkgconf ccache autoconf automake libtool
 	# dpkg-source and bzip2: riscv64's libelf is built from Debian's sources (below)

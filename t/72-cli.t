@@ -117,7 +117,7 @@ fails "run: no program" 2 '^objpatch run: no program to run' "$OBJPATCH" run --h
 fails "record: --format is run's" 2 '^objpatch record: unknown option --format' \
 	"$OBJPATCH" record --format json -- "$D/prog"
 fails "report: two recordings" 2 '^objpatch report: b: one recording at a time' "$OBJPATCH" report a b
-fails "report: --format=xml" 2 '^objpatch report: --format xml: .*text, json, folded or svg' \
+fails "report: --format=xml" 2 '^objpatch report: --format xml: .*text, json, folded, svg or perfetto' \
 	"$OBJPATCH" report --format=xml
 fails "list: no file" 2 '^objpatch list: no file' "$OBJPATCH" list --json
 fails "annotate: no --image" 2 '^objpatch annotate: no --image' "$OBJPATCH" annotate
@@ -230,7 +230,7 @@ for bad in abc 0 -1 "$((max + 1))" 8x ""; do
 	ok $? "run --depth '$bad': the program did not run, no word of OBJPATCH_DEPTH"
 done
 fails "record -D abc" 2 '^objpatch record: --depth abc: ' "$OBJPATCH" record -D abc -- "$D/prog"
-fails "run --format xml" 2 '^objpatch run: --format xml: not a format: give text, json, folded or svg' \
+fails "run --format xml" 2 '^objpatch run: --format xml: not a format: give text, json, folded, svg or perfetto' \
 	"$OBJPATCH" run --format xml -- "$D/prog"
 fails "run --filter 'a,b'" 2 "^objpatch run: --filter a,b: a pattern cannot hold ','" \
 	"$OBJPATCH" run --filter a,b -- "$D/prog"

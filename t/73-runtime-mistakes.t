@@ -218,7 +218,7 @@ bad_value() {	# bad_value VAR=VALUE EXPECTED-LINE
 	[ ! -s "$D/out" ]
 	ok $? "$assign: the program did not run"
 }
-bad_value OBJPATCH_FORMAT=xml "objpatch: OBJPATCH_FORMAT=xml: not a trace format: set text, json, folded, svg or raw, or unset it"
+bad_value OBJPATCH_FORMAT=xml "objpatch: OBJPATCH_FORMAT=xml: not a trace format: set text, json, folded, svg, perfetto or raw, or unset it"
 bad_value OBJPATCH_DEPTH=abc "objpatch: OBJPATCH_DEPTH=abc: not a number in 1..32767: set one (default 256), or unset it"
 bad_value OBJPATCH_BUFFER_MB=0 "objpatch: OBJPATCH_BUFFER_MB=0: not a number in 1..1048576: set one (default 1024), or unset it"
 bad_value OBJPATCH_STRLEN=-1 "objpatch: OBJPATCH_STRLEN=-1: not a number in 1..126: set one (default 64), or unset it"

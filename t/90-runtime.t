@@ -8,7 +8,7 @@
 # linked WITHOUT -pg into a PIE, stripped (names and types come from the
 # tables, not from debug info).  Each build
 #  - runs untraced first: its own checks must pass (the hook is glibc's or a NOP);
-#  - runs under `objpatch run --format text|json|folded`, and
+#  - runs under `objpatch run --format text|json|folded|perfetto`, and
 #    testdata/runtime/check_trace.py checks the trace against the values
 #    written by hand in rt_expect.txt, its shape, the threads and the
 #    forked child's trace.

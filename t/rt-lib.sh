@@ -12,7 +12,7 @@ OBJPATCH=$TOP/build/objpatch
 CHECK=(python3 "$RT/check_trace.py")
 WARN=(-Wall -Wextra -Werror)
 CFLAGS=(-O2 -g -pg -fno-omit-frame-pointer)
-FORMATS=(text json folded)
+FORMATS=(text json folded perfetto)
 CC_TARGET=()	# extra flags for the C compiler only (clang --target=...)
 
 # build LABEL DIR CC CXX STRIP RMC-FLAGS [CFLAGS...]: compile, record, link

@@ -721,3 +721,100 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 		buf[o.n < len ? o.n : len - 1] = 0;
 	return o.n;
 }
+
+/*
+ * The value as format_return() reads it, kept as a number where the output
+ * has a type for it (Perfetto's debug annotations): its checks are made in
+ * the same order, so a value is typed exactly when the text shows that
+ * number.  Characters, strings, structs and long doubles stay text: their
+ * text (quotes, escapes, members) is the value a reader wants.
+ */
+static bool typed_scalar(const struct sig_type *st, const struct raw_value *v, const struct format_opts *op,
+			 const struct format_target *t, struct typed_value *out)
+{
+	struct wide w, s;
+	bool has_negative = false;
+
+	if (!scalar(v, t, st->size, &w))
+		return false;
+	s = sign_extend(w, st->size);
+	switch (st->cls) {
+	case TC_BOOL:
+		*out = (struct typed_value){ .kind = VALUE_BOOL, .u = w.lo || w.hi };
+		return true;
+	case TC_ENUM:
+		/* The enumerator put_enum() names, else its number as put_enum() signs it. */
+		for (size_t i = 0; i < st->nenumerators; i++) {
+			const struct enumerator *e = &st->enumerators[i];
+
+			has_negative |= e->negative;
+			if (e->negative ? is_negative(s) && s.lo == e->value : !w.hi && w.lo == e->value) {
+				*out = (struct typed_value){ .kind = VALUE_NAME, .name = e->name };
+				return true;
+			}
+		}
+		if (!has_negative)
+			break;
+		/* fall through */
+	case TC_INT:
+		if (s.hi != (s.lo >> 63 ? UINT64_MAX : 0))
+			return false;	/* beyond 64 bits */
+		*out = (struct typed_value){ .kind = VALUE_INT, .i = (int64_t)s.lo };
+		if (st->cls == TC_INT && op->errno_names && (st->size == 4 || st->size == 8) && is_negative(s) &&
+		    -s.lo <= t->errno_max && -s.lo < sizeof(errno_names) / sizeof(errno_names[0]))
+			out->errno_name = errno_names[-s.lo];	/* as put_errno() */
+		return true;
+	case TC_UINT:
+		break;
+	case TC_POINTER:
+		if (st->size > reg_width(t))
+			return false;
+		*out = (struct typed_value){ .kind = VALUE_POINTER, .u = w.lo };
+		return true;
+	default:
+		return false;
+	}
+	if (w.hi)
+		return false;
+	*out = (struct typed_value){ .kind = VALUE_UINT, .u = w.lo };
+	return true;
+}
+
+static bool typed_float(uint64_t size, const struct raw_value *v, const struct format_target *t,
+			struct typed_value *out)
+{
+	if (!v->have_fpr || (size != 4 && size != 8))
+		return false;
+	*out = (struct typed_value){ .kind = VALUE_DOUBLE };
+	if (size == 4) {
+		uint32_t bits = (uint32_t)load(v->fpr, 4, t->big_endian);
+		float f;
+
+		memcpy(&f, &bits, sizeof(f));
+		out->d = f;
+	} else {
+		uint64_t bits = load(v->fpr, 8, t->big_endian);
+
+		memcpy(&out->d, &bits, sizeof(out->d));
+	}
+	return true;
+}
+
+void format_return_typed(const struct signature *sig, const struct raw_value *v, const struct format_opts *op,
+			 struct typed_value *out)
+{
+	static const struct format_opts defaults;
+	const struct format_target *t;
+	const struct sig_type *st = sig ? &sig->ret : NULL;
+
+	if (!op)
+		op = &defaults;
+	t = op->target ? op->target : format_target_native();
+	if (!t)
+		t = &unknown_target;
+	*out = (struct typed_value){ .kind = sig && sig->ret.cls == TC_VOID ? VALUE_VOID : VALUE_TEXT };
+	if (out->kind == VALUE_VOID || !sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & PROTO_RET_FP))
+		return;
+	if (st->cls == TC_FLOAT ? !typed_float(st->size, v, t, out) : !typed_scalar(st, v, op, t, out))
+		*out = (struct typed_value){ .kind = VALUE_TEXT };
+}

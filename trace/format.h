@@ -112,4 +112,35 @@ int utf8_len(const unsigned char *s, size_t n);
 size_t format_return(char *buf, size_t len, const struct signature *sig,
 		     const struct raw_value *v, const struct format_opts *o);
 
+/* A return value by kind, for outputs that type their values (Perfetto's debug annotations). */
+enum value_kind {
+	VALUE_VOID,	/* the function returns void */
+	VALUE_INT,	/* .i */
+	VALUE_UINT,	/* .u */
+	VALUE_BOOL,	/* .u: 0 or 1 */
+	VALUE_POINTER,	/* .u: an address, 0 for NULL */
+	VALUE_DOUBLE,	/* .d: a float or a double */
+	VALUE_NAME,	/* .name: an enumerator's */
+	VALUE_TEXT,	/* any other: format_return()'s text, after "ret=", is the value */
+};
+
+struct typed_value {
+	enum value_kind kind;
+	int64_t i;
+	uint64_t u;
+	double d;
+	const char *name;	/* VALUE_NAME: in the signature */
+	const char *errno_name;	/* VALUE_INT with errno_names: the name format_return() shows, or NULL */
+};
+
+/*
+ * The value format_return() shows, as a number or a name where it shows
+ * one (integers that fit 64 bits, bools, pointers, floats and doubles,
+ * enumerators); chars, strings, structs, long doubles and values of
+ * unknown type are VALUE_TEXT.  `o` may be NULL for defaults; its hex is
+ * not used.
+ */
+void format_return_typed(const struct signature *sig, const struct raw_value *v, const struct format_opts *o,
+			 struct typed_value *out);
+
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "trace/event.h"
 #include "trace/svg.h"
+#include "trace/perfetto.h"
 #include "trace/writer.h"
 
 /* Folded stacks: a trie of (parent, function) nodes. */
@@ -48,6 +49,7 @@ struct trace_writer {
 	size_t olen;
 	bool write_failed;	/* a write() failed: the trace is not whole */
 	struct svg_graph *svg;	/* TRACE_SVG's calls, drawn at the trace's end */
+	struct perfetto *pf;	/* --format perfetto's encoder */
 	char obuf[1 << 16];
 };
 
@@ -62,9 +64,12 @@ struct trace_thread {
 	uint64_t *child;	/* folded, SVG: time spent in callees */
 	uint32_t *node;		/* folded, SVG: the stack's node (SVG's frame) */
 	char name[64];		/* "": none known */
+	struct perfetto_track *pf;	/* perfetto: its track, from its first event */
 };
 
 /* ---- set-up ---- */
+
+static void out_bytes(void *ctx, const void *bytes, size_t n);
 
 struct trace_writer *trace_writer_new(const struct trace_settings *s)
 {
@@ -74,7 +79,8 @@ struct trace_writer *trace_writer_new(const struct trace_settings *s)
 		return NULL;
 	w->s = *s;
 	w->ns_per_tick = 1.0;
-	if (s->format == TRACE_SVG && !(w->svg = svg_new())) {
+	if ((s->format == TRACE_SVG && !(w->svg = svg_new())) ||
+	    (s->format == TRACE_PERFETTO && !(w->pf = perfetto_new(&w->s, out_bytes, w)))) {
 		free(w);
 		return NULL;
 	}
@@ -105,6 +111,7 @@ void trace_writer_free(struct trace_writer *w)
 	free(w->node_hash);
 	free(w->note);
 	svg_free(w->svg);
+	perfetto_free(w->pf);
 	free(w);
 }
 
@@ -182,6 +189,24 @@ static void out_flush(struct trace_writer *w)
 bool trace_writer_failed(const struct trace_writer *w)
 {
 	return w->write_failed;
+}
+
+/* Bytes as they are: perfetto's packets. */
+static void out_bytes(void *ctx, const void *bytes, size_t n)
+{
+	struct trace_writer *w = ctx;
+	const char *b = bytes;
+
+	while (n) {
+		size_t k = sizeof(w->obuf) - w->olen < n ? sizeof(w->obuf) - w->olen : n;
+
+		memcpy(w->obuf + w->olen, b, k);
+		w->olen += k;
+		b += k;
+		n -= k;
+		if (w->olen > sizeof(w->obuf) / 2)
+			out_flush(w);
+	}
 }
 
 static void out(struct trace_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -457,6 +482,17 @@ static void write_svg(struct trace_writer *w, const struct trace_counts *c)
 	svg_write(w->svg, &h, svg_out, w);
 }
 
+/* Perfetto: nanoseconds from the trace's start, and the thread's track. */
+static uint64_t ns_of(const struct trace_writer *w, uint64_t ts)
+{
+	return ts > w->ts0 ? (uint64_t)((double)(ts - w->ts0) * w->ns_per_tick + 0.5) : 0;
+}
+
+static struct perfetto_track *track_of(struct trace_writer *w, struct trace_thread *t)
+{
+	return t->pf ? t->pf : (t->pf = perfetto_thread(w->pf, t->tid, t->name));
+}
+
 /*
  * Frames at depth >= d whose exit never came: the buffers were full when
  * it happened.  Closed here so the trace stays well-formed.
@@ -497,6 +533,8 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 			svg_frame_module(w->svg, t->node[d], w->s.module_of(w->s.symbolize_ctx, f));
 	} else if (w->s.format == TRACE_JSON) {
 		json_event(w, 'B', name_of(f, ra, nb, sizeof(nb)), ev[0], t->tid, NULL, NULL, false);
+	} else if (w->s.format == TRACE_PERFETTO) {
+		perfetto_begin(w->pf, track_of(w, t), ns_of(w, ev[0]), name_of(f, ra, nb, sizeof(nb)));
 	} else if (!leaf) {
 		text_line(w, t->tid, d, NULL, "%s() {", name_of(f, ra, nb, sizeof(nb)));
 	}
@@ -517,7 +555,7 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 
 	if (ev)
 		close_lost(w, t, d + 1, ts);
-	if (ev && !why && w->s.format != TRACE_FOLDED)
+	if (ev && !why && w->s.format != TRACE_FOLDED && w->s.format != TRACE_PERFETTO)
 		value_of(w, ev, f, val, sizeof(val));
 	if (w->s.format == TRACE_TEXT) {
 		const uint64_t *dur = known ? &ns : NULL;
@@ -535,6 +573,8 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 			json_event(w, 'E', name, ts, t->tid, why, "true", true);
 		else
 			json_event(w, 'E', name, ts, t->tid, val[0] ? "ret" : NULL, val + 4, false);
+	} else if (w->s.format == TRACE_PERFETTO && known) {
+		perfetto_end(w->pf, track_of(w, t), ns_of(w, ts), why ? NULL : ev, f ? sym_func_sig(f) : NULL, why);
 	} else if (w->s.format == TRACE_FOLDED && known) {
 		uint64_t dur = ts - t->entry_ts[d];
 
@@ -586,6 +626,8 @@ static void header(struct trace_writer *w)
 		out(w, "# objpatch: %s\n", w->note);
 	else if (w->s.format == TRACE_JSON)
 		out(w, "{\"traceEvents\":[\n");
+	else if (w->s.format == TRACE_PERFETTO)
+		perfetto_start(w->pf, w->note);
 }
 
 /* One "M" event: a name Chrome's viewer and Perfetto show for the process or a thread (tid > 0). */
@@ -620,7 +662,9 @@ static void trailer(struct trace_writer *w, const struct trace_counts *c)
 			c->missed_busy);
 	if (c->lost)
 		fprintf(stderr, "objpatch: %" PRIu64 " events lost (trace buffers full)\n", c->lost);
-	if (w->s.format == TRACE_FOLDED) {
+	if (w->s.format == TRACE_PERFETTO) {
+		perfetto_end_trace(w->pf, c);
+	} else if (w->s.format == TRACE_FOLDED) {
 		write_folded(w);
 	} else if (w->s.format == TRACE_SVG) {
 		write_svg(w, c);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The trace writer: threads' event words (trace/event.h) as text, JSON,
- * folded stacks or a flame graph (trace/svg.h), the threads merged by time.  The runtime feeds it from its
+ * folded stacks, a flame graph (trace/svg.h) or Perfetto's protobuf trace
+ * (trace/perfetto.h), the threads merged by time.  The runtime feeds it from its
  * buffers, objpatch report from a recording; each says where a thread's
  * events are and which function a return address is in.
  */
@@ -14,7 +15,7 @@
 #include "trace/machine.h"
 #include "trace/symbols.h"
 
-enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_FOLDED, TRACE_SVG };
+enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_FOLDED, TRACE_SVG, TRACE_PERFETTO };
 
 /* Where the writer reads one thread's events, which may still be growing. */
 struct trace_events {

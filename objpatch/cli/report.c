@@ -26,7 +26,8 @@ static void report_usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch report [OPTIONS] [RECORDING]\n"
 		   "Formats RECORDING (default objpatch.data), written by objpatch record.\n"
-		   "      --format=FMT    text, json, folded or svg (a flame graph) (default text)\n"
+		   "      --format=FMT    text, json, folded, svg (a flame graph) or perfetto\n"
+		   "                      (default text; perfetto, a binary trace, goes to a file or a pipe)\n"
 		   "      --hex           integers in hex\n"
 		   "      --errno-names   negative integers that are errno values with their names\n"
 		   "                      (the recording's choice when it was made with them)\n"
@@ -519,10 +520,16 @@ static void free_report(struct report *rp)
 
 enum { REPORT_FORMAT = 1, REPORT_HEX, REPORT_OUTPUT, REPORT_ERRNO_NAMES };
 
+static const struct {
+	const char *name;
+	enum trace_format format;
+} formats[] = {
+	{ "text", TRACE_TEXT }, { "json", TRACE_JSON }, { "folded", TRACE_FOLDED }, { "svg", TRACE_SVG },
+	{ "perfetto", TRACE_PERFETTO },
+};
+
 static int report_option(void *ctx, int id, const char *v)
 {
-	static const char *const formats[] = { [TRACE_TEXT] = "text", [TRACE_JSON] = "json",
-					       [TRACE_FOLDED] = "folded", [TRACE_SVG] = "svg" };
 	struct report *rp = ctx;
 	int rc = analyses_option(&rp->an, rp->cmd, id, v);
 
@@ -532,12 +539,12 @@ static int report_option(void *ctx, int id, const char *v)
 	case REPORT_FORMAT:
 		rp->format_given = true;
 		for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-			if (!strcmp(v, formats[i])) {
-				rp->format = (enum trace_format)i;
+			if (strcmp(v, formats[i].name) == 0) {
+				rp->format = formats[i].format;
 				return 0;
 			}
-		return fprintf(stderr, "objpatch report: --format %s: not a format: give text, json, folded or svg\n",
-			       v), -1;
+		return fprintf(stderr, "objpatch report: --format %s: not a format: give text, json, folded, svg or "
+				       "perfetto\n", v), -1;
 	case REPORT_HEX:
 		rp->hex = true;
 		return 0;
@@ -560,7 +567,7 @@ static int report_option(void *ctx, int id, const char *v)
 static int parse(int argc, char **argv, struct report *rp)
 {
 	static const struct cli_opt opts[] = {
-		{ "format", 0, "text|json|folded|svg", REPORT_FORMAT },
+		{ "format", 0, "text|json|folded|svg|perfetto", REPORT_FORMAT },
 		{ "hex", 0, NULL, REPORT_HEX },
 		{ "errno-names", 0, NULL, REPORT_ERRNO_NAMES },
 		{ "output", 'o', "FILE", REPORT_OUTPUT },
@@ -585,6 +592,12 @@ int report_main(int argc, char **argv)
 	rc = parse(argc, argv, &rp);
 	if (rc < 0)
 		return rc == CLI_HELP ? 0 : 2;
+	/* Binary on a terminal is noise, and can set its modes. */
+	if (rp.format == TRACE_PERFETTO && !rp.output && isatty(1)) {
+		fprintf(stderr, "objpatch report: --format perfetto: a binary trace, and standard output is a terminal: "
+			"give --output FILE, or redirect standard output\n");
+		return 2;
+	}
 	if (!rp.path)
 		rp.path = "objpatch.data";
 	rc = read_recording(&rp);

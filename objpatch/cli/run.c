@@ -42,8 +42,9 @@ static void usage_of(FILE *f, bool record)
 		   "  -o, --output=FILE   %s\n", record ? "the recording (default objpatch.data)" :
 							 "the trace (default standard error)");
 	if (!record)
-		fprintf(f, "      --format=FMT    text, json, folded or svg (a flame graph, default\n"
-			   "                      output objpatch.svg) (default text)\n"
+		fprintf(f, "      --format=FMT    text, json, folded, svg (a flame graph, default output\n"
+			   "                      objpatch.svg) or perfetto (a binary trace, needs --output)\n"
+			   "                      (default text)\n"
 			   "      --hex           integers in hex\n");
 	fprintf(f, "      --errno-names   negative integers that are errno values with their names\n"
 		   "                      (-22 (EINVAL)): kernel-style code%s\n",
@@ -230,7 +231,7 @@ enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB, OPT_
 static const struct cli_opt run_options[] = {
 	{ "filter", 'F', "GLOB", OPT_FILTER },
 	{ "output", 'o', "FILE", OPT_OUTPUT },
-	{ "format", 0, "text|json|folded|svg", OPT_FORMAT },
+	{ "format", 0, "text|json|folded|svg|perfetto", OPT_FORMAT },
 	{ "hex", 0, NULL, OPT_HEX },
 	{ "errno-names", 0, NULL, OPT_ERRNO_NAMES },
 	{ "depth", 'D', "N", OPT_DEPTH },
@@ -305,8 +306,10 @@ static int set_option(void *ctx, int id, const char *v)
 		o->output = v;
 		return 0;
 	case OPT_FORMAT:
-		if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "folded") && strcmp(v, "svg")) {
-			fprintf(stderr, "%s: --format %s: not a format: give text, json, folded or svg\n", o->cmd->name, v);
+		if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "folded") && strcmp(v, "svg") &&
+		    strcmp(v, "perfetto")) {
+			fprintf(stderr, "%s: --format %s: not a format: give text, json, folded, svg or perfetto\n",
+				o->cmd->name, v);
 			return -1;
 		}
 		o->format = v;
@@ -552,6 +555,12 @@ static int prepare(struct run_opts *o, const char *cmd, const char *prog, const 
 	*f = foreign_for(prog, &unknown);
 	if (unknown) {
 		fprintf(stderr, "%s: %s: a program for another machine, and no runtime for it\n", cmd, prog);
+		return 2;
+	}
+	/* Binary, into the program's own messages: never what was meant. */
+	if (o->format && strcmp(o->format, "perfetto") == 0 && !o->output) {
+		fprintf(stderr, "%s: --format perfetto: a binary trace, and the default output is standard error: "
+			"give --output FILE (say, trace.perfetto-trace)\n", cmd);
 		return 2;
 	}
 	/* record: the same run, writing the events as they are for objpatch report. */

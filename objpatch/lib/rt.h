@@ -70,7 +70,7 @@ struct rt_state {
 	size_t buffer_mb;
 };
 
-enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW, FMT_SVG };
+enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW, FMT_SVG, FMT_PERFETTO };
 
 /* The first process's pid, for the processes it starts (rt_settings.c, rt_output.c). */
 #define RT_FIRST_PID_VAR "OBJPATCH_FIRST_PID"

@@ -126,9 +126,10 @@ static struct trace_writer *writer;
 static enum trace_format writer_format(void)
 {
 	static const enum trace_format formats[] = { [FMT_TEXT] = TRACE_TEXT, [FMT_JSON] = TRACE_JSON,
-						     [FMT_FOLDED] = TRACE_FOLDED, [FMT_SVG] = TRACE_SVG };
+						     [FMT_FOLDED] = TRACE_FOLDED, [FMT_SVG] = TRACE_SVG,
+						     [FMT_PERFETTO] = TRACE_PERFETTO };
 
-	return formats[rt.format];
+	return (unsigned)rt.format < sizeof(formats) / sizeof(formats[0]) ? formats[rt.format] : TRACE_TEXT;
 }
 
 /*

@@ -62,7 +62,8 @@ static bool env_bool(const char *name)
 static int env_format(void)
 {
 	static const char *const names[] = { [FMT_TEXT] = "text", [FMT_JSON] = "json",
-					     [FMT_FOLDED] = "folded", [FMT_RAW] = "raw", [FMT_SVG] = "svg" };
+					     [FMT_FOLDED] = "folded", [FMT_RAW] = "raw", [FMT_SVG] = "svg",
+					     [FMT_PERFETTO] = "perfetto" };
 	const char *s = getenv("OBJPATCH_FORMAT");
 
 	if (!s || !*s)
@@ -70,7 +71,7 @@ static int env_format(void)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(s, names[i]) == 0)
 			return (int)i;
-	refuse("OBJPATCH_FORMAT", s, "not a trace format: set text, json, folded, svg or raw");
+	refuse("OBJPATCH_FORMAT", s, "not a trace format: set text, json, folded, svg, perfetto or raw");
 	return FMT_TEXT;
 }
 
@@ -183,6 +184,10 @@ void rt_read_settings(void)
 	rt.stats = env_bool("OBJPATCH_STATS");
 	rt.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
 	rt.format = env_format();
+	/* Binary, into the program's own messages: never what was meant. */
+	if (rt.format == FMT_PERFETTO && !(outp && *outp))
+		refuse("OBJPATCH_FORMAT", "perfetto", "a binary trace, and standard error is the default output: "
+			"set OBJPATCH_OUTPUT to a file too");
 	read_filter();
 	if (bad)
 		_exit(2);	/* before main: nothing of the program's has run */

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Check a trace written by the objpatch runtime (its text, JSON or folded
-format) against hand-written expectations: EXPECT's syntax is described at
+"""Check a trace written by the objpatch runtime (its text, JSON, folded or
+perfetto format) against hand-written expectations: EXPECT's syntax is described at
 the top of testdata/runtime/rt_expect.txt.
 
-  check_trace.py --format text|json|folded --expect EXPECT TRACE
+  check_trace.py --format text|json|folded|perfetto --expect EXPECT TRACE
                  [--require-threads N] [--require-fork]
 
 TRACE is the traced process's file; files beside it named with a pid
@@ -17,6 +17,8 @@ import json
 import os
 import re
 import sys
+
+import perfetto_trace
 
 MAX_DETAILS = 8     # diagnostics shown per failed check
 # A runaway trace would take minutes and gigabytes to check: refused beyond this.
@@ -306,16 +308,21 @@ def parse_json(tr, text):
         return
     if doc.get("displayTimeUnit") != "ns":
         tr.error(1, "displayTimeUnit is not \"ns\"")
+    json_events(tr, doc["traceEvents"], 2)
+
+
+def json_events(tr, events, first_no):
+    """Chrome JSON events (from JSON, or perfetto_trace.py's from a perfetto trace) as frames."""
     threads = {}
     pids = set()
-    for i, ev in enumerate(doc["traceEvents"]):
-        no = i + 2      # one event a line after the opening line
+    for i, ev in enumerate(events):
+        no = i + first_no       # JSON: one event a line after the opening line; perfetto: packets
         if not isinstance(ev, dict):
             tr.error(no, "not an object")
             continue
         ph, name, ts, pid, tid = ev.get("ph"), ev.get("name"), ev.get("ts"), ev.get("pid"), ev.get("tid")
-        if ph == "M":
-            continue    # metadata (thread names) is harmless
+        if ph in ("M", "i"):
+            continue    # metadata (thread names), notes: harmless
         if ph not in ("B", "E"):
             tr.error(no, "ph %r is neither B nor E" % ph)
             continue
@@ -377,6 +384,16 @@ def parse_json(tr, text):
         tr.error("-", "events of several pids: %s" % sorted(pids))
     if tr.child_pid is not None and pids and pids != {tr.child_pid}:
         tr.error("-", "a child's file for pid %d has events of pid %s" % (tr.child_pid, sorted(pids)))
+
+
+# ---------------------------------------------------------------- perfetto
+
+def parse_perfetto(tr):
+    r = perfetto_trace.Reader(tr.path).read()
+    tr.errors += r.errors
+    if not r.packets:
+        tr.error("-", "no packets")
+    json_events(tr, r.events, 1)
 
 
 # ---------------------------------------------------------------- folded
@@ -613,6 +630,10 @@ def check_fork(tap, main, children, exp):
 
 def load(path, fmt, child_pid):
     tr = Trace(path, child_pid)
+    if fmt == "perfetto":
+        parse_perfetto(tr)
+        tr.unreadable = not tr.events
+        return tr
     try:
         size = os.path.getsize(path)
         if size > MAX_BYTES:
@@ -658,7 +679,7 @@ def child_files(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--format", required=True, choices=("text", "json", "folded"))
+    ap.add_argument("--format", required=True, choices=("text", "json", "folded", "perfetto"))
     ap.add_argument("--expect", required=True)
     ap.add_argument("--require-threads", type=int, metavar="N")
     ap.add_argument("--require-fork", action="store_true")
