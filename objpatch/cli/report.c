@@ -68,8 +68,20 @@ struct thread {
 	size_t pos;		/* where the writer reads next */
 };
 
+/*
+ * The functions return addresses were last found in: a trace names the
+ * same few sites over and over, and a binary search through every
+ * module's sites per event cost more than formatting the event.
+ */
+#define RA_CACHE 1024	/* a power of 2 */
+struct ra_cache {
+	uint64_t ra;	/* UINT64_MAX: empty (return addresses have 48 bits) */
+	struct sym_func *func;
+};
+
 struct report {
 	const char *path;
+	struct ra_cache ra_cache[RA_CACHE];
 	struct raw_reader r;
 	struct module **mods;
 	size_t nmods, cap_mods;
@@ -286,9 +298,8 @@ static const struct site *site_for_ra(const struct module *m, uint64_t ra, uint6
 	return lo && ra - m->sites[lo - 1].addr <= span ? &m->sites[lo - 1] : NULL;
 }
 
-static struct sym_func *symbolize(void *ctx, uint64_t ra)
+static struct sym_func *lookup(struct report *rp, uint64_t ra)
 {
-	struct report *rp = ctx;
 	uint64_t span = trace_ra_span(&rp->r.machine);
 
 	for (size_t i = 0; i < rp->nmods; i++) {
@@ -302,6 +313,17 @@ static struct sym_func *symbolize(void *ctx, uint64_t ra)
 			return &m->syms.funcs[s->func];
 	}
 	return NULL;
+}
+
+/* A function's name and signature stay where they are (sym_load): its address can be kept. */
+static struct sym_func *symbolize(void *ctx, uint64_t ra)
+{
+	struct report *rp = ctx;
+	struct ra_cache *c = &rp->ra_cache[(ra ^ ra >> 10) & (RA_CACHE - 1)];
+
+	if (c->ra != ra)
+		*c = (struct ra_cache){ ra, lookup(rp, ra) };
+	return c->func;
 }
 
 /* ---- the recorded threads, read by the writer ---- */
@@ -467,6 +489,8 @@ static int write_trace(struct report *rp)
 	}
 	if (!tt || !(w = trace_writer_new(&s)))
 		goto out;
+	for (size_t i = 0; i < RA_CACHE; i++)
+		rp->ra_cache[i].ra = UINT64_MAX;
 	trace_writer_clock(w, rp->ts0, rp->ns_per_tick);
 	/* Newest first, as the runtime lists its threads: it decides between events of the same time. */
 	for (size_t i = 0; i < rp->nthreads; i++) {
