@@ -724,6 +724,58 @@ static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_
 	}
 }
 
+/*
+ * The values most functions return, an integer, pointer or bool in one
+ * register shown without errno names, by the general path's rules but
+ * without its calls: a trace's cost is mostly this.  False, nothing
+ * written: another value (the general path shows it).
+ */
+static bool put_common(struct out *o, const struct sig_type *t, const struct raw_value *v,
+		       const struct format_opts *op, const struct format_target *tg)
+{
+	char tmp[DIGITS_MAX + 2], *end = tmp + sizeof(tmp), *p;
+	uint64_t size = t->size, x = v->gpr[0] & mask_of(size);
+	bool neg = false;
+
+	if (!size || (size & (size - 1)) || size > reg_width(tg))
+		return false;
+	switch (t->cls) {
+	case TC_INT:
+		if (op->errno_names)
+			return false;
+		if (!op->hex) {
+			int64_t sx = size < 8 && (x >> (8 * size - 1) & 1) ? (int64_t)(x | ~mask_of(size)) : (int64_t)x;
+
+			neg = sx < 0;
+			p = digits_dec(end, neg ? -(uint64_t)sx : (uint64_t)sx);
+			break;
+		}
+		/* Hex shows the type's bits as they are. */
+		__attribute__((fallthrough));
+	case TC_UINT:
+		p = op->hex ? digits_hex(end, x, 1) : digits_dec(end, x);
+		break;
+	case TC_POINTER:
+		if (!x) {
+			put(o, "NULL", 4);
+			return true;
+		}
+		p = digits_hex(end, x, 1);
+		break;
+	case TC_BOOL:
+		put_str(o, x ? "true" : "false");
+		return true;
+	default:
+		return false;
+	}
+	if (neg)
+		*--p = '-';
+	else if (op->hex || t->cls == TC_POINTER)
+		p -= 2, p[0] = '0', p[1] = 'x';
+	put(o, p, (size_t)(end - p));
+	return true;
+}
+
 /* A machine no descriptor describes: pointer-sized registers, no errno names. */
 static const struct format_target unknown_target = { .reg_bytes = sizeof(void *) };
 
@@ -741,10 +793,10 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 		t = &unknown_target;
 	/* A clone may drop a return value but never invent one: void stays void. */
 	if (!sig || sig->ret.cls != TC_VOID) {
-		put_str(&o, "ret=");
+		put(&o, "ret=", 4);
 		/* Aggregates holding floats come back (partly) in FP registers: layout unknown. */
 		if (!sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & PROTO_RET_FP) ||
-		    !put_typed(&o, &sig->ret, v, op, t)) {
+		    !(put_common(&o, &sig->ret, v, op, t) || put_typed(&o, &sig->ret, v, op, t))) {
 			put_x64(&o, v->gpr[0] & mask_of(reg_width(t)), 1);
 			put_ch(&o, '?');
 		}
