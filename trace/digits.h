@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Integers as digits without stdio: the trace writer and the value
+ * Numbers as digits without stdio: the trace writer and the value
  * formatter print one or more numbers per event, and snprintf's format
- * parsing cost ten times the digits themselves.  Each writes its digits
- * backwards ending at `end` and returns where they start, so the caller
- * knows their length before it copies (or pads) them.
+ * parsing cost ten times the digits themselves.  The digit writers write
+ * backwards ending at `end` and return where they start, so the caller
+ * knows their length before it copies (or pads) them; JSON's times are
+ * fixed-point, in thousandths.  testdata/format/format_test.c checks them
+ * against printf.
  */
 #ifndef TRACE_DIGITS_H
 #define TRACE_DIGITS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -51,6 +54,42 @@ static inline char *digits_hex(char *end, uint64_t x, unsigned min)
 	while ((unsigned)(start - end) < min)
 		*--end = '0';
 	return end;
+}
+
+/*
+ * A double in thousandths, rounded as printf's %.3f rounds it: the binary
+ * value to the nearest thousandth, ties to even.  x = m * 2^e with
+ * m < 2^53, so x * 1000 = m * 1000 * 2^e is exact in 64 bits
+ * (m * 1000 < 2^63) and the bits shifted out say how to round.  False for
+ * what does not fit 64 bits, negatives, infinities and NaNs (never a
+ * trace's times).
+ */
+static inline bool digits_thousandths(double x, uint64_t *q)
+{
+	uint64_t bits, m, p;
+	int e;
+
+	memcpy(&bits, &x, sizeof(bits));
+	e = (int)(bits >> 52 & 0x7ff);
+	m = bits & ((UINT64_C(1) << 52) - 1);
+	if (bits >> 63 || e == 0x7ff)
+		return false;
+	if (e)
+		m |= UINT64_C(1) << 52;
+	e = e ? e - 1075 : -1074;
+	p = m * 1000;
+	if (e >= 0) {
+		if (e >= 64 || p > UINT64_MAX >> e)
+			return false;
+		*q = p << e;
+	} else if (e <= -64) {
+		*q = 0;	/* below 2^63 / 2^64: less than half a thousandth */
+	} else {
+		uint64_t rem = p & ((UINT64_C(1) << -e) - 1), half = UINT64_C(1) << (-e - 1);
+
+		*q = (p >> -e) + (rem > half || (rem == half && (p >> -e & 1)));
+	}
+	return true;
 }
 
 #endif

@@ -291,50 +291,14 @@ static void out_dec3(struct trace_writer *w, unsigned x)
 	out_mem(w, d, 3);
 }
 
-/*
- * A double in thousandths, rounded as printf's %.3f rounds it: the binary
- * value to the nearest thousandth, ties to even.  x = m * 2^e with
- * m < 2^53, so x * 1000 = m * 1000 * 2^e is exact in 64 bits
- * (m * 1000 < 2^63) and the bits shifted out say how to round.  False for
- * what does not fit 64 bits, negatives, infinities and NaNs (never a
- * trace's times).
- */
-static bool thousandths(double x, uint64_t *q)
-{
-	uint64_t bits, m, p;
-	int e;
-
-	memcpy(&bits, &x, sizeof(bits));
-	e = (int)(bits >> 52 & 0x7ff);
-	m = bits & ((UINT64_C(1) << 52) - 1);
-	if (bits >> 63 || e == 0x7ff)
-		return false;
-	if (e)
-		m |= UINT64_C(1) << 52;
-	e = e ? e - 1075 : -1074;
-	p = m * 1000;
-	if (e >= 0) {
-		if (e >= 64 || p > UINT64_MAX >> e)
-			return false;
-		*q = p << e;
-	} else if (e <= -64) {
-		*q = 0;	/* below 2^63 / 2^64: less than half a thousandth */
-	} else {
-		uint64_t rem = p & ((UINT64_C(1) << -e) - 1), half = UINT64_C(1) << (-e - 1);
-
-		*q = (p >> -e) + (rem > half || (rem == half && (p >> -e & 1)));
-	}
-	return true;
-}
-
-/* printf's %.3f, without printf where the value fits thousandths(). */
+/* printf's %.3f, without printf where the value fits digits_thousandths(). */
 static void out_fixed3(struct trace_writer *w, double x)
 {
 	char tmp[400];
 	uint64_t q;
 	int n;
 
-	if (thousandths(x, &q)) {
+	if (digits_thousandths(x, &q)) {
 		out_u64(w, q / 1000);
 		out_ch(w, '.');
 		out_dec3(w, (unsigned)(q % 1000));
@@ -572,8 +536,10 @@ static void write_folded(struct trace_writer *w)
  */
 static char duration_mark(uint64_t ns)
 {
+	if (ns <= 10000)	/* most calls: one test */
+		return ' ';
 	return ns > 1000000000 ? '$' : ns > 100000000 ? '@' : ns > 10000000 ? '*' : ns > 1000000 ? '#' :
-	       ns > 100000 ? '!' : ns > 10000 ? '+' : ' ';
+	       ns > 100000 ? '!' : '+';
 }
 
 /*
@@ -582,9 +548,12 @@ static char duration_mark(uint64_t ns)
  * after one check for room: the part every line has.
  */
 #define TEXT_HEAD_MAX 64
+#define TEXT_INDENT_MAX 64	/* indentation written inline; deeper lines fill it */
 static void text_head(struct trace_writer *w, const struct trace_thread *t, unsigned depth, const uint64_t *ns)
 {
-	char *start = out_reserve(w, TEXT_HEAD_MAX), *p = start;
+	static const char spaces[TEXT_INDENT_MAX] = "                                                                ";
+	char *start = out_reserve(w, TEXT_HEAD_MAX + TEXT_INDENT_MAX), *p = start;
+	size_t indent = 2 * (size_t)depth;
 
 	memcpy(p, t->head, sizeof(t->head));	/* whole: a copy of known size is a few moves */
 	p += t->head_len;
@@ -612,8 +581,13 @@ static void text_head(struct trace_writer *w, const struct trace_thread *t, unsi
 		memcpy(p, "               |  ", 18);
 		p += 18;
 	}
+	if (indent <= TEXT_INDENT_MAX) {
+		memcpy(p, spaces, TEXT_INDENT_MAX);
+		p += indent;
+		indent = 0;
+	}
 	w->olen += (size_t)(p - start);
-	out_fill(w, ' ', 2 * (size_t)depth);
+	out_fill(w, ' ', indent);
 }
 
 /* A JSON event up to its arguments: {"name":...,"ph":...,"ts":...,"pid":...,"tid":... */
@@ -738,7 +712,7 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 	const char *name = known ? name_of(f, t->ra[d], nb) : "?";
 	const char *why = !ev ? reason : ev_type(ev[1]) == EV_UNWOUND ? "unwound" : NULL;
 	bool shows_value = ev && !why && w->s.format != TRACE_FOLDED;
-	const struct signature *sig = shows_value && f ? sym_func_sig(f) : NULL;
+	const struct signature *sig = !shows_value || !f ? NULL : f->parsed ? f->sig : sym_func_sig(f);
 	/* The exit, when it has a value to show: every type's but void's. */
 	const uint64_t *val = shows_value && !(sig && sig->ret.cls == TC_VOID) ? ev : NULL;
 
