@@ -264,9 +264,11 @@ demo:
 bench: all
 	bench/run.sh
 
-# The runtime against uftrace (issue 4); writes build/bench/runtime/runtime.md.
+# The runtime against uftrace (issue 4); writes build/bench/runtime/runtime.md;
+# then objpatch report's cost per call (issue 19), its section 4.
 bench-runtime: all
 	bench/runtime.sh
+	bench/format.sh
 
 # NOP'd sites over random code layouts (issue 4); writes bench/RESULTS-layout.md.
 bench-layout: all
