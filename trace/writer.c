@@ -61,6 +61,8 @@ struct trace_thread {
 	char name[64];		/* "": none known */
 	char head[16];		/* text: its lines' start, "%8d)" */
 	size_t head_len;
+	char ids[48];		/* JSON: its events' end, ,"pid":%d,"tid":%d */
+	size_t ids_len;
 };
 
 /* ---- set-up ---- */
@@ -124,6 +126,29 @@ static size_t thread_head(char *head, int tid)
 	return (n < 8 ? 8 : n) + 1;
 }
 
+/* Appends x in decimal at p, as %d; returns the end. */
+static char *put_int_at(char *p, int x)
+{
+	char tmp[DIGITS_MAX + 1], *end = tmp + sizeof(tmp), *d = digits_dec(end, x < 0 ? -(uint64_t)x : (uint64_t)x);
+
+	if (x < 0)
+		*--d = '-';
+	memcpy(p, d, (size_t)(end - d));
+	return p + (end - d);
+}
+
+/* ,"pid":%d,"tid":%d once: every JSON event of the thread ends with it. */
+static size_t thread_ids(char *ids, int pid, int tid)
+{
+	char *p = ids;
+
+	memcpy(p, ",\"pid\":", 7);
+	p = put_int_at(p + 7, pid);
+	memcpy(p, ",\"tid\":", 7);
+	p = put_int_at(p + 7, tid);
+	return (size_t)(p - ids);
+}
+
 struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const struct trace_events *src)
 {
 	struct trace_thread *t = calloc(1, sizeof(*t));
@@ -135,6 +160,7 @@ struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const str
 	t->tid = tid;
 	t->running = -1;
 	t->head_len = thread_head(t->head, tid);
+	t->ids_len = thread_ids(t->ids, w->s.pid, tid);
 	t->entry_ts = calloc(d, sizeof(*t->entry_ts));
 	t->func = calloc(d, sizeof(*t->func));
 	t->ra = calloc(d, sizeof(*t->ra));
@@ -389,9 +415,12 @@ static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_fun
 /* What a JSON string shows of a text: 512 bytes at most, quotes and an escape of 6 included. */
 #define JSON_STRING_MAX (512 - 8)
 
+/* Bytes a JSON string holds as they are: printable ASCII but '"' and '\\'. */
 static bool json_plain(unsigned char ch)
 {
-	return ch >= 0x20 && ch < 0x80 && ch != '"' && ch != '\\';
+	static const uint64_t plain[4] = { 0xfffffffb00000000ull, 0xffffffffefffffffull, 0, 0 };
+
+	return plain[ch >> 6] >> (ch & 63) & 1;
 }
 
 /*
@@ -591,7 +620,7 @@ static void text_head(struct trace_writer *w, const struct trace_thread *t, unsi
 }
 
 /* A JSON event up to its arguments: {"name":...,"ph":...,"ts":...,"pid":...,"tid":... */
-static void json_event(struct trace_writer *w, char ph, const char *name, uint64_t ts, int tid)
+static void json_event(struct trace_writer *w, char ph, const char *name, uint64_t ts, const struct trace_thread *t)
 {
 	if (w->started)
 		out_lit(w, ",\n");
@@ -601,10 +630,7 @@ static void json_event(struct trace_writer *w, char ph, const char *name, uint64
 	out_ch(w, ph);
 	out_lit(w, "\",\"ts\":");
 	out_fixed3(w, ticks_us(w, ts - w->ts0));
-	out_lit(w, ",\"pid\":");
-	out_int(w, w->s.pid, 0);
-	out_lit(w, ",\"tid\":");
-	out_int(w, tid, 0);
+	out_mem(w, t->ids, t->ids_len);
 	w->started = true;
 }
 
@@ -642,7 +668,7 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 
 		t->node[d] = name ? node_for(w, d ? t->node[d - 1] : 0, name) : 0;
 	} else if (w->s.format == TRACE_JSON) {
-		json_event(w, 'B', name_of(f, ra, nb), ev[0], t->tid);
+		json_event(w, 'B', name_of(f, ra, nb), ev[0], t);
 		out_ch(w, '}');
 	} else if (!leaf) {
 		text_head(w, t, d, NULL);
@@ -680,7 +706,7 @@ static void text_close(struct trace_writer *w, struct trace_thread *t, unsigned 
 static void json_close(struct trace_writer *w, struct trace_thread *t, struct sym_func *f, const char *name,
 		       uint64_t ts, const char *why, const uint64_t *ev)
 {
-	json_event(w, 'E', name, ts, t->tid);
+	json_event(w, 'E', name, ts, t);
 	if (why) {
 		out_lit(w, ",\"args\":{\"");
 		out_str(w, why);
