@@ -21,6 +21,7 @@
 #
 # Environment: BENCH_DIR (default build/bench); FMT_ITERS (iterations of
 # calls.c, 5 calls each, default 400000); FMT_REPS (default 7); FMT_OLD;
+# FMT_OLD_LABEL (what FMT_OLD is, for the table; default its path);
 # FMT_CG_ITERS (iterations for callgrind, default 20000; 0: none); CC
 # (default gcc); RT_MAKE=0 takes build/ as it is (no `make all`).
 set -euo pipefail
@@ -32,6 +33,7 @@ ITERS=${FMT_ITERS:-400000}
 REPS=${FMT_REPS:-7}
 CG_ITERS=${FMT_CG_ITERS:-20000}
 OLD=${FMT_OLD:-}
+OLD_LABEL=${FMT_OLD_LABEL:-$OLD}
 CC=${CC:-gcc}
 PG=(-pg)
 [ "$(uname -m)" != x86_64 ] || PG=(-pg -mfentry)
@@ -112,7 +114,7 @@ section=$(
 		read -r tool fmt sink <<< "$c"
 		key=${c// /.}
 		label="this build"
-		[ "$tool" = new ] || label="\`FMT_OLD\` ($OLD)"
+		[ "$tool" = new ] || label="\`FMT_OLD\`: $OLD_LABEL"
 		echo "| $label | $fmt | $([ "$sink" = file ] && echo file || echo /dev/null) | $(ms "$out/$key.n") ms | $(ms "$out/$key.0") ms | **$(per_call "$out/$key")** |"
 	done
 	echo
