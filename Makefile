@@ -264,10 +264,12 @@ demo:
 bench: all
 	bench/run.sh
 
-# The runtime against uftrace (issues 4 and 19); writes bench/RESULTS-runtime.md,
-# whose end-to-end section (a text trace on disk, Lua included) is bench/e2e.sh's.
+# The runtime against uftrace (issues 4 and 19); writes bench/RESULTS-runtime.md:
+# then objpatch report's cost per call (bench/format.sh, its section 4) and the
+# end-to-end section (a text trace on disk, Lua included: bench/e2e.sh).
 bench-runtime: all
 	bench/runtime.sh
+	bench/format.sh
 	bench/e2e.sh
 
 bench-e2e: all

@@ -10,7 +10,8 @@
 #    as uftrace's chrome dump), from run and from report;
 #  - a recording reports the recorded build's names after the program is
 #    rebuilt with its functions moved and renamed; a recording without the
-#    functions (older) says in one line that the file changed, exit 0.
+#    functions (older) says in one line that the file changed, exit 0;
+#  - a recording read from a pipe (not mapped) reports the same as its file.
 # About 2 s.
 . "$(dirname "$0")/lib.sh"
 
@@ -85,6 +86,16 @@ n=$("$OBJPATCH" report rec-errno.data | grep -c 'fails(); /\* ret=-1 (EPERM) \*/
 is "$n" 2 "record --errno-names: the report names errnos (the recording says so)"
 "$OBJPATCH" report --format json rec.data > rep.json
 check_names rep.json "report --format json (names from the recording)"
+# A recording file is read where it lies (mapped); one from a pipe cannot
+# be, and its events are kept as read: the same trace either way, threads
+# merged alike.
+cat rec.data | "$OBJPATCH" report /dev/stdin > rep-pipe.txt
+ok $? "report of a pipe: exit 0"
+cmp -s rep1.txt rep-pipe.txt
+ok $? "report of a pipe: the same text as of the file"
+[ $? = 0 ] || diag "$(diff rep1.txt rep-pipe.txt | head -10)"
+cat rec.data | "$OBJPATCH" report --format json /dev/stdin | cmp -s rep.json -
+ok $? "report of a pipe: the same JSON as of the file"
 
 # ---- a rebuild after the recording ----
 cp out out.first

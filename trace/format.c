@@ -5,13 +5,13 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "arch/arch.h"
+#include "trace/digits.h"
 #include "trace/format.h"
 #include "tables/tables.h"
 
@@ -109,9 +109,11 @@ struct out {
 
 static void put(struct out *o, const char *s, size_t k)
 {
-	for (size_t i = 0; i < k; i++, o->n++)
-		if (o->n + 1 < o->len)
-			o->buf[o->n] = s[i];
+	size_t room = o->n + 1 < o->len ? o->len - 1 - o->n : 0;
+
+	if (room)
+		memcpy(o->buf + o->n, s, k < room ? k : room);
+	o->n += k;
 }
 
 static void put_str(struct out *o, const char *s)
@@ -124,18 +126,29 @@ static void put_ch(struct out *o, char c)
 	put(o, &c, 1);
 }
 
-__attribute__((format(printf, 2, 3)))
-static void putf(struct out *o, const char *fmt, ...)
+static void put_u64(struct out *o, uint64_t x)
 {
-	char tmp[96];
-	va_list ap;
-	int k;
+	char tmp[DIGITS_MAX], *p = digits_dec(tmp + sizeof(tmp), x);
 
-	va_start(ap, fmt);
-	k = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		put(o, tmp, (size_t)k < sizeof(tmp) ? (size_t)k : sizeof(tmp) - 1);
+	put(o, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* "0x" and at least `min` hex digits. */
+static void put_x64(struct out *o, uint64_t x, unsigned min)
+{
+	char tmp[DIGITS_MAX + 2], *p = digits_hex(tmp + sizeof(tmp), x, min);
+
+	*--p = 'x';
+	*--p = '0';
+	put(o, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* Two hex digits, as %02x. */
+static void put_byte(struct out *o, uint8_t b)
+{
+	char tmp[2] = { "0123456789abcdef"[b >> 4], "0123456789abcdef"[b & 15] };
+
+	put(o, tmp, 2);
 }
 
 /* An integer of up to 16 bytes (__int128 in rax:rdx, long long in eax:edx). */
@@ -207,7 +220,7 @@ static void put_udec(struct out *o, struct wide w)
 	bool more;
 
 	if (!w.hi) {
-		putf(o, "%" PRIu64, w.lo);
+		put_u64(o, w.lo);
 		return;
 	}
 	do {
@@ -229,10 +242,16 @@ static void put_udec(struct out *o, struct wide w)
 
 static void put_hex(struct out *o, struct wide w)
 {
-	if (w.hi)
-		putf(o, "0x%" PRIx64 "%016" PRIx64, w.hi, w.lo);
-	else
-		putf(o, "0x%" PRIx64, w.lo);
+	char tmp[2 * DIGITS_MAX], *p = tmp + sizeof(tmp);
+
+	if (w.hi) {
+		p = digits_hex(p, w.lo, 16);
+		p = digits_hex(p, w.hi, 1);
+	} else {
+		p = digits_hex(p, w.lo, 1);
+	}
+	put(o, "0x", 2);
+	put(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 /* `w` holds the type's bits only; hex shows them as they are. */
@@ -260,8 +279,11 @@ static void put_errno(struct out *o, struct wide w, uint64_t size, const struct 
 	if (!op->errno_names)
 		return;
 	if ((size == 4 || size == 8) && is_negative(s) && s.lo != 0 && e <= t->errno_max &&
-	    e < sizeof(errno_names) / sizeof(errno_names[0]) && errno_names[e])
-		putf(o, " (%s)", errno_names[e]);
+	    e < sizeof(errno_names) / sizeof(errno_names[0]) && errno_names[e]) {
+		put(o, " (", 2);
+		put_str(o, errno_names[e]);
+		put_ch(o, ')');
+	}
 }
 
 static const char *named_escape(unsigned char c)
@@ -291,11 +313,11 @@ static void put_escaped(struct out *o, unsigned char c, char q)
 	if (e)
 		put_str(o, e);
 	else if (c == (unsigned char)q || c == '\\')
-		putf(o, "\\%c", c);
+		put(o, (const char[]){ '\\', (char)c }, 2);
 	else if (is_print(c))
 		put_ch(o, (char)c);
 	else
-		putf(o, "\\%03o", c);
+		put(o, (const char[]){ '\\', (char)('0' + (c >> 6)), (char)('0' + (c >> 3 & 7)), (char)('0' + (c & 7)) }, 4);
 }
 
 static void put_char(struct out *o, struct wide w, const struct format_target *t, bool hex)
@@ -332,7 +354,7 @@ static bool put_enum(struct out *o, const struct sig_type *t, struct wide w, boo
 static void put_pointer(struct out *o, uint64_t p)
 {
 	if (p)
-		putf(o, "0x%" PRIx64, p);
+		put_x64(o, p, 1);
 	else
 		put_str(o, "NULL");
 }
@@ -411,7 +433,8 @@ static void put_string(struct out *o, uint64_t addr, const struct format_opts *o
 		if (got > want)
 			got = want;
 		if (!done && !got) {
-			putf(o, "0x%" PRIx64 " <unreadable>", addr);
+			put_x64(o, addr, 1);
+			put_str(o, " <unreadable>");
 			return;
 		}
 		if (!done)
@@ -461,7 +484,10 @@ static void put_decimal(struct out *o, const char *e, bool int_exact)
 		if (nd > 1)
 			put_ch(o, '.');
 		put(o, dig + 1, (size_t)nd - 1);
-		putf(o, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+		put(o, x < 0 ? "e-" : "e+", 2);
+		if ((x < 0 ? -x : x) < 10)
+			put_ch(o, '0');
+		put_u64(o, (uint64_t)(x < 0 ? -x : x));
 	} else if (x < 0) {
 		put_str(o, "0.");
 		for (int i = -1; i > x; i--)
@@ -538,7 +564,7 @@ static void put_raw_fp(struct out *o, const uint8_t *fpr, uint64_t size, bool bi
 {
 	put_str(o, "0x");
 	for (uint64_t i = 0; i < size; i++)
-		putf(o, "%02x", fpr[big_endian ? i : size - 1 - i]);
+		put_byte(o, fpr[big_endian ? i : size - 1 - i]);
 	put_ch(o, '?');
 }
 
@@ -599,7 +625,8 @@ static void put_member(struct out *o, const struct sig_member *m, const uint8_t 
 	} else if (put_scalar(o, &mt, &mv, op, &one)) {
 		return;
 	}
-	putf(o, "0x%" PRIx64 "?", mv.gpr[0]);
+	put_x64(o, mv.gpr[0], 1);
+	put_ch(o, '?');
 }
 
 /*
@@ -626,8 +653,11 @@ static bool put_struct(struct out *o, const struct sig_type *st, const struct ra
 			put_str(o, ", ");
 		put_member(o, &st->members[i], img, op, t);
 	}
-	for (uint64_t i = 0; !st->nmembers && i < size; i++)
-		putf(o, i ? " %02x" : "%02x", img[i]);
+	for (uint64_t i = 0; !st->nmembers && i < size; i++) {
+		if (i)
+			put_ch(o, ' ');
+		put_byte(o, img[i]);
+	}
 	put_ch(o, '}');
 	return true;
 }
@@ -694,6 +724,58 @@ static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_
 	}
 }
 
+/*
+ * The values most functions return, an integer, pointer or bool in one
+ * register shown without errno names, by the general path's rules but
+ * without its calls: a trace's cost is mostly this.  False, nothing
+ * written: another value (the general path shows it).
+ */
+static bool put_common(struct out *o, const struct sig_type *t, const struct raw_value *v,
+		       const struct format_opts *op, const struct format_target *tg)
+{
+	char tmp[DIGITS_MAX + 2], *end = tmp + sizeof(tmp), *p;
+	uint64_t size = t->size, x = v->gpr[0] & mask_of(size);
+	bool neg = false;
+
+	if (!size || (size & (size - 1)) || size > reg_width(tg))
+		return false;
+	switch (t->cls) {
+	case TC_INT:
+		if (op->errno_names)
+			return false;
+		if (!op->hex) {
+			int64_t sx = size < 8 && (x >> (8 * size - 1) & 1) ? (int64_t)(x | ~mask_of(size)) : (int64_t)x;
+
+			neg = sx < 0;
+			p = digits_dec(end, neg ? -(uint64_t)sx : (uint64_t)sx);
+			break;
+		}
+		/* Hex shows the type's bits as they are. */
+		__attribute__((fallthrough));
+	case TC_UINT:
+		p = op->hex ? digits_hex(end, x, 1) : digits_dec(end, x);
+		break;
+	case TC_POINTER:
+		if (!x) {
+			put(o, "NULL", 4);
+			return true;
+		}
+		p = digits_hex(end, x, 1);
+		break;
+	case TC_BOOL:
+		put_str(o, x ? "true" : "false");
+		return true;
+	default:
+		return false;
+	}
+	if (neg)
+		*--p = '-';
+	else if (op->hex || t->cls == TC_POINTER)
+		p -= 2, p[0] = '0', p[1] = 'x';
+	put(o, p, (size_t)(end - p));
+	return true;
+}
+
 /* A machine no descriptor describes: pointer-sized registers, no errno names. */
 static const struct format_target unknown_target = { .reg_bytes = sizeof(void *) };
 
@@ -711,11 +793,13 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 		t = &unknown_target;
 	/* A clone may drop a return value but never invent one: void stays void. */
 	if (!sig || sig->ret.cls != TC_VOID) {
-		put_str(&o, "ret=");
+		put(&o, "ret=", 4);
 		/* Aggregates holding floats come back (partly) in FP registers: layout unknown. */
 		if (!sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & PROTO_RET_FP) ||
-		    !put_typed(&o, &sig->ret, v, op, t))
-			putf(&o, "0x%" PRIx64 "?", v->gpr[0] & mask_of(reg_width(t)));
+		    !(put_common(&o, &sig->ret, v, op, t) || put_typed(&o, &sig->ret, v, op, t))) {
+			put_x64(&o, v->gpr[0] & mask_of(reg_width(t)), 1);
+			put_ch(&o, '?');
+		}
 	}
 	if (len)
 		buf[o.n < len ? o.n : len - 1] = 0;

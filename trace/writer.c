@@ -8,11 +8,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "trace/digits.h"
 #include "trace/event.h"
 #include "trace/svg.h"
 #include "trace/perfetto.h"
@@ -65,6 +65,10 @@ struct trace_thread {
 	uint32_t *node;		/* folded, SVG: the stack's node (SVG's frame) */
 	char name[64];		/* "": none known */
 	struct perfetto_track *pf;	/* perfetto: its track, from its first event */
+	char head[16];		/* text: its lines' start, "%8d)" */
+	size_t head_len;
+	char ids[48];		/* JSON: its events' end, ,"pid":%d,"tid":%d */
+	size_t ids_len;
 };
 
 /* ---- set-up ---- */
@@ -121,6 +125,45 @@ void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick
 	w->ns_per_tick = ns_per_tick;
 }
 
+/* "%8d)" of the thread's id, once: every text line starts with it. */
+static size_t thread_head(char *head, int tid)
+{
+	char tmp[DIGITS_MAX + 1], *end = tmp + sizeof(tmp);
+	char *p = digits_dec(end, tid < 0 ? -(uint64_t)tid : (uint64_t)tid);
+	size_t n;
+
+	if (tid < 0)
+		*--p = '-';
+	n = (size_t)(end - p);
+	memset(head, ' ', n < 8 ? 8 - n : 0);
+	memcpy(head + (n < 8 ? 8 - n : 0), p, n);
+	head[n < 8 ? 8 : n] = ')';
+	return (n < 8 ? 8 : n) + 1;
+}
+
+/* Appends x in decimal at p, as %d; returns the end. */
+static char *put_int_at(char *p, int x)
+{
+	char tmp[DIGITS_MAX + 1], *end = tmp + sizeof(tmp), *d = digits_dec(end, x < 0 ? -(uint64_t)x : (uint64_t)x);
+
+	if (x < 0)
+		*--d = '-';
+	memcpy(p, d, (size_t)(end - d));
+	return p + (end - d);
+}
+
+/* ,"pid":%d,"tid":%d once: every JSON event of the thread ends with it. */
+static size_t thread_ids(char *ids, int pid, int tid)
+{
+	char *p = ids;
+
+	memcpy(p, ",\"pid\":", 7);
+	p = put_int_at(p + 7, pid);
+	memcpy(p, ",\"tid\":", 7);
+	p = put_int_at(p + 7, tid);
+	return (size_t)(p - ids);
+}
+
 struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const struct trace_events *src)
 {
 	struct trace_thread *t = calloc(1, sizeof(*t));
@@ -131,6 +174,8 @@ struct trace_thread *trace_thread_new(struct trace_writer *w, int tid, const str
 	t->src = *src;
 	t->tid = tid;
 	t->running = -1;
+	t->head_len = thread_head(t->head, tid);
+	t->ids_len = thread_ids(t->ids, w->s.pid, tid);
 	t->entry_ts = calloc(d, sizeof(*t->entry_ts));
 	t->func = calloc(d, sizeof(*t->func));
 	t->ra = calloc(d, sizeof(*t->ra));
@@ -191,55 +236,140 @@ bool trace_writer_failed(const struct trace_writer *w)
 	return w->write_failed;
 }
 
-/* Bytes as they are: perfetto's packets. */
-static void out_bytes(void *ctx, const void *bytes, size_t n)
+/*
+ * Appenders straight into the output buffer: an event's line is built in
+ * place, without stdio's format parsing or a copy through a line buffer.
+ * What does not fit is written out first; a piece larger than the buffer
+ * goes in several.
+ */
+static void out_mem_slow(struct trace_writer *w, const char *s, size_t n)
 {
-	struct trace_writer *w = ctx;
-	const char *b = bytes;
-
 	while (n) {
-		size_t k = sizeof(w->obuf) - w->olen < n ? sizeof(w->obuf) - w->olen : n;
+		size_t room = sizeof(w->obuf) - w->olen, k = n < room ? n : room;
 
-		memcpy(w->obuf + w->olen, b, k);
+		memcpy(w->obuf + w->olen, s, k);
 		w->olen += k;
-		b += k;
+		s += k;
 		n -= k;
-		if (w->olen > sizeof(w->obuf) / 2)
+		if (n)
 			out_flush(w);
 	}
 }
 
-static void out(struct trace_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(struct trace_writer *w, const char *fmt, ...)
+/* Room for `n` more bytes, n at most the buffer's size: where they go. */
+static inline char *out_reserve(struct trace_writer *w, size_t n)
 {
-	size_t room = sizeof(w->obuf) - w->olen;
-	va_list ap;
+	if (__builtin_expect(sizeof(w->obuf) - w->olen < n, 0))
+		out_flush(w);
+	return w->obuf + w->olen;
+}
+
+static inline void out_mem(struct trace_writer *w, const char *s, size_t n)
+{
+	if (__builtin_expect(n <= sizeof(w->obuf) - w->olen, 1)) {
+		memcpy(w->obuf + w->olen, s, n);
+		w->olen += n;
+	} else {
+		out_mem_slow(w, s, n);
+	}
+}
+
+/* A string literal: its length is known at compile time, so the copy is inlined. */
+#define out_lit(w, s) out_mem((w), "" s, sizeof(s) - 1)
+
+/* Bytes as they are: perfetto's packets. */
+static void out_bytes(void *ctx, const void *bytes, size_t n)
+{
+	out_mem(ctx, bytes, n);
+}
+
+static void out_str(struct trace_writer *w, const char *s)
+{
+	out_mem(w, s, strlen(s));
+}
+
+static inline void out_ch(struct trace_writer *w, char c)
+{
+	out_mem(w, &c, 1);
+}
+
+static void out_fill(struct trace_writer *w, char c, size_t n)
+{
+	while (n) {
+		size_t room = sizeof(w->obuf) - w->olen, k = n < room ? n : room;
+
+		memset(w->obuf + w->olen, c, k);
+		w->olen += k;
+		n -= k;
+		if (n)
+			out_flush(w);
+	}
+}
+
+/* A decimal number, `neg` its sign, right-aligned in `width` columns: printf's %*d and %*llu. */
+static void out_dec(struct trace_writer *w, uint64_t x, bool neg, unsigned width)
+{
+	char tmp[DIGITS_MAX + 1], *end = tmp + sizeof(tmp), *p = digits_dec(end, x);
+	size_t n;
+
+	if (neg)
+		*--p = '-';
+	n = (size_t)(end - p);
+	if (n < width)
+		out_fill(w, ' ', width - n);
+	out_mem(w, p, n);
+}
+
+static void out_int(struct trace_writer *w, int x, unsigned width)
+{
+	out_dec(w, x < 0 ? -(uint64_t)x : (uint64_t)x, x < 0, width);
+}
+
+static void out_u64(struct trace_writer *w, uint64_t x)
+{
+	out_dec(w, x, false, 0);
+}
+
+/* Three digits, with zeros in front: printf's %03u for 0..999. */
+static void out_dec3(struct trace_writer *w, unsigned x)
+{
+	char d[3] = { (char)('0' + x / 100), (char)('0' + x / 10 % 10), (char)('0' + x % 10) };
+
+	out_mem(w, d, 3);
+}
+
+/* printf's %.3f, without printf where the value fits digits_thousandths(). */
+static void out_fixed3(struct trace_writer *w, double x)
+{
+	char tmp[400];
+	uint64_t q;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(w->obuf + w->olen, room, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n >= room) {
-		out_flush(w);
-		room = sizeof(w->obuf);
-		va_start(ap, fmt);
-		n = vsnprintf(w->obuf, room, fmt, ap);
-		va_end(ap);
+	if (digits_thousandths(x, &q)) {
+		out_u64(w, q / 1000);
+		out_ch(w, '.');
+		out_dec3(w, (unsigned)(q % 1000));
+		return;
 	}
-	if (n > 0)
-		w->olen += (size_t)n < room ? (size_t)n : room - 1;
-	if (w->olen > sizeof(w->obuf) / 2)
-		out_flush(w);
+	n = snprintf(tmp, sizeof(tmp), "%.3f", x);
+	out_mem(w, tmp, n > 0 ? (size_t)n : 0);
 }
 
 /* ---- names and values ---- */
 
-static const char *name_of(const struct sym_func *f, uint64_t ra, char *buf, size_t len)
+/* `buf` holds NAME_BUF bytes. */
+#define NAME_BUF (DIGITS_MAX + 3)
+static const char *name_of(const struct sym_func *f, uint64_t ra, char *buf)
 {
+	char *p;
+
 	if (f)
 		return f->name;
-	snprintf(buf, len, "0x%" PRIx64, ra);
-	return buf;
+	buf[NAME_BUF - 1] = 0;
+	p = digits_hex(buf + NAME_BUF - 1, ra, 1);
+	*--p = 'x';
+	*--p = '0';
+	return p;
 }
 
 struct captured {
@@ -261,8 +391,8 @@ static size_t read_captured(void *ctx, uint64_t addr, void *buf, size_t n)
 	return n;
 }
 
-/* "ret=VALUE" or "" (void) for an exit event. */
-static void value_of(const struct trace_writer *w, const uint64_t *ev, struct sym_func *f, char *buf, size_t len)
+/* "ret=VALUE" or "" (void) for an exit event, as format_return() writes and counts it. */
+static size_t value_of(const struct trace_writer *w, const uint64_t *ev, struct sym_func *f, char *buf, size_t len)
 {
 	enum capture c = ev_capture(ev[1]);
 	const uint64_t *words = ev + EV_HEADER_WORDS;
@@ -281,34 +411,73 @@ static void value_of(const struct trace_writer *w, const uint64_t *ev, struct sy
 
 		cap = (struct captured){ v.gpr[0], s + 1, s[0] };
 	}
-	format_return(buf, len, sig, &v, &opts);
+	return format_return(buf, len, sig, &v, &opts);
 }
 
-/* A JSON string: valid UTF-8 as it is, other bytes as U+FFFD, cut whole at 512 bytes. */
-static void json_string(struct trace_writer *w, const char *s)
+/* The value formatted in place, at the output's end: no copy. */
+static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_func *f)
 {
-	char buf[512];
-	size_t n = 0, len = strlen(s);
+	size_t room = sizeof(w->obuf) - w->olen, n;
 
-	for (size_t i = 0; i < len && n < sizeof(buf) - 8;) {
+	/* Room for the common values, so that they are formatted once. */
+	if (room < 1024) {
+		out_flush(w);
+		room = sizeof(w->obuf);
+	}
+	n = value_of(w, ev, f, w->obuf + w->olen, room);
+	if (n >= room && w->olen) {
+		out_flush(w);
+		room = sizeof(w->obuf);
+		n = value_of(w, ev, f, w->obuf, room);
+	}
+	w->olen += n < room ? n : room - 1;
+}
+
+/* What a JSON string shows of a text: 512 bytes at most, quotes and an escape of 6 included. */
+#define JSON_STRING_MAX (512 - 8)
+
+/* Bytes a JSON string holds as they are: printable ASCII but '"' and '\\'. */
+static bool json_plain(unsigned char ch)
+{
+	static const uint64_t plain[4] = { 0xfffffffb00000000ull, 0xffffffffefffffffull, 0, 0 };
+
+	return plain[ch >> 6] >> (ch & 63) & 1;
+}
+
+/*
+ * A JSON string: valid UTF-8 as it is, other bytes as U+FFFD, cut whole
+ * after JSON_STRING_MAX bytes.  Plain ASCII, what names and most values
+ * are, goes out in one copy.
+ */
+static void json_string(struct trace_writer *w, const char *s, size_t len)
+{
+	size_t i = 0, n;
+
+	while (i < len && i < JSON_STRING_MAX && json_plain((unsigned char)s[i]))
+		i++;
+	out_ch(w, '"');
+	out_mem(w, s, i);
+	for (n = i; i < len && n < JSON_STRING_MAX;) {
 		unsigned char ch = (unsigned char)s[i];
 		int k = utf8_len((const unsigned char *)s + i, len - i);
 
 		if (ch == '"' || ch == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)ch;
+			out_mem(w, (const char[]){ '\\', (char)ch }, 2);
+			n += 2;
 		} else if (ch < 0x20) {
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\u%04x", ch);
+			out_mem(w, (const char[]){ '\\', 'u', '0', '0', (char)('0' + (ch >> 4)),
+						   "0123456789abcdef"[ch & 15] }, 6);
+			n += 6;
 		} else if (k > 0) {
-			memcpy(buf + n, s + i, (size_t)k);
+			out_mem(w, s + i, (size_t)k);
 			n += (size_t)k;
 		} else {
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\ufffd");
+			out_lit(w, "\\ufffd");
+			n += 6;
 		}
 		i += k > 0 ? (size_t)k : 1;
 	}
-	buf[n] = 0;
-	out(w, "\"%s\"", buf);
+	out_ch(w, '"');
 }
 
 /* ---- folded stacks ---- */
@@ -369,14 +538,14 @@ static uint32_t node_for(struct trace_writer *w, uint32_t parent, const char *na
  */
 static const char *folded_name(struct trace_writer *w, const struct sym_func *f, uint64_t ra)
 {
-	char buf[32], *name;
+	char buf[NAME_BUF], *name;
 
 	if (f)
 		return f->name;
 	for (size_t i = 0; i < w->naddr_names; i++)
 		if (w->addr_names[i].ra == ra)
 			return w->addr_names[i].name;
-	name = strdup(name_of(NULL, ra, buf, sizeof(buf)));
+	name = strdup(name_of(NULL, ra, buf));
 	if (!name || !grow_array(&w->addr_names, w->naddr_names, &w->cap_addr_names, sizeof(*w->addr_names))) {
 		free(name);
 		return NULL;
@@ -389,7 +558,9 @@ static void print_path(struct trace_writer *w, uint32_t n)
 {
 	if (w->nodes[n].parent)	/* depth is bounded by the shadow stack */
 		print_path(w, w->nodes[n].parent);
-	out(w, "%s%s", w->nodes[n].parent ? ";" : "", w->nodes[n].name);
+	if (w->nodes[n].parent)
+		out_ch(w, ';');
+	out_str(w, w->nodes[n].name);
 }
 
 static void write_folded(struct trace_writer *w)
@@ -400,7 +571,9 @@ static void write_folded(struct trace_writer *w)
 		if (!ns)
 			continue;
 		print_path(w, i);
-		out(w, " %" PRIu64 "\n", ns);
+		out_ch(w, ' ');
+		out_u64(w, ns);
+		out_ch(w, '\n');
 	}
 }
 
@@ -413,42 +586,72 @@ static void write_folded(struct trace_writer *w)
  */
 static char duration_mark(uint64_t ns)
 {
+	if (ns <= 10000)	/* most calls: one test */
+		return ' ';
 	return ns > 1000000000 ? '$' : ns > 100000000 ? '@' : ns > 10000000 ? '*' : ns > 1000000 ? '#' :
-	       ns > 100000 ? '!' : ns > 10000 ? '+' : ' ';
+	       ns > 100000 ? '!' : '+';
 }
 
-static void text_line(struct trace_writer *w, int tid, unsigned depth, const uint64_t *ns, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void text_line(struct trace_writer *w, int tid, unsigned depth, const uint64_t *ns, const char *fmt, ...)
+/*
+ * A text line up to its function: "%8d) %c%5llu.%03u us  |  " (or no
+ * duration) and the indentation, written with a pointer into the buffer
+ * after one check for room: the part every line has.
+ */
+#define TEXT_HEAD_MAX 64
+#define TEXT_INDENT_MAX 64	/* indentation written inline; deeper lines fill it */
+static void text_head(struct trace_writer *w, const struct trace_thread *t, unsigned depth, const uint64_t *ns)
 {
-	char body[2048];
-	va_list ap;
+	static const char spaces[TEXT_INDENT_MAX] = "                                                                ";
+	char *start = out_reserve(w, TEXT_HEAD_MAX + TEXT_INDENT_MAX), *p = start;
+	size_t indent = 2 * (size_t)depth;
 
-	va_start(ap, fmt);
-	vsnprintf(body, sizeof(body), fmt, ap);
-	va_end(ap);
-	if (ns)
-		out(w, "%8d) %c%5" PRIu64 ".%03u us  |  %*s%s\n", tid, duration_mark(*ns), *ns / 1000,
-		    (unsigned)(*ns % 1000), 2 * (int)depth, "", body);
-	else
-		out(w, "%8d)               |  %*s%s\n", tid, 2 * (int)depth, "", body);
-}
+	memcpy(p, t->head, sizeof(t->head));	/* whole: a copy of known size is a few moves */
+	p += t->head_len;
+	if (ns) {
+		uint64_t us = *ns / 1000;
+		unsigned frac = (unsigned)(*ns % 1000);
+		char tmp[2 * DIGITS_MAX], *end = tmp + DIGITS_MAX, *d = digits_dec(end, us);
+		size_t n = (size_t)(end - d);
 
-static void json_event(struct trace_writer *w, char ph, const char *name, uint64_t ts, int tid,
-		       const char *args_key, const char *args_val, bool raw)
-{
-	out(w, "%s{\"name\":", w->started ? ",\n" : "");
-	json_string(w, name);
-	out(w, ",\"ph\":\"%c\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d", ph, ticks_us(w, ts - w->ts0), w->s.pid, tid);
-	if (args_key) {
-		out(w, ",\"args\":{\"%s\":", args_key);
-		if (raw)
-			out(w, "%s", args_val);
-		else
-			json_string(w, args_val);
-		out(w, "}");
+		*p++ = ' ';
+		*p++ = duration_mark(*ns);
+		if (n < 5) {
+			memset(p, ' ', 4);	/* then overwritten by the digits where they are */
+			p += 5 - n;
+		}
+		memcpy(p, d, DIGITS_MAX);	/* the digits and what follows them in tmp, overwritten next */
+		p += n;
+		p[0] = '.';
+		p[1] = (char)('0' + frac / 100);
+		p[2] = (char)('0' + frac / 10 % 10);
+		p[3] = (char)('0' + frac % 10);
+		memcpy(p + 4, " us  |  ", 8);
+		p += 12;
+	} else {
+		memcpy(p, "               |  ", 18);
+		p += 18;
 	}
-	out(w, "}");
+	if (indent <= TEXT_INDENT_MAX) {
+		memcpy(p, spaces, TEXT_INDENT_MAX);
+		p += indent;
+		indent = 0;
+	}
+	w->olen += (size_t)(p - start);
+	out_fill(w, ' ', indent);
+}
+
+/* A JSON event up to its arguments: {"name":...,"ph":...,"ts":...,"pid":...,"tid":... */
+static void json_event(struct trace_writer *w, char ph, const char *name, uint64_t ts, const struct trace_thread *t)
+{
+	if (w->started)
+		out_lit(w, ",\n");
+	out_lit(w, "{\"name\":");
+	json_string(w, name, strlen(name));
+	out_lit(w, ",\"ph\":\"");
+	out_ch(w, ph);
+	out_lit(w, "\",\"ts\":");
+	out_fixed3(w, ticks_us(w, ts - w->ts0));
+	out_mem(w, t->ids, t->ids_len);
 	w->started = true;
 }
 
@@ -457,7 +660,7 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 
 static void svg_out(void *ctx, const char *s, size_t n)
 {
-	out(ctx, "%.*s", (int)n, s);
+	out_mem(ctx, s, n);
 }
 
 /* A call's end for the flame graph: its time, and what it returned or why it has no value. */
@@ -509,7 +712,7 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 	unsigned d = ev_depth(ev[1]);
 	uint64_t ra = ev_ra(ev[1]);
 	struct sym_func *f = w->s.symbolize(w->s.symbolize_ctx, ra);
-	char nb[32];
+	char nb[NAME_BUF];
 
 	if (d > w->s.depth)
 		return;
@@ -532,12 +735,63 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 		if (made && f && w->s.module_of)
 			svg_frame_module(w->svg, t->node[d], w->s.module_of(w->s.symbolize_ctx, f));
 	} else if (w->s.format == TRACE_JSON) {
-		json_event(w, 'B', name_of(f, ra, nb, sizeof(nb)), ev[0], t->tid, NULL, NULL, false);
+		json_event(w, 'B', name_of(f, ra, nb), ev[0], t);
+		out_ch(w, '}');
 	} else if (w->s.format == TRACE_PERFETTO) {
-		perfetto_begin(w->pf, track_of(w, t), ns_of(w, ev[0]), name_of(f, ra, nb, sizeof(nb)));
+		perfetto_begin(w->pf, track_of(w, t), ns_of(w, ev[0]), name_of(f, ra, nb));
 	} else if (!leaf) {
-		text_line(w, t->tid, d, NULL, "%s() {", name_of(f, ra, nb, sizeof(nb)));
+		text_head(w, t, d, NULL);
+		out_str(w, name_of(f, ra, nb));
+		out_lit(w, "() {\n");
 	}
+}
+
+/* The text line of a frame's end; `ev` is its exit when it has a value to show. */
+static void text_close(struct trace_writer *w, struct trace_thread *t, unsigned d, const uint64_t *dur,
+		       struct sym_func *f, const char *name, const char *why, bool leaf, const uint64_t *ev)
+{
+	text_head(w, t, d, dur);
+	if (leaf) {
+		out_str(w, name);
+		out_lit(w, "();");
+	} else {
+		out_lit(w, "} /* ");
+		out_str(w, name);
+	}
+	if ((why || ev) && leaf)
+		out_lit(w, " /* ");
+	else if (why || ev)
+		out_ch(w, ' ');
+	if (why)
+		out_str(w, why);
+	else if (ev)
+		out_value(w, ev, f);
+	if (!leaf || why || ev)
+		out_lit(w, " */");
+	out_ch(w, '\n');
+}
+
+/* The JSON "E" event of a frame's end, with its value or why it ended. */
+static void json_close(struct trace_writer *w, struct trace_thread *t, struct sym_func *f, const char *name,
+		       uint64_t ts, const char *why, const uint64_t *ev)
+{
+	json_event(w, 'E', name, ts, t);
+	if (why) {
+		out_lit(w, ",\"args\":{\"");
+		out_str(w, why);
+		out_lit(w, "\":true}");
+	} else if (ev) {
+		char val[FORMAT_RET_SIZE(128) + 64];
+		size_t n = value_of(w, ev, f, val, sizeof(val));
+
+		/* A JSON string shows fewer bytes than this buffer holds: cutting the value here changes nothing. */
+		if (n >= sizeof(val))
+			n = sizeof(val) - 1;
+		out_lit(w, ",\"args\":{\"ret\":");
+		json_string(w, val + 4, n - 4);
+		out_ch(w, '}');
+	}
+	out_ch(w, '}');
 }
 
 /* An exit or unwound frame, or (ev NULL) one closed at `now` for `reason`. */
@@ -549,30 +803,20 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 	struct sym_func *f = known ? t->func[d] : NULL;
 	uint64_t ts = ev ? ev[0] : now;
 	uint64_t ns = known ? (uint64_t)(ticks_us(w, ts - t->entry_ts[d]) * 1000.0 + 0.5) : 0;
-	char nb[32], val[FORMAT_RET_SIZE(128) + 64] = "";
-	const char *name = known ? name_of(f, t->ra[d], nb, sizeof(nb)) : "?";
+	char nb[NAME_BUF];
+	const char *name = known ? name_of(f, t->ra[d], nb) : "?";
 	const char *why = !ev ? reason : ev_type(ev[1]) == EV_UNWOUND ? "unwound" : NULL;
+	bool shows_value = ev && !why && w->s.format != TRACE_FOLDED;
+	const struct signature *sig = !shows_value || !f ? NULL : f->parsed ? f->sig : sym_func_sig(f);
+	/* The exit, when it has a value to show: every type's but void's. */
+	const uint64_t *val = shows_value && !(sig && sig->ret.cls == TC_VOID) ? ev : NULL;
 
 	if (ev)
 		close_lost(w, t, d + 1, ts);
-	if (ev && !why && w->s.format != TRACE_FOLDED && w->s.format != TRACE_PERFETTO)
-		value_of(w, ev, f, val, sizeof(val));
 	if (w->s.format == TRACE_TEXT) {
-		const uint64_t *dur = known ? &ns : NULL;
-
-		if (why && leaf)
-			text_line(w, t->tid, d, dur, "%s(); /* %s */", name, why);
-		else if (why)
-			text_line(w, t->tid, d, dur, "} /* %s %s */", name, why);
-		else if (leaf)
-			text_line(w, t->tid, d, dur, val[0] ? "%s(); /* %s */" : "%s();%s", name, val);
-		else
-			text_line(w, t->tid, d, dur, val[0] ? "} /* %s %s */" : "} /* %s%s */", name, val);
+		text_close(w, t, d, known ? &ns : NULL, f, name, why, leaf, val);
 	} else if (w->s.format == TRACE_JSON && known) {
-		if (why)
-			json_event(w, 'E', name, ts, t->tid, why, "true", true);
-		else
-			json_event(w, 'E', name, ts, t->tid, val[0] ? "ret" : NULL, val + 4, false);
+		json_close(w, t, f, name, ts, why, val);
 	} else if (w->s.format == TRACE_PERFETTO && known) {
 		perfetto_end(w->pf, track_of(w, t), ns_of(w, ts), why ? NULL : ev, f ? sym_func_sig(f) : NULL, why);
 	} else if (w->s.format == TRACE_FOLDED && known) {
@@ -582,7 +826,11 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 		if (d)
 			t->child[d - 1] += dur;
 	} else if (w->s.format == TRACE_SVG && known) {
-		svg_close(w, t, d, ts, why, val);
+		char text[FORMAT_RET_SIZE(128) + 64] = "";
+
+		if (val)
+			value_of(w, ev, f, text, sizeof(text));
+		svg_close(w, t, d, ts, why, text);
 	}
 	if (d < t->open)
 		t->open = d;
@@ -618,27 +866,39 @@ static void header(struct trace_writer *w)
 	if (w->headed)
 		return;
 	w->headed = true;
-	if (w->s.format == TRACE_TEXT)
-		out(w, "# objpatch function graph, pid %d\n"
-		       "#      TID   DURATION      FUNCTION CALLS\n"
-		       "#       |    |   |         |   |   |   |\n", w->s.pid);
-	if (w->s.format == TRACE_TEXT && w->note)
-		out(w, "# objpatch: %s\n", w->note);
-	else if (w->s.format == TRACE_JSON)
-		out(w, "{\"traceEvents\":[\n");
-	else if (w->s.format == TRACE_PERFETTO)
+	if (w->s.format == TRACE_TEXT) {
+		out_lit(w, "# objpatch function graph, pid ");
+		out_int(w, w->s.pid, 0);
+		out_lit(w, "\n#      TID   DURATION      FUNCTION CALLS\n"
+			   "#       |    |   |         |   |   |   |\n");
+	}
+	if (w->s.format == TRACE_TEXT && w->note) {
+		out_lit(w, "# objpatch: ");
+		out_str(w, w->note);
+		out_ch(w, '\n');
+	} else if (w->s.format == TRACE_JSON) {
+		out_lit(w, "{\"traceEvents\":[\n");
+	} else if (w->s.format == TRACE_PERFETTO) {
 		perfetto_start(w->pf, w->note);
+	}
 }
 
 /* One "M" event: a name Chrome's viewer and Perfetto show for the process or a thread (tid > 0). */
 static void json_metadata(struct trace_writer *w, const char *what, int tid, const char *name)
 {
-	out(w, "%s{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%d", w->started ? ",\n" : "", what, w->s.pid);
-	if (tid > 0)
-		out(w, ",\"tid\":%d", tid);
-	out(w, ",\"args\":{\"name\":");
-	json_string(w, name);
-	out(w, "}}");
+	if (w->started)
+		out_lit(w, ",\n");
+	out_lit(w, "{\"name\":\"");
+	out_str(w, what);
+	out_lit(w, "\",\"ph\":\"M\",\"ts\":0,\"pid\":");
+	out_int(w, w->s.pid, 0);
+	if (tid > 0) {
+		out_lit(w, ",\"tid\":");
+		out_int(w, tid, 0);
+	}
+	out_lit(w, ",\"args\":{\"name\":");
+	json_string(w, name, strlen(name));
+	out_lit(w, "}}");
 	w->started = true;
 }
 
@@ -670,18 +930,29 @@ static void trailer(struct trace_writer *w, const struct trace_counts *c)
 		write_svg(w, c);
 	} else if (w->s.format == TRACE_JSON) {
 		json_names(w);
-		out(w, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"missed_depth\":%" PRIu64
-		    ",\"missed_reentry\":%" PRIu64 ",\"lost\":%" PRIu64, c->missed_depth, c->missed_busy, c->lost);
+		out_lit(w, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"missed_depth\":");
+		out_u64(w, c->missed_depth);
+		out_lit(w, ",\"missed_reentry\":");
+		out_u64(w, c->missed_busy);
+		out_lit(w, ",\"lost\":");
+		out_u64(w, c->lost);
 		if (w->note) {
-			out(w, ",\"note\":");
-			json_string(w, w->note);
+			out_lit(w, ",\"note\":");
+			json_string(w, w->note, strlen(w->note));
 		}
-		out(w, "}}\n");
+		out_lit(w, "}}\n");
 	}
-	if (w->s.format == TRACE_TEXT && (c->missed_depth || c->missed_busy || c->lost))
-		out(w, "# objpatch: %" PRIu64 " calls not traced (shadow stack full at depth %u), %" PRIu64
-		    " in signal handlers inside the tracer, %" PRIu64 " events lost (buffers full)\n",
-		    c->missed_depth, w->s.depth, c->missed_busy, c->lost);
+	if (w->s.format == TRACE_TEXT && (c->missed_depth || c->missed_busy || c->lost)) {
+		out_lit(w, "# objpatch: ");
+		out_u64(w, c->missed_depth);
+		out_lit(w, " calls not traced (shadow stack full at depth ");
+		out_u64(w, w->s.depth);
+		out_lit(w, "), ");
+		out_u64(w, c->missed_busy);
+		out_lit(w, " in signal handlers inside the tracer, ");
+		out_u64(w, c->lost);
+		out_lit(w, " events lost (buffers full)\n");
+	}
 }
 
 /* The thread whose next event is the oldest, or NULL when all are drained. */

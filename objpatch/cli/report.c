@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
@@ -62,21 +64,49 @@ struct module {
 	char *strings;		/* the recorded names and signatures, NUL-terminated */
 };
 
-/* A recorded thread: its events, all in one run of words. */
+/* A run of a thread's events: one RAW_EVENTS record's, where it lies. */
+struct segment {
+	const uint64_t *w;
+	size_t n;		/* words */
+	bool owned;		/* a copy (freed), not the mapped recording */
+};
+
+/* A recorded thread: its events, in the records that hold them. */
 struct thread {
 	int tid;
 	char name[64];
-	uint64_t *w;
-	size_t n, cap;
-	size_t pos;		/* where the writer reads next */
+	struct segment *segs;
+	size_t nsegs, cap_segs;
+	size_t seg, pos;	/* where the writer reads next */
+};
+
+/*
+ * The functions return addresses were last found in: a trace names the
+ * same few sites over and over, and a binary search through every
+ * module's sites per event cost more than formatting the event.
+ */
+#define RA_CACHE 1024	/* a power of 2 */
+struct ra_cache {
+	uint64_t ra;	/* UINT64_MAX: empty (return addresses have 48 bits) */
+	struct sym_func *func;
 };
 
 struct report {
 	const char *path;
+	struct ra_cache ra_cache[RA_CACHE];
 	struct raw_reader r;
 	struct module **mods;
 	size_t nmods, cap_mods;
 	struct thread *threads;	/* in the order they first appear */
+	/*
+	 * The recording mapped, so that events are read where they lie: a
+	 * copy of them all would fault in as many fresh pages as the file
+	 * has, which cost more than formatting them.  NULL: not mappable
+	 * (a pipe), or numbers in the other byte order: events are copied.
+	 */
+	const uint8_t *map;
+	size_t map_len;
+	off_t payload_at;	/* the last record's payload's offset in the file */
 	size_t nthreads, cap_threads;
 	uint64_t ts0;
 	double ns_per_tick;
@@ -292,9 +322,8 @@ static const struct site *site_for_ra(const struct module *m, uint64_t ra, uint6
 	return lo && ra - m->sites[lo - 1].addr <= span ? &m->sites[lo - 1] : NULL;
 }
 
-static struct sym_func *symbolize(void *ctx, uint64_t ra)
+static struct sym_func *lookup(struct report *rp, uint64_t ra)
 {
-	struct report *rp = ctx;
 	uint64_t span = trace_ra_span(&rp->r.machine);
 
 	for (size_t i = 0; i < rp->nmods; i++) {
@@ -324,6 +353,17 @@ static const char *module_of(void *ctx, const struct sym_func *f)
 	return NULL;
 }
 
+/* A function's name and signature stay where they are (sym_load): its address can be kept. */
+static struct sym_func *symbolize(void *ctx, uint64_t ra)
+{
+	struct report *rp = ctx;
+	struct ra_cache *c = &rp->ra_cache[(ra ^ ra >> 10) & (RA_CACHE - 1)];
+
+	if (c->ra != ra)
+		*c = (struct ra_cache){ ra, lookup(rp, ra) };
+	return c->func;
+}
+
 /* ---- the recorded threads, read by the writer ---- */
 
 static struct thread *thread_of(struct report *rp, int tid)
@@ -337,34 +377,46 @@ static struct thread *thread_of(struct report *rp, int tid)
 	return &rp->threads[rp->nthreads++];
 }
 
-/* A record's whole events, after those the thread recorded before. */
-static int add_events(struct report *rp, int tid, const uint64_t *w, size_t n)
+/*
+ * A record's whole events, after those the thread recorded before: where
+ * they lie in the mapped recording, whose bytes are the numbers the reader
+ * checked when they need no turning; else the reader's buffer, taken over.
+ */
+static int add_events(struct report *rp, int tid, size_t n)
 {
 	struct thread *t = thread_of(rp, tid);
+	struct segment sg = { .n = n - 1 };
 
-	if (!t)
+	if (!t || !grow_array(&t->segs, t->nsegs, &t->cap_segs, sizeof(*t->segs)))
 		return -1;
-	if (t->n + n > t->cap) {
-		size_t cap = t->cap ? t->cap : 1024;
-		uint64_t *b;
-
-		while (cap < t->n + n)
-			cap *= 2;
-		if (!(b = realloc(t->w, cap * sizeof(*b))))
-			return -1;
-		t->w = b;
-		t->cap = cap;
+	if (sg.n == 0)
+		return 0;
+	if (rp->map && !rp->r.swap && rp->payload_at >= 0 && (size_t)rp->payload_at + 8 * n <= rp->map_len) {
+		sg.w = (const uint64_t *)(rp->map + rp->payload_at) + 1;
+	} else {
+		sg.w = rp->r.buf + 1;
+		sg.owned = true;
+		rp->r.buf = NULL;	/* the reader allocates the next record's anew */
+		rp->r.cap = 0;
 	}
-	memcpy(t->w + t->n, w, n * sizeof(*w));
-	t->n += n;
+	t->segs[t->nsegs++] = sg;
 	return 0;
 }
 
 static const uint64_t *thread_peek(void *ctx)
 {
-	const struct thread *t = ctx;
+	struct thread *t = ctx;
 
-	return t->pos < t->n ? &t->w[t->pos] : NULL;
+	while (t->seg < t->nsegs && t->pos >= t->segs[t->seg].n) {
+		t->seg++;
+		t->pos = 0;
+	}
+	if (t->seg == t->nsegs)
+		return NULL;
+	/* The events are read once, in order, from memory no cache holds yet. */
+	if (t->pos + 64 < t->segs[t->seg].n)
+		__builtin_prefetch(&t->segs[t->seg].w[t->pos + 64]);
+	return &t->segs[t->seg].w[t->pos];
 }
 
 static void thread_consume(void *ctx, size_t words)
@@ -372,6 +424,14 @@ static void thread_consume(void *ctx, size_t words)
 	struct thread *t = ctx;
 
 	t->pos += words;
+}
+
+static void free_thread_events(struct thread *t)
+{
+	for (size_t i = 0; i < t->nsegs; i++)
+		if (t->segs[i].owned)
+			free((uint64_t *)t->segs[i].w - 1);
+	free(t->segs);
 }
 
 /* ---- reading the recording ---- */
@@ -428,7 +488,7 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		rp->end = w[2];
 		return 0;
 	case RAW_EVENTS:
-		if (add_events(rp, (int)w[0], w + 1, n - 1) < 0)
+		if (add_events(rp, (int)w[0], n) < 0)
 			goto oom;
 		return 0;
 	case RAW_COUNTS:
@@ -446,6 +506,21 @@ oom:
 	return -1;
 }
 
+/* Read-only and private: the reader still reads (and checks) every record through `fd`. */
+static void map_recording(struct report *rp, int fd)
+{
+	struct stat st;
+	void *m;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	rp->map = m;
+	rp->map_len = (size_t)st.st_size;
+}
+
 static int read_recording(struct report *rp)
 {
 	FILE *f = fopen(rp->path, "rb");
@@ -456,9 +531,12 @@ static int read_recording(struct report *rp)
 		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, strerror(errno));
 		return -1;
 	}
+	map_recording(rp, fileno(f));
 	rc = raw_read_header(&rp->r, f);
-	while (rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1)
+	while (rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1) {
+		rp->payload_at = ftello(f) - (off_t)rec.bytes;
 		rc = apply_record(rp, &rec);
+	}
 	if (rc < 0 && rp->r.err[0])
 		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
 	fclose(f);
@@ -491,6 +569,8 @@ static int write_trace(struct report *rp)
 		free(at);
 		return -1;
 	}
+	for (size_t i = 0; i < RA_CACHE; i++)
+		rp->ra_cache[i].ra = UINT64_MAX;
 	/* Newest first, as the runtime lists its threads: it decides between events of the same time. */
 	for (size_t i = 0; i < rp->nthreads; i++) {
 		struct thread *t = &rp->threads[rp->nthreads - 1 - i];
@@ -510,7 +590,9 @@ static void free_report(struct report *rp)
 	for (size_t i = 0; i < rp->nmods; i++)
 		free_module(rp->mods[i]);
 	for (size_t i = 0; i < rp->nthreads; i++)
-		free(rp->threads[i].w);
+		free_thread_events(&rp->threads[i]);
+	if (rp->map)
+		munmap((void *)rp->map, rp->map_len);
 	free(rp->mods);
 	free(rp->threads);
 	free(rp->process_name);

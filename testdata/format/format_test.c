@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "trace/digits.h"
 #include "trace/format.h"
 #include "tables/tables.h"
 
@@ -853,6 +854,76 @@ static void test_defaults(void)
 #endif
 }
 
+/* ---- trace/digits.h: what the writer prints instead of printf, checked against printf ---- */
+
+static bool dec_is(uint64_t x)
+{
+	char buf[DIGITS_MAX + 1], want[32], *p;
+
+	buf[DIGITS_MAX] = 0;
+	p = digits_dec(buf + DIGITS_MAX, x);
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)x);
+	if (strcmp(p, want))
+		printf("# digits_dec(%s): \"%s\"\n", want, p);
+	return !strcmp(p, want);
+}
+
+static bool hex_is(uint64_t x, unsigned min)
+{
+	char buf[DIGITS_MAX + 1], want[32], *p;
+
+	buf[DIGITS_MAX] = 0;
+	p = digits_hex(buf + DIGITS_MAX, x, min);
+	snprintf(want, sizeof(want), "%0*llx", (int)min, (unsigned long long)x);
+	if (strcmp(p, want))
+		printf("# digits_hex(%s, %u): \"%s\"\n", want, min, p);
+	return !strcmp(p, want);
+}
+
+/* %.3f of x, from digits_thousandths(), as the writer prints it; false if it declined. */
+static bool fixed3_is(double x)
+{
+	char got[48], want[400];
+	uint64_t q;
+
+	snprintf(want, sizeof(want), "%.3f", x);
+	if (!digits_thousandths(x, &q))
+		return false;
+	snprintf(got, sizeof(got), "%llu.%03u", (unsigned long long)(q / 1000), (unsigned)(q % 1000));
+	if (strcmp(got, want))
+		printf("# digits_thousandths(%a): %s, printf %s\n", x, got, want);
+	return !strcmp(got, want);
+}
+
+static void test_digits(void)
+{
+	bool dec = true, hex = true, fix = true;
+	uint64_t x = 1, r = 0x9e3779b97f4a7c15ull;
+	double ns_per_tick[] = { 1.0, 0.3846153846153846, 2.5e-1, 1.0000000001, 0.41666666666666669 };
+
+	for (int i = 0; i < 20; i++, x *= 10)
+		dec &= dec_is(x - 1) && dec_is(x) && dec_is(x + 1);
+	dec &= dec_is(0) && dec_is(UINT64_MAX) && dec_is(99) && dec_is(100);
+	tap(dec, "digits_dec: 0, 99, 100, powers of 10 and their neighbours, UINT64_MAX, as %llu");
+	for (unsigned min = 1; min <= 16; min++)
+		hex &= hex_is(0, min) && hex_is(0xf, min) && hex_is(0x10, min) && hex_is(UINT64_MAX, min) &&
+		       hex_is(0x123456789abcull, min);
+	tap(hex, "digits_hex: with 1 to 16 digits at least, as %0*llx");
+	/* Ties: k/16 thousandths and a half are exact binary values (0.0625 is 62.5 thousandths). */
+	for (int k = 0; k < 4096; k++)
+		fix &= fixed3_is(k / 16.0) && fixed3_is(k / 16.0 + 1024) && fixed3_is(k * 0.0005);
+	/* Timestamps as the writer makes them: ticks times a rate, over 1000, at every magnitude. */
+	for (int i = 0; i < 200000; i++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		fix &= fixed3_is((double)(r >> (r & 63)) * ns_per_tick[i % 5] / 1000.0);
+	}
+	fix &= fixed3_is(0.0) && fixed3_is(DBL_TRUE_MIN) && fixed3_is(0.0005) && fixed3_is(0.0015) &&
+	       fixed3_is(9007199254740.991) && fixed3_is(0x1p53 / 1000);
+	tap(fix, "digits_thousandths: exact ties, random times and extremes round as %.3f");
+	tap(!digits_thousandths(-1.0, &x) && !digits_thousandths(INFINITY, &x) && !digits_thousandths(NAN, &x) &&
+	    !digits_thousandths(0x1p80, &x), "digits_thousandths declines negatives, inf, NaN and 2^80 (printf does them)");
+}
+
 int main(void)
 {
 	if (counting_allocs()) {	/* the allocation check below must be able to fail */
@@ -880,6 +951,7 @@ int main(void)
 	test_unknown();
 	test_buffer();
 	test_defaults();
+	test_digits();
 	if (counting_allocs())
 		tap(allocs == 0, "no allocation while formatting");
 	printf("done\n");

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Numbers as digits without stdio: the trace writer and the value
+ * formatter print one or more numbers per event, and snprintf's format
+ * parsing cost ten times the digits themselves.  The digit writers write
+ * backwards ending at `end` and return where they start, so the caller
+ * knows their length before it copies (or pads) them; JSON's times are
+ * fixed-point, in thousandths.  testdata/format/format_test.c checks them
+ * against printf.
+ */
+#ifndef TRACE_DIGITS_H
+#define TRACE_DIGITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The most digits a 64-bit number has: 20 in decimal, 16 in hex. */
+#define DIGITS_MAX 20
+
+static inline char *digits_dec(char *end, uint64_t x)
+{
+	/* Two digits per division: half the divisions of one at a time. */
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
+	while (x >= 100) {
+		unsigned r = (unsigned)(x % 100);
+
+		x /= 100;
+		end -= 2;
+		memcpy(end, pairs + 2 * r, 2);
+	}
+	if (x >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * x, 2);
+	} else {
+		*--end = (char)('0' + x);
+	}
+	return end;
+}
+
+/* Lower-case hex, at least `min` digits (zeros in front), as %0*x. */
+static inline char *digits_hex(char *end, uint64_t x, unsigned min)
+{
+	char *start = end;
+
+	do {
+		*--end = "0123456789abcdef"[x & 15];
+		x >>= 4;
+	} while (x);
+	while ((unsigned)(start - end) < min)
+		*--end = '0';
+	return end;
+}
+
+/*
+ * A double in thousandths, rounded as printf's %.3f rounds it: the binary
+ * value to the nearest thousandth, ties to even.  x = m * 2^e with
+ * m < 2^53, so x * 1000 = m * 1000 * 2^e is exact in 64 bits
+ * (m * 1000 < 2^63) and the bits shifted out say how to round.  False for
+ * what does not fit 64 bits, negatives, infinities and NaNs (never a
+ * trace's times).
+ */
+static inline bool digits_thousandths(double x, uint64_t *q)
+{
+	uint64_t bits, m, p;
+	int e;
+
+	memcpy(&bits, &x, sizeof(bits));
+	e = (int)(bits >> 52 & 0x7ff);
+	m = bits & ((UINT64_C(1) << 52) - 1);
+	if (bits >> 63 || e == 0x7ff)
+		return false;
+	if (e)
+		m |= UINT64_C(1) << 52;
+	e = e ? e - 1075 : -1074;
+	p = m * 1000;
+	if (e >= 0) {
+		if (e >= 64 || p > UINT64_MAX >> e)
+			return false;
+		*q = p << e;
+	} else if (e <= -64) {
+		*q = 0;	/* below 2^63 / 2^64: less than half a thousandth */
+	} else {
+		uint64_t rem = p & ((UINT64_C(1) << -e) - 1), half = UINT64_C(1) << (-e - 1);
+
+		*q = (p >> -e) + (rem > half || (rem == half && (p >> -e & 1)));
+	}
+	return true;
+}
+
+#endif
