@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
@@ -148,10 +149,16 @@ static int load_file(struct report *rp, struct module *m)
 	char why[600] = "out of memory";
 	struct raw_module_id now;
 	const char *diff;
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/*
+	 * Only a regular file (elfobj reads no other): a corrupt recording may
+	 * name a FIFO, whose open would block, or a device, whose open acts.
+	 */
+	bool other = stat(m->path, &st) == 0 && !S_ISREG(st.st_mode);
+	int fd = other ? -1 : open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
-		snprintf(why, sizeof(why), "%s: %s", m->path, strerror(errno));
+		snprintf(why, sizeof(why), "%s: %s", m->path, other ? "not a regular file" : strerror(errno));
 		goto fail;
 	}
 	if (elfobj_load_mapped(&m->file, m->path, fd) < 0) {
@@ -419,7 +426,8 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 	default:
 		return 0;	/* a later version's record */
 	}
-	fprintf(stderr, "objpatch report: %s: corrupt record of type %u\n", rp->path, rec->type);
+	raw_record_error(&rp->r, "corrupt record of type %u: it names no module or string before its end", rec->type);
+	fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
 	return -1;
 oom:
 	fprintf(stderr, "objpatch report: %s: out of memory\n", rp->path);
