@@ -36,7 +36,7 @@ void raw_header_init(struct raw_header *h, uint16_t machine, uint8_t elfclass, u
 	h->minor = RAW_MINOR;
 	h->machine = machine;
 	h->elfclass = elfclass;
-	h->word_bytes = elfclass == ELFCLASS64 ? 8 : 4;
+	h->word_bytes = sizeof(void *);	/* the runtime calls it: the recording process's */
 	h->flags = flags;
 	h->depth = depth;
 	h->pid = pid;
@@ -191,9 +191,12 @@ static int read_header_v3(struct raw_reader *r)
 		return fail(r, offsetof(struct raw_header, header_bytes),
 			    "corrupt header: its length %u is below %zu or not a multiple of 8", h->header_bytes,
 			    sizeof(*h));
-	if (h->word_bytes != (h->elfclass == ELFCLASS64 ? 8 : 4) || h->elfclass - 1u > 1)
-		return fail(r, offsetof(struct raw_header, elfclass),
-			    "corrupt header: ELF class %u with %u-byte words", h->elfclass, h->word_bytes);
+	if (h->elfclass != ELFCLASS32 && h->elfclass != ELFCLASS64)
+		return fail(r, offsetof(struct raw_header, elfclass), "corrupt header: ELF class %u, not 1 or 2",
+			    h->elfclass);
+	if (h->word_bytes != (h->elfclass == ELFCLASS64 ? 8 : 4))
+		return fail(r, offsetof(struct raw_header, word_bytes),
+			    "corrupt header: %u-byte words with ELF class %u", h->word_bytes, h->elfclass);
 	return skip_header_rest(r);
 }
 
@@ -255,7 +258,8 @@ static size_t event_numbers(uint64_t head)
 
 	switch (ev_type(head)) {
 	case EV_ENTRY:
-		return EV_ENTRY_WORDS;
+		/* Only bit 63 makes an entry: a header word of type 1 would be read as 0 words. */
+		return head & EV_ENTRY_BIT ? EV_ENTRY_WORDS : 0;
 	case EV_UNWOUND:
 		return words == EV_HEADER_WORDS ? EV_HEADER_WORDS : 0;
 	case EV_EXIT:

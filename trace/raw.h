@@ -63,7 +63,7 @@ struct raw_header_v2 {
 	uint32_t pad2;
 };
 
-/* The header the runtime writes; no allocation (raw_open is async-signal-safe). */
+/* The header the runtime writes (its own word size); no allocation: raw_open is async-signal-safe. */
 void raw_header_init(struct raw_header *h, uint16_t machine, uint8_t elfclass, uint32_t flags, uint32_t depth,
 		     int32_t pid);
 
