@@ -305,11 +305,11 @@ kbuild-test: $(BUILD)/recordmcount
 # (fuzz/run.sh); `make fuzz-build` only builds them (t/42).
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
-FUZZ_HARNESSES := rmc_pass dwarf_table table_reader annotate
+FUZZ_HARNESSES := rmc_pass dwarf_table table_reader annotate report
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -O1 -g $(FUZZ_SAN)
 FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,fuzz/fuzz.c $(filter-out recordmcount/main.c,$(RMC_SRC)) \
-	$(TRACE_SRC) objpatch/cli/annotate.c objpatch/cli/opts.c)
+	$(TRACE_SRC) objpatch/cli/annotate.c objpatch/cli/opts.c objpatch/cli/report.c)
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/%)
 fuzz: fuzz-build

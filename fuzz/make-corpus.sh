@@ -166,5 +166,8 @@ for t in "$top"/testdata/annotate/*.trace; do
 	split -l 24 -d "$t" "$out/annotate/$(basename "$t" .trace)-"
 done
 
+# ---- report: recordings (fuzz/report-corpus.sh) ----
+"$top/fuzz/report-corpus.sh"
+
 du -sb --apparent-size "$out"/*
 find "$out" -type f -size +6k -printf 'larger than 6 KiB: %p %s\n'

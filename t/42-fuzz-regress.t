@@ -12,7 +12,7 @@
 # about 20 s, most of it the build.
 . "$(dirname "$0")/lib.sh"
 
-HARNESSES="rmc_pass dwarf_table table_reader annotate"
+HARNESSES="rmc_pass dwarf_table table_reader annotate report"
 B=$T_TMP/build/fuzz
 command -v clang >/dev/null || { echo "Bail out! clang is needed (scripts/deps.sh)"; exit 1; }
 if ! make -s -C "$TOP" BUILD="$T_TMP/build" fuzz-build >"$T_TMP/build.log" 2>&1; then

@@ -105,7 +105,8 @@ cp rec.data old.data
 python3 - rec.data old.data <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
-out, at = [b[:32]], 32
+hl = struct.unpack_from("<H", b, 20)[0]	# the header's length (man/objpatch-recording.5)
+out, at = [b[:hl]], hl
 while at < len(b):
     t, n = struct.unpack_from("<II", b, at)
     if t != 6:

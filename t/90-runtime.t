@@ -97,13 +97,13 @@ report_test() {
 	printf 'not a recording\n' > "$dir/bad.data"
 	"$OBJPATCH" report "$dir/bad.data" > /dev/null 2> "$dir/err.bad"
 	status=$?
-	[ "$status" = 1 ] && grep -q "bad.data: not an objpatch recording" "$dir/err.bad"
+	[ "$status" = 1 ] && grep -q "bad.data: offset 0: not an objpatch recording" "$dir/err.bad"
 	ok $? "[$label] a file that is not a recording: exit 1 and one line naming it"
 	head -c 200 "$dir/rec.data" > "$dir/cut.data"
 	"$OBJPATCH" report "$dir/cut.data" > /dev/null 2> "$dir/err.cut"
 	status=$?
-	[ "$status" = 1 ] && grep -q "cut.data: truncated" "$dir/err.cut"
-	ok $? "[$label] a truncated recording: exit 1 and one line naming it"
+	[ "$status" = 1 ] && grep -qE "cut.data: offset [0-9]+: truncated record" "$dir/err.cut"
+	ok $? "[$label] a truncated recording: exit 1 and one line naming it and the record's offset"
 }
 report_test
 

@@ -3,12 +3,17 @@
  * The raw recording (OBJPATCH_FORMAT=raw, `objpatch record`), which the
  * runtime writes (objpatch/lib/rt_raw.c) and `objpatch report` formats
  * later, on any machine: a header, then records of 8-byte-aligned payloads,
- * all in the recording machine's byte order (man/objpatch.1, RECORDINGS).
+ * all in the recording machine's byte order (man/objpatch-recording.5, the
+ * contract: a change here is a change there).
  *
- * Version 2 also holds what the report needs of the modules' files: each
- * module's identity and the names and signatures of its traced functions,
- * so that a recording reports right after the program was rebuilt.
- * Readers take versions 1 and 2; records of an unknown type are skipped.
+ * The digit of the magic is the format's version, bumped only for a change
+ * an older reader would misread; a compatible addition (a header field
+ * after the last, a record type) bumps the header's `minor`, and older
+ * readers skip what they do not know: the header says its own length, and
+ * every record its size.  Version 2 added each module's identity and the
+ * names and signatures of its traced functions, so that a recording
+ * reports right after the program was rebuilt; version 3 the byte-order
+ * mark, the word size and the header's length.  Readers take 1 to 3.
  */
 #ifndef TRACE_RAW_H
 #define TRACE_RAW_H
@@ -19,23 +24,48 @@
 #include <stdio.h>
 #include "trace/machine.h"
 
-#define RAW_MAGIC "OBJPATCH-RAW-2\n"
+#define RAW_MAGIC "OBJPATCH-RAW-3\n"
+#define RAW_MAGIC_V2 "OBJPATCH-RAW-2\n"
 #define RAW_MAGIC_V1 "OBJPATCH-RAW-1\n"
+#define RAW_MAGIC_PREFIX "OBJPATCH-RAW-"
+#define RAW_VERSION 3
+#define RAW_MINOR 0
+/* Written as a native u32: its bytes say the recording's byte order. */
+#define RAW_BYTE_ORDER 0x01020304u
 #include "elf/elfobj.h"
 
-/*
- * Its depth (1..EV_DEPTH_MAX, below 2^16) also tells the byte order: read
- * in the other one it is 2^16 or more.
- */
+/* Version 3's header, as written: offsets in man/objpatch-recording.5. */
 struct raw_header {
-	char magic[16];
+	char magic[16];		/* RAW_MAGIC, NUL-padded */
+	uint32_t byte_order;	/* RAW_BYTE_ORDER */
+	uint16_t header_bytes;	/* this header's length: where the records start */
+	uint16_t minor;		/* compatible additions since version 3 */
 	uint16_t machine;	/* e_machine and class of the recording runtime */
 	uint8_t elfclass;
-	uint8_t flags;		/* version 2: RAW_FLAG_* */
+	uint8_t word_bytes;	/* its pointer size: 4 or 8 */
+	uint32_t flags;		/* RAW_FLAG_* */
 	uint32_t depth;		/* OBJPATCH_DEPTH */
+	int32_t pid;
+};
+
+/*
+ * Versions 1 and 2's header: no byte-order mark, so the depth (1 to
+ * EV_DEPTH_MAX, below 2^16) tells the byte order (read in the other one
+ * it is 2^16 or more).
+ */
+struct raw_header_v2 {
+	char magic[16];
+	uint16_t machine;
+	uint8_t elfclass;
+	uint8_t flags;		/* version 2 */
+	uint32_t depth;
 	int32_t pid;
 	uint32_t pad2;
 };
+
+/* The header the runtime writes (its own word size); no allocation: raw_open is async-signal-safe. */
+void raw_header_init(struct raw_header *h, uint16_t machine, uint8_t elfclass, uint32_t flags, uint32_t depth,
+		     int32_t pid);
 
 /* OBJPATCH_ERRNO_NAMES was set: the report names errnos too. */
 #define RAW_FLAG_ERRNO_NAMES 1
@@ -78,16 +108,22 @@ struct raw_record {
 	uint32_t bytes;		/* payload, a multiple of 8 */
 };
 
-/* A recording being read: what its header said, in the reader's byte order. */
+/*
+ * A recording being read: what its header said, in the reader's byte
+ * order (versions 1 and 2's header converted to version 3's fields).
+ */
 struct raw_reader {
 	FILE *f;
 	bool swap;		/* recorded in the other byte order */
-	unsigned version;	/* 1 or 2 */
+	unsigned version;	/* 1 to RAW_VERSION */
 	struct raw_header h;
 	struct trace_machine machine;
 	uint64_t *buf;		/* the last record's payload */
 	size_t cap;		/* words */
-	char err[96];		/* why reading failed */
+	uint64_t off;		/* the file's offset of the next byte read */
+	uint64_t rec_off;	/* the last record's offset (its type word) */
+	uint64_t size;		/* the file's size; UINT64_MAX when not a regular file */
+	char err[160];		/* why reading failed: "offset N: reason" */
 };
 
 /* The header of the recording `f`: 0, or -1 with r->err set. */
@@ -96,9 +132,12 @@ int raw_read_header(struct raw_reader *r, FILE *f);
  * The next record, its payload in r->buf with every number in the reader's
  * byte order (a RAW_MODULE's path and a string's characters stay bytes),
  * its events checked to be whole: 1; 0 at the end of the file; -1 with
- * r->err set.
+ * r->err set.  A record's claimed size is checked against what the file
+ * holds before any memory is taken for it.
  */
 int raw_read_record(struct raw_reader *r, struct raw_record *rec);
+/* r->err for a record the caller found corrupt: "offset N: " and the reason. */
+void raw_record_error(struct raw_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void raw_reader_free(struct raw_reader *r);
 
 #endif

@@ -211,6 +211,15 @@ static double ticks_us(const struct trace_writer *w, uint64_t d)
 	return (double)d * w->ns_per_tick / 1000.0;
 }
 
+/*
+ * Nanoseconds, saturated: a recording's timestamps and clock are read from
+ * a file, and a duration past 2^64 ns must not be converted (undefined).
+ */
+static uint64_t ns_saturated(double ns)
+{
+	return ns < 18446744073709549568.0 ? (uint64_t)(ns + 0.5) : UINT64_MAX;
+}
+
 /* ---- the output ---- */
 
 static void out_flush(struct trace_writer *w)
@@ -566,7 +575,7 @@ static void print_path(struct trace_writer *w, uint32_t n)
 static void write_folded(struct trace_writer *w)
 {
 	for (uint32_t i = 1; i < w->nnodes; i++) {
-		uint64_t ns = (uint64_t)((double)w->nodes[i].self_ticks * w->ns_per_tick + 0.5);
+		uint64_t ns = ns_saturated((double)w->nodes[i].self_ticks * w->ns_per_tick);
 
 		if (!ns)
 			continue;
@@ -802,7 +811,7 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 	bool known = d < t->open && d <= w->s.depth;
 	struct sym_func *f = known ? t->func[d] : NULL;
 	uint64_t ts = ev ? ev[0] : now;
-	uint64_t ns = known ? (uint64_t)(ticks_us(w, ts - t->entry_ts[d]) * 1000.0 + 0.5) : 0;
+	uint64_t ns = known ? ns_saturated(ticks_us(w, ts - t->entry_ts[d]) * 1000.0) : 0;
 	char nb[NAME_BUF];
 	const char *name = known ? name_of(f, t->ra[d], nb) : "?";
 	const char *why = !ev ? reason : ev_type(ev[1]) == EV_UNWOUND ? "unwound" : NULL;

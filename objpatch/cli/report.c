@@ -49,6 +49,7 @@ struct site {
 
 struct module {
 	char *path;
+	char *shown;		/* the path in messages: control characters as '?' (it comes from the file) */
 	uint64_t bias;
 	struct elfobj file;	/* names and signatures point into its mapping */
 	struct site *sites;	/* sorted by address */
@@ -131,6 +132,7 @@ static void free_module(struct module *m)
 	free(m->recorded);
 	free(m->strings);
 	free(m->path);
+	free(m->shown);
 	free(m);
 }
 
@@ -167,12 +169,18 @@ static int add_module(struct report *rp, const char *path, uint64_t bias)
 {
 	struct module *m = calloc(1, sizeof(*m));
 
-	if (!m || !(m->path = strdup(path)) || !grow_array(&rp->mods, rp->nmods, &rp->cap_mods, sizeof(*rp->mods))) {
-		if (m)
+	if (!m || !(m->path = strdup(path)) || !(m->shown = strdup(path)) ||
+	    !grow_array(&rp->mods, rp->nmods, &rp->cap_mods, sizeof(*rp->mods))) {
+		if (m) {
 			free(m->path);
+			free(m->shown);
+		}
 		free(m);
 		return -1;
 	}
+	for (char *c = m->shown; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	m->bias = bias;
 	rp->mods[rp->nmods++] = m;
 	return 0;
@@ -184,10 +192,16 @@ static int load_file(struct report *rp, struct module *m)
 	char why[600] = "out of memory";
 	struct raw_module_id now;
 	const char *diff;
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/*
+	 * Only a regular file (elfobj reads no other): a corrupt recording may
+	 * name a FIFO, whose open would block, or a device, whose open acts.
+	 */
+	bool other = stat(m->path, &st) == 0 && !S_ISREG(st.st_mode);
+	int fd = other ? -1 : open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
-		snprintf(why, sizeof(why), "%s: %s", m->path, strerror(errno));
+		snprintf(why, sizeof(why), "%s: %s", m->shown, other ? "not a regular file" : strerror(errno));
 		goto fail;
 	}
 	if (elfobj_load_mapped(&m->file, m->path, fd) < 0) {
@@ -199,7 +213,7 @@ static int load_file(struct report *rp, struct module *m)
 		raw_module_id(&m->file, &now);
 		if (!raw_same_module(&m->id, &now, &diff)) {
 			fprintf(stderr, "objpatch report: %s: not the file recorded (%s), its functions are shown by "
-				"address: report before rebuilding, or record again\n", m->path, diff);
+				"address: report before rebuilding, or record again\n", m->shown, diff);
 			close(fd);
 			return -1;
 		}
@@ -271,7 +285,7 @@ static void resolve_modules(struct report *rp)
 
 		if (m->recorded && recorded_functions(m) < 0) {
 			fprintf(stderr, "objpatch report: %s: %s's recorded functions are corrupt or too many "
-				"(they are read from the file)\n", rp->path, m->path);
+				"(they are read from the file)\n", rp->path, m->shown);
 			sym_free(&m->syms);
 			free(m->sites);
 			m->sites = NULL;
@@ -300,7 +314,7 @@ static bool module_functions(struct module *m)
 		m->sites[i].func = (uint32_t)fi;
 	}
 	if (m->funcs_failed)
-		fprintf(stderr, "objpatch report: %s: %s (its functions are shown by address)\n", m->path,
+		fprintf(stderr, "objpatch report: %s: %s (its functions are shown by address)\n", m->shown,
 			m->file.err[0] ? m->file.err : "out of memory");
 	m->funcs_ready = !m->funcs_failed;
 	return m->funcs_ready;
@@ -499,7 +513,8 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 	default:
 		return 0;	/* a later version's record */
 	}
-	fprintf(stderr, "objpatch report: %s: corrupt record of type %u\n", rp->path, rec->type);
+	raw_record_error(&rp->r, "corrupt record of type %u: it names no module or string before its end", rec->type);
+	fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
 	return -1;
 oom:
 	fprintf(stderr, "objpatch report: %s: out of memory\n", rp->path);

@@ -82,7 +82,7 @@ static int raw_open(void)
 	raw_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (raw_fd < 0)
 		return -1;
-	memcpy(h.magic, RAW_MAGIC, sizeof(h.magic));
+	raw_header_init(&h, h.machine, h.elfclass, h.flags, h.depth, h.pid);	/* version 3: byte order, word size */
 	if (write(raw_fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		close(raw_fd);
 		return raw_fd = -1;
