@@ -66,6 +66,8 @@ struct thread {
 	uint64_t *w;
 	size_t n, cap;
 	size_t pos;		/* where the writer reads next */
+	uint64_t limit;		/* events later than this are not read */
+	uint64_t last;		/* the time of the last event read */
 };
 
 struct report {
@@ -77,7 +79,13 @@ struct report {
 	size_t nthreads, cap_threads;
 	uint64_t ts0;
 	double ns_per_tick;
-	uint64_t end;		/* the last flush's timestamp: when unfinished frames close */
+	/*
+	 * When unfinished frames close: the exit instant (RAW_COUNTS), after
+	 * which no thread's events are read; without one (the program died),
+	 * the last flush's time or the latest event, whichever is later.
+	 */
+	uint64_t end;
+	bool ended;		/* a RAW_COUNTS gave the exit instant */
 	struct trace_counts counts;
 	char *process_name;
 	/* options */
@@ -344,14 +352,25 @@ static const uint64_t *thread_peek(void *ctx)
 {
 	const struct thread *t = ctx;
 
-	return t->pos < t->n ? &t->w[t->pos] : NULL;
+	return t->pos < t->n && t->w[t->pos] <= t->limit ? &t->w[t->pos] : NULL;
 }
 
 static void thread_consume(void *ctx, size_t words)
 {
 	struct thread *t = ctx;
 
+	t->last = t->w[t->pos];
 	t->pos += words;
+}
+
+/* When the trace ends (see struct report's end), once the writer has read the events. */
+static uint64_t end_instant(const struct report *rp)
+{
+	uint64_t end = rp->end;
+
+	for (size_t i = 0; i < rp->nthreads && !rp->ended; i++)
+		end = rp->threads[i].last > end ? rp->threads[i].last : end;
+	return end;
 }
 
 /* ---- reading the recording ---- */
@@ -405,7 +424,8 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 			break;
 		rp->ts0 = w[0];
 		rp->ns_per_tick = w[2] > w[0] ? (double)(w[3] - w[1]) / (double)(w[2] - w[0]) : 1.0;
-		rp->end = w[2];
+		if (!rp->ended)
+			rp->end = w[2];
 		return 0;
 	case RAW_EVENTS:
 		if (add_events(rp, (int)w[0], w + 1, n - 1) < 0)
@@ -415,6 +435,11 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		/* The recorder's totals, written by its last flush once it had threads. */
 		if (n >= 4 && rp->nthreads)
 			rp->counts = (struct trace_counts){ w[0], w[1], w[2] };
+		/* The exit instant: what threads still running recorded after it is not the trace's. */
+		if (n >= 4) {
+			rp->end = w[3];
+			rp->ended = true;
+		}
 		return 0;
 	default:
 		return 0;	/* a later version's record */
@@ -473,12 +498,13 @@ static int write_trace(struct report *rp)
 		struct thread *t = &rp->threads[rp->nthreads - 1 - i];
 		struct trace_events src = { thread_peek, thread_consume, t };
 
+		t->limit = rp->ended ? rp->end : UINT64_MAX;
 		if (!(tt[i] = trace_thread_new(w, t->tid, &src)))
 			goto out;
 		trace_thread_name(tt[i], t->name);
 	}
 	trace_write(w, tt, rp->nthreads, rp->output != NULL);
-	trace_write_end(w, tt, rp->nthreads, rp->end, &rp->counts);
+	trace_write_end(w, tt, rp->nthreads, end_instant(rp), &rp->counts);
 	rc = 0;
 	if (trace_writer_failed(w)) {
 		fprintf(stderr, "objpatch report: %s: the trace could not be written whole: give --output a file "
