@@ -803,6 +803,11 @@ static void json_close(struct trace_writer *w, struct trace_thread *t, struct sy
 	out_ch(w, '}');
 }
 
+static uint64_t not_before(uint64_t ts, uint64_t earliest)
+{
+	return ts < earliest ? earliest : ts;
+}
+
 /* An exit or unwound frame, or (ev NULL) one closed at `now` for `reason`. */
 static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d, const uint64_t *ev, uint64_t now,
 		     bool leaf, const char *reason)
@@ -810,7 +815,8 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 	/* Not known: its entry was lost (buffers full) or the parent's before a fork. */
 	bool known = d < t->open && d <= w->s.depth;
 	struct sym_func *f = known ? t->func[d] : NULL;
-	uint64_t ts = ev ? ev[0] : now;
+	/* Never before its entry (an end taken before the thread's last events): no duration wraps. */
+	uint64_t ts = not_before(ev ? ev[0] : now, known ? t->entry_ts[d] : 0);
 	uint64_t ns = known ? ns_saturated(ticks_us(w, ts - t->entry_ts[d]) * 1000.0) : 0;
 	char nb[NAME_BUF];
 	const char *name = known ? name_of(f, t->ra[d], nb) : "?";

@@ -21,6 +21,7 @@
 #include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
+#include "trace/event.h"
 #include "trace/raw.h"
 #include "trace/writer.h"
 
@@ -79,6 +80,7 @@ struct thread {
 	struct segment *segs;
 	size_t nsegs, cap_segs;
 	size_t seg, pos;	/* where the writer reads next */
+	uint64_t limit;		/* events later than this are not read */
 };
 
 /*
@@ -111,7 +113,13 @@ struct report {
 	size_t nthreads, cap_threads;
 	uint64_t ts0;
 	double ns_per_tick;
-	uint64_t end;		/* the last flush's timestamp: when unfinished frames close */
+	/*
+	 * When unfinished frames close: the exit instant (RAW_COUNTS), after
+	 * which no thread's events are read; without one (the program died),
+	 * the last flush's time or the latest event, whichever is later.
+	 */
+	uint64_t end;
+	bool ended;		/* a RAW_COUNTS gave the exit instant */
 	struct trace_counts counts;
 	char *process_name;
 	/* options */
@@ -430,13 +438,14 @@ static const uint64_t *thread_peek(void *ctx)
 	/* The events are read once, in order, from memory no cache holds yet. */
 	if (t->pos + 64 < t->segs[t->seg].n)
 		__builtin_prefetch(&t->segs[t->seg].w[t->pos + 64]);
-	return &t->segs[t->seg].w[t->pos];
+	return t->segs[t->seg].w[t->pos] <= t->limit ? &t->segs[t->seg].w[t->pos] : NULL;
 }
 
 static void thread_consume(void *ctx, size_t words)
 {
 	struct thread *t = ctx;
 
+	t->last = t->w[t->pos];
 	t->pos += words;
 }
 
@@ -446,6 +455,25 @@ static void free_thread_events(struct thread *t)
 		if (t->segs[i].owned)
 			free((uint64_t *)t->segs[i].w - 1);
 	free(t->segs);
+}
+
+/*
+ * When the trace ends (see struct report's end): the exit instant, or for
+ * a program that died, the last flush or the latest event, whichever is
+ * later.
+ */
+static uint64_t end_instant(const struct report *rp)
+{
+	uint64_t end = rp->end;
+
+	for (size_t i = 0; i < rp->nthreads && !rp->ended; i++) {
+		const struct thread *t = &rp->threads[i];
+
+		for (size_t s = 0; s < t->nsegs; s++)
+			for (size_t k = 0; k < t->segs[s].n; k += ev_words(t->segs[s].w[k + 1]))
+				end = t->segs[s].w[k] > end ? t->segs[s].w[k] : end;
+	}
+	return end;
 }
 
 /* ---- reading the recording ---- */
@@ -499,7 +527,8 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 			break;
 		rp->ts0 = w[0];
 		rp->ns_per_tick = w[2] > w[0] ? (double)(w[3] - w[1]) / (double)(w[2] - w[0]) : 1.0;
-		rp->end = w[2];
+		if (!rp->ended)
+			rp->end = w[2];
 		return 0;
 	case RAW_EVENTS:
 		if (add_events(rp, (int)w[0], n) < 0)
@@ -509,6 +538,11 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		/* The recorder's totals, written by its last flush once it had threads. */
 		if (n >= 4 && rp->nthreads)
 			rp->counts = (struct trace_counts){ w[0], w[1], w[2] };
+		/* The exit instant: what threads still running recorded after it is not the trace's. */
+		if (n >= 4) {
+			rp->end = w[3];
+			rp->ended = true;
+		}
 		return 0;
 	default:
 		return 0;	/* a later version's record */
@@ -565,7 +599,7 @@ static int read_recording(struct report *rp)
 static int write_trace(struct report *rp)
 {
 	struct analysis_input in = {
-		.source = rp->path, .output = rp->output, .ts0 = rp->ts0, .end = rp->end, .ns_per_tick = rp->ns_per_tick,
+		.source = rp->path, .output = rp->output, .ts0 = rp->ts0, .end = end_instant(rp), .ns_per_tick = rp->ns_per_tick,
 		.counts = &rp->counts, .always_header = rp->output != NULL, .nthreads = rp->nthreads,
 		.s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
 		       .strlen_max = 64, .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
@@ -590,6 +624,7 @@ static int write_trace(struct report *rp)
 	for (size_t i = 0; i < rp->nthreads; i++) {
 		struct thread *t = &rp->threads[rp->nthreads - 1 - i];
 
+		t->limit = rp->ended ? rp->end : UINT64_MAX;
 		at[i] = (struct analysis_thread){ t->tid, t->name, { thread_peek, thread_consume, t } };
 	}
 	in.threads = at;

@@ -147,6 +147,20 @@ struct tstate {
 };
 
 extern _Atomic(struct tstate *) rt_threads RT_HIDDEN;
+/*
+ * The exit instant, set once by the exit handler: a trace holds every
+ * thread's events up to it and none after, whatever the threads still
+ * running record meanwhile.  A flag, which the recording path reads only
+ * where it would take more memory or write, and the time (64-bit atomics
+ * are a library call on some 32-bit machines).
+ */
+extern _Atomic bool rt_stopped RT_HIDDEN;
+/* Sets the exit instant, now, unless it is set already; returns it.  The exit handler's. */
+uint64_t rt_stop(void) RT_HIDDEN;
+/* The exit instant, or 0 while the process runs. */
+uint64_t rt_stop_time(void) RT_HIDDEN;
+/* Where the first event of c->w[from..to) later than `limit` starts (`to`: none is). */
+uint32_t rt_events_until(const struct chunk *c, uint32_t from, uint32_t to, uint64_t limit) RT_HIDDEN;
 struct tstate *rt_current(void) RT_HIDDEN;
 void rt_restore_slots(struct tstate *t) RT_HIDDEN;
 void rt_rehook_slots(struct tstate *t, uintptr_t sp) RT_HIDDEN;

@@ -115,10 +115,15 @@ __attribute__((constructor)) static void rt_init(void)
 	pthread_mutex_unlock(&rt.lock);
 }
 
+/*
+ * The exit instant is taken first, before waiting for the lock: threads
+ * still running go on, but the trace ends there for all of them.
+ */
 __attribute__((destructor)) static void rt_fini(void)
 {
 	if (!ready)
 		return;
+	rt_stop();
 	pthread_mutex_lock(&rt.lock);
 	rt_status_report(rt_flush(true) == 0);
 	pthread_mutex_unlock(&rt.lock);

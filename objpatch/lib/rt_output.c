@@ -212,6 +212,9 @@ void rt_output_fork_child(void)
 
 /* ---- the threads' chunks, read in place ---- */
 
+/* The flush's instant: later events wait for the next flush, or are never written after the exit instant. */
+static uint64_t read_limit = UINT64_MAX;
+
 /* A thread's next event, or NULL; frees chunks the thread has left behind. */
 static const uint64_t *chunk_peek(void *ctx)
 {
@@ -226,7 +229,7 @@ static const uint64_t *chunk_peek(void *ctx)
 		next = atomic_load_explicit(&c->next, memory_order_acquire);
 		count = atomic_load_explicit(&c->count, memory_order_acquire);
 		if (t->read_pos < count)
-			return &c->w[t->read_pos];
+			return c->w[t->read_pos] <= read_limit ? &c->w[t->read_pos] : NULL;
 		if (!next)
 			return NULL;
 		/* The owner moved on and never writes this chunk again. */
@@ -285,11 +288,16 @@ static struct trace_counts counts(void)
 	return c;
 }
 
-/* The frames each thread still has: deeper ones the writer holds open lost their exit. */
+/*
+ * The frames each thread still has: deeper ones the writer holds open lost
+ * their exit.  Only a thread that lost events can have such frames; any
+ * other one's open frames all run at the end (a thread still running after
+ * the exit instant has moved on from the depth it had then).
+ */
 static void running_frames(void)
 {
 	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next)
-		if (t->out)
+		if (t->out && t->lost)
 			trace_thread_running(t->out, t->depth);
 }
 
@@ -306,9 +314,14 @@ static bool anything_traceable(void)
 	return false;
 }
 
+/*
+ * A flush writes what the threads recorded before it began, while they go
+ * on recording; the final one, what they recorded before the exit instant,
+ * where every thread's open frames close.
+ */
 int rt_flush(bool final)
 {
-	uint64_t now = rt_timestamp();
+	uint64_t now = final ? rt_stop() : rt_timestamp();
 	struct trace_counts c;
 
 	if (!anything_traceable())
@@ -322,6 +335,7 @@ int rt_flush(bool final)
 	trace_writer_note(writer, rt.note);	/* objpatch_enable() may have cleared it */
 	if (gather_threads() < 0)
 		return -1;
+	read_limit = now;
 	/* A file always gets a whole trace. */
 	trace_write(writer, threads, nthreads, rt.output != NULL);
 	if (final) {

@@ -218,11 +218,15 @@ static void raw_modules(void)
 	}
 }
 
-/* Everything the threads recorded since they last wrote, and the clock. */
+/*
+ * Everything the threads recorded since they last wrote, and the clock; the
+ * final flush ends the recording at the exit instant (RAW_COUNTS' time):
+ * what the threads record later is not written (rt_raw_drain).
+ */
 int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0)
 {
 	uint64_t clock[4] = { ts0, ns0, rt_timestamp(), rt_mono_ns() };
-	uint64_t counts[4] = { 0, 0, 0, clock[2] };
+	uint64_t counts[4] = { 0, 0, 0, final ? rt_stop() : clock[2] };
 
 	if (raw_open() < 0) {
 		fprintf(stderr, "objpatch: %s: %s\n", rt.output, strerror(errno));

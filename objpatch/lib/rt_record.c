@@ -33,6 +33,8 @@
 #include "objpatch/lib/rt.h"
 
 _Atomic(struct tstate *) rt_threads;
+_Atomic bool rt_stopped;
+static uint64_t stop_ts;	/* published by rt_stopped */
 static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static _Atomic size_t buffered_bytes;
@@ -154,6 +156,31 @@ static struct tstate *thread_state(void)
 	return t;
 }
 
+/* 0 stands for "running": a clock that reads 0 says 1. */
+uint64_t rt_stop(void)
+{
+	if (!atomic_load(&rt_stopped)) {
+		uint64_t now = rt_timestamp();
+
+		stop_ts = now ? now : 1;
+		atomic_store(&rt_stopped, true);
+	}
+	return stop_ts;
+}
+
+uint64_t rt_stop_time(void)
+{
+	return atomic_load(&rt_stopped) ? stop_ts : 0;
+}
+
+/* A thread's timestamps only grow: its events up to `limit` are a prefix. */
+uint32_t rt_events_until(const struct chunk *c, uint32_t from, uint32_t to, uint64_t limit)
+{
+	while (from < to && c->w[from] <= limit)
+		from += ev_words(c->w[from + 1]);
+	return from < to ? from : to;
+}
+
 static void lock_raw(struct tstate *t)
 {
 	while (atomic_flag_test_and_set_explicit(&t->raw_lock, memory_order_acquire))
@@ -175,24 +202,42 @@ static void unlock_raw(struct tstate *t)
 static void spill(struct tstate *t)
 {
 	struct chunk *c = t->cur;
+	uint64_t stop = rt_stop_time();
+	uint32_t count, end;
 
 	lock_raw(t);
-	rt_raw_events(t->tid, &c->w[c->consumed], atomic_load(&c->count) - c->consumed);
+	/* Past the exit instant (the process is exiting): only what came before it. */
+	count = atomic_load(&c->count);
+	end = stop ? rt_events_until(c, c->consumed, count, stop) : count;
+	rt_raw_events(t->tid, &c->w[c->consumed], end - c->consumed);
 	c->consumed = 0;
 	atomic_store_explicit(&c->count, 0, memory_order_release);
 	unlock_raw(t);
 }
 
+/*
+ * After the exit instant, what the thread recorded later is dropped, never
+ * written.  The exiting thread's own lock is held only when the signal
+ * whose handler called exit() interrupted its spill: waiting would never
+ * end, and that chunk is left to the write it was in.
+ */
 void rt_raw_drain(struct tstate *t)
 {
+	uint64_t stop = rt_stop_time();
 	struct chunk *c;
-	uint32_t count;
+	uint32_t count, end;
 
-	lock_raw(t);
+	if (t == self) {
+		if (atomic_flag_test_and_set_explicit(&t->raw_lock, memory_order_acquire))
+			return;
+	} else {
+		lock_raw(t);
+	}
 	c = t->cur;
 	if (c) {
 		count = atomic_load_explicit(&c->count, memory_order_acquire);
-		rt_raw_events(t->tid, &c->w[c->consumed], count - c->consumed);
+		end = stop ? rt_events_until(c, c->consumed, count, stop) : count;
+		rt_raw_events(t->tid, &c->w[c->consumed], end - c->consumed);
 		c->consumed = count;
 	}
 	unlock_raw(t);
@@ -210,7 +255,8 @@ static uint64_t *reserve(struct tstate *t, size_t n)
 		return &c->w[0];
 	}
 	if (used + n > c->cap) {
-		struct chunk *fresh = new_chunk(CHUNK);
+		/* Past the exit instant nothing more is written: no more memory for it. */
+		struct chunk *fresh = atomic_load_explicit(&rt_stopped, memory_order_relaxed) ? NULL : new_chunk(CHUNK);
 
 		if (!fresh)
 			return NULL;
@@ -229,12 +275,19 @@ static void commit(struct tstate *t, size_t n)
 			      memory_order_release);
 }
 
+/* An event that found no room; past the exit instant it is no loss: nothing is written then. */
+static void lose(struct tstate *t)
+{
+	if (!atomic_load_explicit(&rt_stopped, memory_order_relaxed))
+		t->lost++;
+}
+
 static void emit_unwound(struct tstate *t, uint32_t depth, uint64_t ts)
 {
 	uint64_t *w = reserve(t, EV_HEADER_WORDS);
 
 	if (!w) {
-		t->lost++;
+		lose(t);
 		return;
 	}
 	w[0] = ts;
@@ -247,7 +300,7 @@ static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, uint64_t 
 	uint64_t *w = reserve(t, EV_ENTRY_WORDS);
 
 	if (!w) {
-		t->lost++;
+		lose(t);
 		return false;
 	}
 	w[0] = ts;
@@ -451,7 +504,7 @@ static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, u
 	size_t n;
 
 	if (!w) {
-		t->lost++;
+		lose(t);
 		return;
 	}
 	w[0] = ts;
@@ -636,6 +689,8 @@ void rt_record_fork_child(void)
 	/* It reads the parent's memory. */
 	if (fd >= 0)
 		close(fd);
+	/* A child forked while its parent exits runs on: its trace has no end yet. */
+	atomic_store(&rt_stopped, false);
 	/*
 	 * The parent's events go, and with them their share of the buffer
 	 * budget: a child forked when the parent's buffers were full would
