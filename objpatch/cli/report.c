@@ -445,7 +445,6 @@ static void thread_consume(void *ctx, size_t words)
 {
 	struct thread *t = ctx;
 
-	t->last = t->w[t->pos];
 	t->pos += words;
 }
 
