@@ -17,10 +17,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -527,6 +529,63 @@ static bool report_ok(const char *cmd, const char *prog, const char *output, con
 	return r->sites && !r->failed;
 }
 
+/* ---- signals: what stops objpatch stops the program, which then finishes its trace ---- */
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static volatile sig_atomic_t program_pid;
+
+/*
+ * A signal someone sent objpatch goes to the program, which may handle it
+ * and whose runtime finishes the trace as it exits; objpatch then exits as
+ * the program did.  One the terminal sent (Ctrl-C: SI_KERNEL) went to the
+ * whole foreground process group, the program included: passed on, the
+ * program would get it twice.
+ */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (program_pid > 0 && si->si_code != SI_KERNEL)
+		kill((pid_t)program_pid, sig);
+}
+
+static void block_forwarded(int how, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(how, &set, old);
+}
+
+static void set_forwarding(bool on)
+{
+	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+
+	if (!on)
+		sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+}
+
+/*
+ * Whether objpatch is the foreground job of its terminal.  If not (run by
+ * `timeout`, a script, a service manager), the program gets a process
+ * group of its own: a signal sent to objpatch's group (timeout sends its
+ * signal to the program and to its own group) then reaches the program
+ * once, through objpatch.
+ */
+static bool foreground(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	pid_t fg = fd >= 0 ? tcgetpgrp(fd) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return fg > 0 && fg == getpgrp();
+}
+
 static int wait_program(pid_t pid, const char *prog)
 {
 	int status;
@@ -599,6 +658,8 @@ int run_main(int argc, char **argv)
 	const struct foreign *f;
 	char lib[PATH_MAX], **args, *status;
 	struct run_report report;
+	sigset_t mask;
+	bool own_group;
 	pid_t pid;
 
 	if (prog < 0) {
@@ -612,6 +673,9 @@ int run_main(int argc, char **argv)
 	if (!(status = status_file(cmd)))
 		return 2;
 	args = f ? qemu_argv(f, lib, argv + prog, argc - prog) : argv + prog;
+	own_group = !foreground();
+	/* Blocked until the program's pid is known: none is lost, none kills objpatch first. */
+	block_forwarded(SIG_BLOCK, &mask);
 	if (!args || (pid = fork()) < 0) {
 		perror(cmd);
 		unlink(status);
@@ -619,13 +683,23 @@ int run_main(int argc, char **argv)
 		return 2;
 	}
 	if (pid == 0) {
+		if (own_group)
+			setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		execvp(args[0], args);
 		fprintf(stderr, "%s: %s: %s: %s\n", cmd, args[0], strerror(errno), exec_hint(errno, args[0]));
 		_exit(127);
 	}
 	if (f)
 		free_argv(args);
+	if (own_group)
+		setpgid(pid, pid);	/* as the child does: whichever runs first */
+	program_pid = pid;
+	set_forwarding(true);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	rc = wait_program(pid, argv[prog]);
+	program_pid = 0;
+	set_forwarding(false);
 	report = read_status(status);
 	unlink(status);
 	free(status);
