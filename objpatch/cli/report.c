@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
+#include "trace/event.h"
 #include "trace/raw.h"
 #include "trace/writer.h"
 
@@ -59,17 +60,26 @@ struct module {
 	char *strings;		/* the recorded names and signatures, NUL-terminated */
 };
 
-/* A recorded thread: its events, all in one run of words. */
+/*
+ * A recorded thread: where its RAW_EVENTS records are in the recording,
+ * read one at a time as the writer gets to them, so that memory stays a
+ * record per thread whatever the recording's length.
+ */
 struct thread {
 	int tid;
 	char name[64];
-	uint64_t *w;
+	off_t *records;		/* offsets of its RAW_EVENTS records */
+	size_t nrecords, cap_records, next;
+	uint64_t *w;		/* the record being read: its event words */
 	size_t n, cap;
 	size_t pos;		/* where the writer reads next */
+	FILE *f;		/* the recording, and how to read it */
+	struct raw_reader *r;
 };
 
 struct report {
 	const char *path;
+	FILE *f;
 	struct raw_reader r;
 	struct module **mods;
 	size_t nmods, cap_mods;
@@ -78,6 +88,7 @@ struct report {
 	uint64_t ts0;
 	double ns_per_tick;
 	uint64_t end;		/* the last flush's timestamp: when unfinished frames close */
+	uint64_t last_event;	/* the latest event's: later than `end` when the process was killed */
 	struct trace_counts counts;
 	char *process_name;
 	/* options */
@@ -317,34 +328,57 @@ static struct thread *thread_of(struct report *rp, int tid)
 	return &rp->threads[rp->nthreads++];
 }
 
-/* A record's whole events, after those the thread recorded before. */
-static int add_events(struct report *rp, int tid, const uint64_t *w, size_t n)
+/*
+ * A record of the thread's events at `off`; its last one's time may end
+ * the trace (a process that was killed wrote no final clock).
+ */
+static int add_events(struct report *rp, int tid, off_t off, const uint64_t *w, size_t n)
 {
 	struct thread *t = thread_of(rp, tid);
+	size_t last = 0;
 
-	if (!t)
+	if (!t || !grow_array(&t->records, t->nrecords, &t->cap_records, sizeof(*t->records)))
 		return -1;
-	if (t->n + n > t->cap) {
-		size_t cap = t->cap ? t->cap : 1024;
-		uint64_t *b;
-
-		while (cap < t->n + n)
-			cap *= 2;
-		if (!(b = realloc(t->w, cap * sizeof(*b))))
-			return -1;
-		t->w = b;
-		t->cap = cap;
-	}
-	memcpy(t->w + t->n, w, n * sizeof(*w));
-	t->n += n;
+	t->records[t->nrecords++] = off;
+	t->f = rp->r.f;
+	t->r = &rp->r;
+	for (size_t i = 0; i < n; i += ev_words(w[i + 1]))
+		last = i;
+	if (n && w[last] > rp->last_event)
+		rp->last_event = w[last];
 	return 0;
+}
+
+/* The thread's next record, read again (it was checked the first time). */
+static bool next_record(struct thread *t)
+{
+	struct raw_record rec;
+
+	if (t->next >= t->nrecords || fseeko(t->f, t->records[t->next++], SEEK_SET) < 0 ||
+	    raw_read_record(t->r, &rec) != 1 || rec.bytes < 8)
+		return false;
+	if (rec.bytes / 8 - 1 > t->cap) {
+		uint64_t *b = realloc(t->w, rec.bytes);
+
+		if (!b)
+			return false;
+		t->w = b;
+		t->cap = rec.bytes / 8;
+	}
+	memcpy(t->w, t->r->buf + 1, rec.bytes - 8);
+	t->n = rec.bytes / 8 - 1;
+	t->pos = 0;
+	return true;
 }
 
 static const uint64_t *thread_peek(void *ctx)
 {
-	const struct thread *t = ctx;
+	struct thread *t = ctx;
 
-	return t->pos < t->n ? &t->w[t->pos] : NULL;
+	while (t->pos >= t->n)
+		if (!next_record(t))
+			return NULL;
+	return &t->w[t->pos];
 }
 
 static void thread_consume(void *ctx, size_t words)
@@ -356,7 +390,7 @@ static void thread_consume(void *ctx, size_t words)
 
 /* ---- reading the recording ---- */
 
-static int apply_record(struct report *rp, const struct raw_record *rec)
+static int apply_record(struct report *rp, const struct raw_record *rec, off_t off)
 {
 	const uint64_t *w = rp->r.buf;
 	size_t n = rec->bytes / 8;
@@ -408,7 +442,7 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		rp->end = w[2];
 		return 0;
 	case RAW_EVENTS:
-		if (add_events(rp, (int)w[0], w + 1, n - 1) < 0)
+		if (add_events(rp, (int)w[0], off, w + 1, n - 1) < 0)
 			goto oom;
 		return 0;
 	case RAW_COUNTS:
@@ -430,20 +464,23 @@ static int read_recording(struct report *rp)
 {
 	FILE *f = fopen(rp->path, "rb");
 	struct raw_record rec;
+	off_t off = 0;
 	int rc;
 
 	if (!f) {
 		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, strerror(errno));
 		return -1;
 	}
+	rp->f = f;	/* the events are read again, a record at a time, as they are written */
 	rc = raw_read_header(&rp->r, f);
-	while (rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1)
-		rc = apply_record(rp, &rec);
+	while (rc == 0 && (off = ftello(f)) >= 0 && (rc = raw_read_record(&rp->r, &rec)) == 1)
+		rc = apply_record(rp, &rec, off);
 	if (rc < 0 && rp->r.err[0])
 		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
-	fclose(f);
 	if (rc == 0)
 		resolve_modules(rp);
+	if (rp->last_event > rp->end)
+		rp->end = rp->last_event;
 	return rc;
 }
 
@@ -499,8 +536,12 @@ static void free_report(struct report *rp)
 {
 	for (size_t i = 0; i < rp->nmods; i++)
 		free_module(rp->mods[i]);
-	for (size_t i = 0; i < rp->nthreads; i++)
+	for (size_t i = 0; i < rp->nthreads; i++) {
 		free(rp->threads[i].w);
+		free(rp->threads[i].records);
+	}
+	if (rp->f)
+		fclose(rp->f);
 	free(rp->mods);
 	free(rp->threads);
 	free(rp->process_name);
