@@ -12,7 +12,10 @@
  * merged by time: later ones wait for the next, so that a thread that
  * commits its events late (its chunk not full, or idle) still has them in
  * their place.  An entry waits for the event after it too, which says
- * whether it is a leaf (one line) or opens a block.
+ * whether it is a leaf (one line) or opens a block.  One case is left: a
+ * thread preempted between taking an event's time and committing it, for
+ * longer than a pass, has that event written after later ones of other
+ * threads (its own events stay in order).
  */
 #include <errno.h>
 #include <fcntl.h>
