@@ -164,6 +164,8 @@ void rt_record_init(size_t buffer_mb) RT_HIDDEN;
 void rt_raw_begin(void) RT_HIDDEN;
 void rt_raw_start(uint64_t ts0, uint64_t ns0) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
+/* No writer thread frees the buffers: the budget of a trace written at exit (1 GiB, or OBJPATCH_BUFFER_MB). */
+void rt_record_without_writer(void) RT_HIDDEN;
 
 /* ---- output (rt_output.c: traces; rt_raw.c: raw recordings, trace/raw.h) ---- */
 

@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include "objpatch/lib/rt.h"
@@ -123,6 +125,7 @@ static pid_t out_pid;
 static struct trace_writer *writer;
 static uint64_t limit = UINT64_MAX;	/* this flush writes the events up to this time */
 static bool finished;			/* the final flush is done: nothing more is written */
+static _Atomic bool writer_running, writer_wanted;	/* the writer thread (at the end) */
 
 static enum trace_format writer_format(void)
 {
@@ -202,6 +205,7 @@ static int open_output(void)
 void rt_output_fork_child(void)
 {
 	finished = false;
+	atomic_store(&writer_running, false);	/* the parent's */
 	out_fd = -1;
 	trace_writer_free(writer);
 	writer = NULL;
@@ -364,7 +368,6 @@ int rt_flush(bool final)
 
 /* ---- the writer thread ---- */
 
-static _Atomic bool writer_running, writer_wanted;
 static pthread_t writer_id;
 
 /* Sleeps a period, or less when a thread waits for room. */
@@ -390,6 +393,23 @@ static void *writer_main(void *arg)
 }
 
 /*
+ * qemu-user, which does not implement process_vm_readv: with a writer
+ * thread, rt_toggle's live patching under 8 threads crashes the aarch64
+ * guest (t/95-rt-aarch64.t), not yet understood; there the trace is
+ * written at exit, as before.
+ */
+static bool under_qemu(void)
+{
+	uint64_t probe = 1, copy = 0;
+	struct iovec local = { &copy, sizeof(copy) }, remote = { &probe, sizeof(probe) };
+	int saved = errno;
+	bool qemu = syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) < 0 && errno == ENOSYS;
+
+	errno = saved;
+	return qemu;
+}
+
+/*
  * Raw recordings need none: each thread writes its own chunk when full.
  * The thread takes no signal: the program's handlers run on its own.
  */
@@ -398,13 +418,19 @@ void rt_writer_start(void)
 	sigset_t all, old;
 
 	atomic_store(&writer_running, false);
-	if (rt.format == FMT_RAW || !rt.flush_ms || !anything_traceable())
+	if (rt.format == FMT_RAW || !anything_traceable())
 		return;
+	if (!rt.flush_ms || under_qemu()) {
+		rt_record_without_writer();
+		return;
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (pthread_create(&writer_id, NULL, writer_main, NULL) == 0) {
 		pthread_detach(writer_id);
 		atomic_store(&writer_running, true);
+	} else {
+		rt_record_without_writer();
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

@@ -182,6 +182,14 @@ static struct chunk *raw_chunk(void)
 	return c ? c : new_chunk(RAW_CHUNK);
 }
 
+void rt_record_without_writer(void)
+{
+	const char *s = getenv("OBJPATCH_BUFFER_MB");
+
+	if (!s || !*s)
+		max_bytes = (size_t)1 << 30;
+}
+
 void rt_record_init(size_t buffer_mb)
 {
 	if (buffer_mb)
