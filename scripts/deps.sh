@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
 	make gcc g++ clang libclang-rt-dev lld perl python3 xz-utils e2fsprogs util-linux
 	libelf-dev libdw-dev zlib1g-dev liblzma-dev libbz2-dev libc6-dev
-	binutils valgrind strace
+	binutils valgrind strace time
 	gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross
 	gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross

@@ -134,9 +134,10 @@ toggle_test() {
 	done
 	# Buffers too small for the run: events are dropped and counted, and a
 	# call whose exit was dropped is closed as "lost", never left open.
+	# No writer thread (OBJPATCH_FLUSH_MS=0): nothing frees them before exit.
 	for fmt in text json; do
 		rm -f "$dir/small.$fmt"
-		OBJPATCH_BUFFER_MB=1 OBJPATCH_OUTPUT=$dir/small.$fmt OBJPATCH_FORMAT=$fmt timeout 60 \
+		OBJPATCH_FLUSH_MS=0 OBJPATCH_BUFFER_MB=1 OBJPATCH_OUTPUT=$dir/small.$fmt OBJPATCH_FORMAT=$fmt timeout 60 \
 			"$dir/rt_toggle" > "$dir/out.small" 2> "$dir/err.small"
 		status=$?
 		program_ok "[$label] ($fmt) with OBJPATCH_BUFFER_MB=1: exit 0, checks pass" "$status" "$dir/out.small"

@@ -17,15 +17,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/run.h"
+#include "objpatch/cli/salvage.h"
 #include "trace/event.h"
 
 static void usage_of(FILE *f, bool record)
@@ -50,8 +53,11 @@ static void usage_of(FILE *f, bool record)
 		   "                      (-22 (EINVAL)): kernel-style code%s\n",
 		record ? "; kept in the recording for report" : "");
 	fprintf(f, "  -D, --depth=N       shadow-stack frames per thread, 1 to %d (default 256)\n"
+		   "      --policy=P      when the output is behind: wait (default, lossless) or drop\n"
+		   "                      (the events are lost and counted)\n"
 		   "      --lib=PATH      the runtime to preload (default: libobjpatch.so beside objpatch)\n"
 		   "  -h, --help          this text\n"
+		   "SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program, whose trace is finished.\n"
 		   "Exit status: the program's (128+N when signal N killed it); 1 when it exited 0 but\n"
 		   "nothing was traceable or the trace could not be written; 2 when it did not start.\n",
 		EV_DEPTH_MAX);
@@ -219,13 +225,13 @@ static int append_env(const char *name, const char *value, const char *sep)
 
 struct run_opts {
 	char *filter;
-	const char *output, *format, *lib, *depth;
+	const char *output, *format, *lib, *depth, *policy;
 	bool hex, record, errno_names;
 	bool output_created;		/* check_output() made the file: no trace, no file */
 	const struct cli_cmd *cmd;	/* while parsing: for messages */
 };
 
-enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB, OPT_ERRNO_NAMES };
+enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB, OPT_ERRNO_NAMES, OPT_POLICY };
 
 /* uftrace's letters where it has the option: -F, -D; -o as recordmcount's. */
 static const struct cli_opt run_options[] = {
@@ -235,6 +241,7 @@ static const struct cli_opt run_options[] = {
 	{ "hex", 0, NULL, OPT_HEX },
 	{ "errno-names", 0, NULL, OPT_ERRNO_NAMES },
 	{ "depth", 'D', "N", OPT_DEPTH },
+	{ "policy", 0, "wait|drop", OPT_POLICY },
 	{ "lib", 0, "PATH", OPT_LIB },
 	{ NULL, 0, NULL, 0 },
 };
@@ -245,6 +252,7 @@ static const struct cli_opt record_options[] = {
 	{ "output", 'o', "FILE", OPT_OUTPUT },
 	{ "errno-names", 0, NULL, OPT_ERRNO_NAMES },
 	{ "depth", 'D', "N", OPT_DEPTH },
+	{ "policy", 0, "wait|drop", OPT_POLICY },
 	{ "lib", 0, "PATH", OPT_LIB },
 	{ NULL, 0, NULL, 0 },
 };
@@ -326,6 +334,14 @@ static int set_option(void *ctx, int id, const char *v)
 	case OPT_LIB:
 		o->lib = v;
 		return 0;
+	case OPT_POLICY:
+		if (strcmp(v, "wait") && strcmp(v, "drop")) {
+			fprintf(stderr, "%s: --policy %s: not a policy: give wait (lossless) or drop (lose and count "
+				"the events the output cannot take)\n", o->cmd->name, v);
+			return -1;
+		}
+		o->policy = v;
+		return 0;
 	}
 	return -1;
 }
@@ -382,7 +398,8 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 	    (o->output && setenv("OBJPATCH_OUTPUT", out, 1)) ||
 	    (o->format && setenv("OBJPATCH_FORMAT", o->format, 1)) || (o->hex && setenv("OBJPATCH_HEX", "1", 1)) ||
 	    (o->errno_names && setenv("OBJPATCH_ERRNO_NAMES", "1", 1)) ||
-	    (o->depth && setenv("OBJPATCH_DEPTH", o->depth, 1))) {
+	    (o->depth && setenv("OBJPATCH_DEPTH", o->depth, 1)) ||
+	    (o->policy && setenv("OBJPATCH_POLICY", o->policy, 1))) {
 		perror("objpatch run: setenv");
 		return -1;
 	}
@@ -531,20 +548,85 @@ static bool report_ok(const char *cmd, const char *prog, const char *output, con
 	return r->sites && !r->failed;
 }
 
-static int wait_program(pid_t pid, const char *prog)
+/* ---- signals: what stops objpatch stops the program, which then finishes its trace ---- */
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static volatile sig_atomic_t program_pid;
+
+/*
+ * A signal someone sent objpatch goes to the program, which may handle it
+ * and whose runtime finishes the trace as it exits; objpatch then exits as
+ * the program did.  One the terminal sent (Ctrl-C: SI_KERNEL) went to the
+ * whole foreground process group, the program included: passed on, the
+ * program would get it twice.
+ */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (program_pid > 0 && si->si_code != SI_KERNEL)
+		kill((pid_t)program_pid, sig);
+}
+
+static void block_forwarded(int how, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(how, &set, old);
+}
+
+static void set_forwarding(bool on)
+{
+	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+
+	if (!on)
+		sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+}
+
+/*
+ * Whether objpatch is the foreground job of its terminal.  If not (run by
+ * `timeout`, a script, a service manager), the program gets a process
+ * group of its own: a signal sent to objpatch's group (timeout sends its
+ * signal to the program and to its own group) then reaches the program
+ * once, through objpatch.
+ */
+static bool foreground(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	pid_t fg = fd >= 0 ? tcgetpgrp(fd) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return fg > 0 && fg == getpgrp();
+}
+
+static int wait_program(const char *cmd, pid_t pid, const char *prog)
 {
 	int status;
 
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
-			perror("objpatch run: waitpid");
+			perror(cmd);
 			return 2;
 		}
 	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "objpatch run: %s: killed by signal %d\n", prog, WTERMSIG(status));
+		fprintf(stderr, "%s: %s: killed by signal %d\n", cmd, prog, WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}
 	return WEXITSTATUS(status);
+}
+
+/* This machine's byte order, as e_ident says it. */
+static uint8_t host_data(void)
+{
+	const uint16_t one = 1;
+
+	return *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
 }
 
 /* Everything before the program starts; 0, else the exit status. */
@@ -612,6 +694,10 @@ int run_main(int argc, char **argv)
 	const struct foreign *f;
 	char lib[PATH_MAX], **args, *status;
 	struct run_report report;
+	sigset_t mask;
+	bool own_group;
+	int shared;
+	size_t salvaged;
 	pid_t pid;
 
 	if (prog < 0) {
@@ -625,6 +711,10 @@ int run_main(int argc, char **argv)
 	if (!(status = status_file(cmd)))
 		return 2;
 	args = f ? qemu_argv(f, lib, argv + prog, argc - prog) : argv + prog;
+	shared = o.record ? salvage_prepare(cmd) : -1;
+	own_group = !foreground();
+	/* Blocked until the program's pid is known: none is lost, none kills objpatch first. */
+	block_forwarded(SIG_BLOCK, &mask);
 	if (!args || (pid = fork()) < 0) {
 		perror(cmd);
 		unlink(status);
@@ -632,14 +722,30 @@ int run_main(int argc, char **argv)
 		return 2;
 	}
 	if (pid == 0) {
+		if (own_group)
+			setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		execvp(args[0], args);
 		fprintf(stderr, "%s: %s: %s: %s\n", cmd, args[0], strerror(errno), exec_hint(errno, args[0]));
 		_exit(127);
 	}
 	if (f)
 		free_argv(args);
-	rc = wait_program(pid, argv[prog]);
+	if (own_group)
+		setpgid(pid, pid);	/* as the child does: whichever runs first */
+	program_pid = pid;
+	set_forwarding(true);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	rc = wait_program(cmd, pid, argv[prog]);
+	program_pid = 0;
+	set_forwarding(false);
+	salvaged = shared >= 0 ? salvage_slots(cmd, shared, o.output, f && f->data != host_data()) : 0;
+	if (shared >= 0)
+		close(shared);
 	report = read_status(status);
+	/* A process that died before its runtime could report had sites: it recorded events. */
+	if (salvaged && !report.processes)
+		report = (struct run_report){ .processes = 1, .sites = salvaged };
 	unlink(status);
 	free(status);
 	remove_unwritten(&o);

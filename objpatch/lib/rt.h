@@ -68,6 +68,8 @@ struct rt_state {
 	char *output;		/* NULL: standard error */
 	pid_t output_pid;	/* the process `output` is for; children add their pid */
 	size_t buffer_mb;
+	unsigned flush_ms;	/* OBJPATCH_FLUSH_MS: the writer thread's period; 0: none, the trace at exit */
+	bool drop;		/* OBJPATCH_POLICY=drop: events that find the buffers full are lost, not waited for */
 };
 
 enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW, FMT_SVG, FMT_PERFETTO };
@@ -116,12 +118,16 @@ static inline bool rt_same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 
 /* ---- recording (rt_record.c) ---- */
 
+/* The same layout on every machine: objpatch reads it in shared memory (trace/slots.h). */
 struct chunk {
-	_Atomic(struct chunk *) next;	/* set by the owner, read by the writer */
 	_Atomic uint32_t count;	/* words written; release-stored by the owner */
 	uint32_t consumed;	/* words the writer has formatted */
 	uint32_t cap;
-	uint32_t pad;
+	uint32_t shared;	/* in objpatch's shared memory: never unmapped */
+	union {
+		_Atomic(struct chunk *) next;	/* set by the owner, read by the writer */
+		uint64_t next_space;
+	};
 	uint64_t w[];
 };
 
@@ -142,6 +148,7 @@ struct tstate {
 	struct chunk *read;
 	uint32_t read_pos;
 	struct trace_thread *out;
+	bool after_entry;	/* the writer just read an entry: its next event is read whatever its time */
 	/* Its name (comm): taken when it starts and ends, and at each flush while it runs. */
 	char comm[16];
 };
@@ -167,7 +174,12 @@ void rt_rehook_slots(struct tstate *t, uintptr_t sp) RT_HIDDEN;
 /* The writer frees chunks it has consumed. */
 void rt_free_chunk(struct chunk *c) RT_HIDDEN;
 void rt_record_init(size_t buffer_mb) RT_HIDDEN;
+/* Raw recordings: the header, modules and clock, written at start-up and after dlopen (rt_output.c). */
+void rt_raw_begin(void) RT_HIDDEN;
+void rt_raw_start(uint64_t ts0, uint64_t ns0) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
+/* No writer thread frees the buffers: the budget of a trace written at exit (1 GiB, or OBJPATCH_BUFFER_MB). */
+void rt_record_without_writer(void) RT_HIDDEN;
 
 /* ---- output (rt_output.c: traces; rt_raw.c: raw recordings, trace/raw.h) ---- */
 
@@ -179,11 +191,23 @@ void rt_status_report(bool written) RT_HIDDEN;
 uint64_t rt_mono_ns(void) RT_HIDDEN;
 /* Raw recordings: what the threads recorded, and the clock from its first sample (ts0, ns0). */
 int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0) RT_HIDDEN;
-/* Raw recordings: a thread's events to the file; async-signal-safe. */
-void rt_raw_events(pid_t tid, const uint64_t *w, size_t n) RT_HIDDEN;
+/*
+ * Raw recordings: a thread's events to the file; async-signal-safe.  The
+ * events lost: OBJPATCH_POLICY=drop and a recording that could not take
+ * them without waiting (a pipe whose reader is behind).
+ */
+uint64_t rt_raw_events(pid_t tid, const uint64_t *w, size_t n) RT_HIDDEN;
 /* Raw recordings: what a thread has not written yet (rt_record.c). */
 void rt_raw_drain(struct tstate *t) RT_HIDDEN;
 void rt_output_fork_child(void) RT_HIDDEN;
+/* The writer thread (OBJPATCH_FLUSH_MS): started at start-up and in a forked child. */
+void rt_writer_start(void) RT_HIDDEN;
+/*
+ * A recording thread found the buffers full: whether it should wait for
+ * the writer to free some (policy wait, a writer running), which it is
+ * then asked to do at once.
+ */
+bool rt_writer_can_wait(void) RT_HIDDEN;
 /* A running thread's name as it is now, into t->comm (the writer's, under rt.lock). */
 void rt_thread_comm(struct tstate *t) RT_HIDDEN;
 /* The program's name, for the trace's process name. */

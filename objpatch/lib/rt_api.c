@@ -36,11 +36,32 @@ static void after_fork_parent(void)
 	pthread_mutex_unlock(&rt.lock);
 }
 
+/*
+ * The child's thread is not the one that took rt.lock (another tid): an
+ * error-checking mutex (rt_modules.c) refuses its unlock, so it is made
+ * anew, free.
+ */
+static void reset_lock(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&rt.lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 static void after_fork_child(void)
 {
 	rt_record_fork_child();
 	rt_output_fork_child();
-	pthread_mutex_unlock(&rt.lock);
+	reset_lock();
+	/*
+	 * No writer thread in a forked child: a thread created there aborts
+	 * qemu-user (t/95-rt-aarch64.t).  The child's trace is written at
+	 * its exit, with the buffers it had before streaming (rt_record.c).
+	 */
+	rt_record_without_writer();
 }
 
 /*
@@ -101,6 +122,8 @@ __attribute__((constructor)) static void rt_init(void)
 	wall = clock_ns(CLOCK_MONOTONIC) - t0;
 	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	ready = true;
+	rt_raw_begin();
+	rt_writer_start();
 	/* The checks below are not start-up's cost: they come after the figures. */
 	check_filter();
 	if (rt.stats) {
@@ -188,6 +211,8 @@ API int objpatch_rescan(void)
 
 	pthread_mutex_lock(&rt.lock);
 	rc = rt_scan_modules(NULL);
+	if (ready)
+		rt_raw_begin();
 	pthread_mutex_unlock(&rt.lock);
 	return rc;
 }

@@ -27,7 +27,8 @@
 #include "objpatch/lib/rt.h"
 #include "tables/tables.h"
 
-struct rt_state rt = { .lock = PTHREAD_MUTEX_INITIALIZER, .depth = 256 };
+/* Error-checking: a thread that records while it holds the lock must not wait for the writer (rt_output.c). */
+struct rt_state rt = { .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP, .depth = 256 };
 
 void rt_error(const char *fmt, ...)
 {

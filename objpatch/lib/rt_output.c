@@ -3,13 +3,28 @@
  * The runtime's trace: its threads' event chunks fed to the trace writer
  * (trace/writer.c), with names from the loaded modules, into the output
  * file; or, for raw recordings, to rt_raw.c.  Runs under rt.lock, never on
- * the recording path: at exit, on objpatch_flush(), from any thread.
+ * the recording path: at exit, on objpatch_flush(), from any thread, and
+ * every OBJPATCH_FLUSH_MS in a writer thread of its own, which streams the
+ * trace while the program runs and frees the chunks it has formatted, so
+ * that memory stays within OBJPATCH_BUFFER_MB whatever the trace's length.
+ *
+ * A flush before the end writes the events up to the instant it began,
+ * merged by time: later ones wait for the next, so that a thread that
+ * commits its events late (its chunk not full, or idle) still has them in
+ * their place.  An entry waits for the event after it too, which says
+ * whether it is a leaf (one line) or opens a block.  One case is left: a
+ * thread preempted between taking an event's time and committing it, for
+ * longer than a pass, has that event written after later ones of other
+ * threads (its own events stay in order).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include "objpatch/lib/rt.h"
@@ -122,6 +137,15 @@ static void name_threads(void)
 static int out_fd = -1;
 static pid_t out_pid;
 static struct trace_writer *writer;
+/*
+ * A flush writes what the threads recorded before it began, while they go
+ * on recording; the final one (last_pass), what they recorded before the
+ * exit instant, where every thread's open frames close.
+ */
+static uint64_t limit = UINT64_MAX;	/* this flush writes the events up to this time */
+static bool last_pass;			/* no later flush: an entry is written without its next event */
+static bool finished;			/* the final flush is done: nothing more is written */
+static _Atomic bool writer_running, writer_wanted;	/* the writer thread (at the end) */
 
 static enum trace_format writer_format(void)
 {
@@ -205,6 +229,8 @@ static int open_output(void)
 /* The parent's writer and its threads are the parent's: the child makes its own. */
 void rt_output_fork_child(void)
 {
+	finished = false;
+	atomic_store(&writer_running, false);	/* the parent's */
 	out_fd = -1;
 	trace_writer_free(writer);
 	writer = NULL;
@@ -212,8 +238,30 @@ void rt_output_fork_child(void)
 
 /* ---- the threads' chunks, read in place ---- */
 
-/* The flush's instant: later events wait for the next flush, or are never written after the exit instant. */
-static uint64_t read_limit = UINT64_MAX;
+
+/* Whether the thread has committed an event after the one at `pos` of chunk `c`. */
+static bool has_next(const struct chunk *c, uint32_t pos, uint32_t count)
+{
+	const struct chunk *next;
+
+	if (pos + ev_words(c->w[pos + 1]) < count)
+		return true;
+	next = atomic_load_explicit(&c->next, memory_order_acquire);
+	return next && atomic_load_explicit(&next->count, memory_order_acquire) > next->consumed;
+}
+
+/* Whether the event at `pos` is for a later flush. */
+static bool later(const struct tstate *t, const struct chunk *c, uint32_t pos, uint32_t count)
+{
+	const uint64_t *ev = &c->w[pos];
+
+	/* After an entry its next event shows, for a leaf's one line; never past the exit instant. */
+	if (ev[0] > limit)
+		return last_pass || !t->after_entry;
+	if (t->after_entry)
+		return false;
+	return !last_pass && ev_type(ev[1]) == EV_ENTRY && !has_next(c, pos, count);
+}
 
 /* A thread's next event, or NULL; frees chunks the thread has left behind. */
 static const uint64_t *chunk_peek(void *ctx)
@@ -229,7 +277,7 @@ static const uint64_t *chunk_peek(void *ctx)
 		next = atomic_load_explicit(&c->next, memory_order_acquire);
 		count = atomic_load_explicit(&c->count, memory_order_acquire);
 		if (t->read_pos < count)
-			return c->w[t->read_pos] <= read_limit ? &c->w[t->read_pos] : NULL;
+			return later(t, c, t->read_pos, count) ? NULL : &c->w[t->read_pos];
 		if (!next)
 			return NULL;
 		/* The owner moved on and never writes this chunk again. */
@@ -244,6 +292,7 @@ static void chunk_consume(void *ctx, size_t words)
 {
 	struct tstate *t = ctx;
 
+	t->after_entry = ev_type(t->read->w[t->read_pos + 1]) == EV_ENTRY;
 	t->read_pos += (uint32_t)words;
 	t->read->consumed = t->read_pos;
 }
@@ -314,17 +363,18 @@ static bool anything_traceable(void)
 	return false;
 }
 
-/*
- * A flush writes what the threads recorded before it began, while they go
- * on recording; the final one, what they recorded before the exit instant,
- * where every thread's open frames close.
- */
+void rt_raw_begin(void)
+{
+	if (rt.format == FMT_RAW && anything_traceable())
+		rt_raw_start(ts0, ns0);
+}
+
 int rt_flush(bool final)
 {
 	uint64_t now = final ? rt_stop() : rt_timestamp();
 	struct trace_counts c;
 
-	if (!anything_traceable())
+	if (!anything_traceable() || (finished && out_pid == getpid()))
 		return 0;
 	if (rt.format == FMT_RAW)
 		return rt_raw_flush(final, ts0, ns0);
@@ -335,9 +385,12 @@ int rt_flush(bool final)
 	trace_writer_note(writer, rt.note);	/* objpatch_enable() may have cleared it */
 	if (gather_threads() < 0)
 		return -1;
-	read_limit = now;
+	limit = now;
+	last_pass = final;
 	/* A file always gets a whole trace. */
 	trace_write(writer, threads, nthreads, rt.output != NULL);
+	limit = UINT64_MAX;
+	finished = final;
 	if (final) {
 		name_threads();
 		running_frames();
@@ -345,4 +398,98 @@ int rt_flush(bool final)
 		trace_write_end(writer, threads, nthreads, now, &c);
 	}
 	return trace_writer_failed(writer) ? -1 : 0;
+}
+
+/* ---- the writer thread ---- */
+
+static pthread_t writer_id;
+
+/* Sleeps a period, or less when a thread waits for room. */
+static void writer_sleep(void)
+{
+	const struct timespec ms = { 0, 1000000L };
+
+	for (unsigned i = 0; i < rt.flush_ms && !atomic_exchange(&writer_wanted, false); i++)
+		nanosleep(&ms, NULL);
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		writer_sleep();
+		pthread_mutex_lock(&rt.lock);
+		if (!finished)
+			rt_flush(false);
+		pthread_mutex_unlock(&rt.lock);
+	}
+	return NULL;
+}
+
+/*
+ * qemu-user, which does not implement process_vm_readv: with a writer
+ * thread, rt_toggle's live patching under 8 threads crashes the aarch64
+ * guest (t/95-rt-aarch64.t), not yet understood; there the trace is
+ * written at exit, as before.
+ */
+static bool under_qemu(void)
+{
+	uint64_t probe = 1, copy = 0;
+	struct iovec local = { &copy, sizeof(copy) }, remote = { &probe, sizeof(probe) };
+	int saved = errno;
+	bool qemu = syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) < 0 && errno == ENOSYS;
+
+	errno = saved;
+	return qemu;
+}
+
+/*
+ * Raw recordings need none: each thread writes its own chunk when full.
+ * The thread takes no signal: the program's handlers run on its own.
+ */
+void rt_writer_start(void)
+{
+	sigset_t all, old;
+
+	atomic_store(&writer_running, false);
+	if (rt.format == FMT_RAW || !anything_traceable())
+		return;
+	if (!rt.flush_ms || under_qemu()) {
+		rt_record_without_writer();
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&writer_id, NULL, writer_main, NULL) == 0) {
+		pthread_detach(writer_id);
+		atomic_store(&writer_running, true);
+	} else {
+		rt_record_without_writer();
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * Whether this thread holds rt.lock, which the writer needs: a signal
+ * handler's traced calls on a thread that is toggling filters or flushing.
+ * The lock checks errors: a lock attempt that is already past its
+ * deadline says EDEADLK for its owner, without blocking anyone.
+ */
+static bool holds_lock(void)
+{
+	const struct timespec past = { 0, 0 };
+	int e = pthread_mutex_timedlock(&rt.lock, &past);
+
+	if (e == 0)
+		pthread_mutex_unlock(&rt.lock);
+	return e == EDEADLK;
+}
+
+bool rt_writer_can_wait(void)
+{
+	if (rt.drop || !atomic_load(&writer_running) || finished || pthread_equal(pthread_self(), writer_id) ||
+	    holds_lock())
+		return false;
+	atomic_store(&writer_wanted, true);
+	return true;
 }

@@ -15,6 +15,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +29,31 @@ static int raw_fd = -1;
 static pid_t raw_pid;
 static size_t raw_modules_written;
 static bool raw_failed;		/* a write failed: the recording is not whole */
+static uint64_t clock0[2];	/* ts0, ns0: the clock's first sample */
+static atomic_flag write_lock = ATOMIC_FLAG_INIT;	/* a pipe takes big writes in pieces */
 
-static void raw_writev(struct iovec *iov, int n)
+/* A recording that cannot take more now (policy drop: O_NONBLOCK): wait for it. */
+static bool wait_writable(void)
+{
+	struct pollfd p = { .fd = raw_fd, .events = POLLOUT };
+
+	return poll(&p, 1, -1) >= 0 || errno == EINTR;
+}
+
+/* false: nothing written, the recording was full and `droppable` */
+static bool raw_writev(struct iovec *iov, int n, bool droppable)
 {
 	while (n > 0) {
 		ssize_t w = writev(raw_fd, iov, n);
 
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && errno == EAGAIN && droppable)
+			return false;
+		droppable = false;	/* begun: the record is finished whole */
+		if ((w < 0 && errno == EINTR) || (w < 0 && errno == EAGAIN && wait_writable()))
 			continue;
 		if (w <= 0) {
 			raw_failed = true;
-			return;
+			return true;
 		}
 		/* A short write (a full disk): finish it, the file stays parseable up to there. */
 		while (n > 0 && (size_t)w >= iov->iov_len) {
@@ -50,17 +66,29 @@ static void raw_writev(struct iovec *iov, int n)
 			iov->iov_len -= (size_t)w;
 		}
 	}
+	return true;
 }
 
-static void raw_record(uint32_t type, const void *head, size_t head_len, const void *body, size_t body_len)
+static bool raw_record_or_drop(uint32_t type, const void *head, size_t head_len, const void *body,
+			       size_t body_len, bool droppable)
 {
 	static const uint8_t zeros[8];
 	size_t pad = (8 - (head_len + body_len) % 8) % 8;
 	struct raw_record r = { type, (uint32_t)(head_len + body_len + pad) };
 	struct iovec iov[4] = { { &r, sizeof(r) }, { (void *)head, head_len }, { (void *)body, body_len },
 				{ (void *)zeros, pad } };
+	bool written;
 
-	raw_writev(iov, 4);
+	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
+		sched_yield();
+	written = raw_writev(iov, 4, droppable);
+	atomic_flag_clear_explicit(&write_lock, memory_order_release);
+	return written;
+}
+
+static void raw_record(uint32_t type, const void *head, size_t head_len, const void *body, size_t body_len)
+{
+	raw_record_or_drop(type, head, head_len, body, body_len, false);
 }
 
 /* Opens this process's recording (a forked child's is FILE.pid); async-signal-safe. */
@@ -79,7 +107,7 @@ static int raw_open(void)
 	raw_modules_written = 0;
 	if (rt_output_path(path, sizeof(path), raw_pid) < 0)
 		return raw_fd = -1;
-	raw_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	raw_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | (rt.drop ? O_NONBLOCK : 0), 0644);
 	if (raw_fd < 0)
 		return -1;
 	raw_header_init(&h, h.machine, h.elfclass, h.flags, h.depth, h.pid);	/* version 3: byte order, word size */
@@ -91,13 +119,31 @@ static int raw_open(void)
 	return 0;
 }
 
-/* A thread's events, written as they are; called by the thread itself when its chunk is full. */
-void rt_raw_events(pid_t tid, const uint64_t *w, size_t n)
+/* Events in n words. */
+static uint64_t count_events(const uint64_t *w, size_t n)
 {
-	uint64_t t = (uint64_t)tid;
+	uint64_t events = 0;
 
-	if (n && raw_open() == 0)
-		raw_record(RAW_EVENTS, &t, sizeof(t), w, n * 8);
+	for (size_t i = 0; i < n; i += ev_words(w[i + 1]))
+		events++;
+	return events;
+}
+
+/*
+ * A thread's events, written as they are; called by the thread itself
+ * when its chunk is full.  With them a sample of the clock: a recording
+ * that ends there (the process was killed) still has its time's rate.
+ */
+uint64_t rt_raw_events(pid_t tid, const uint64_t *w, size_t n)
+{
+	uint64_t t = (uint64_t)tid, clock[4] = { clock0[0], clock0[1], rt_timestamp(), rt_mono_ns() };
+
+	if (!n || raw_open() < 0)
+		return 0;
+	if (!raw_record_or_drop(RAW_EVENTS, &t, sizeof(t), w, n * 8, true))
+		return count_events(w, n);
+	raw_record(RAW_CLOCK, clock, sizeof(clock), NULL, 0);
+	return 0;
 }
 
 /* The module's file as it was: a report checks the file it reads against it. */
@@ -216,6 +262,24 @@ static void raw_modules(void)
 		raw_module_identity(raw_modules_written, m);
 		raw_module_functions(raw_modules_written, rt.mods[raw_modules_written]);
 	}
+}
+
+/*
+ * The recording's start, before any event: its modules and the clock, so
+ * that a process killed before its first flush leaves a recording that
+ * names its functions (objpatch record appends the events it had not
+ * written, trace/slots.h).
+ */
+void rt_raw_start(uint64_t ts0, uint64_t ns0)
+{
+	uint64_t clock[4] = { ts0, ns0, rt_timestamp(), rt_mono_ns() };
+
+	clock0[0] = ts0;
+	clock0[1] = ns0;
+	if (raw_open() < 0)
+		return;
+	raw_modules();
+	raw_record(RAW_CLOCK, clock, sizeof(clock), NULL, 0);
 }
 
 /*

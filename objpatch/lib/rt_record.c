@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,10 +28,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include "objpatch/lib/rt.h"
+#include "trace/slots.h"
 
 _Atomic(struct tstate *) rt_threads;
 _Atomic bool rt_stopped;
@@ -38,7 +42,8 @@ static uint64_t stop_ts;	/* published by rt_stopped */
 static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static _Atomic size_t buffered_bytes;
-static size_t max_bytes = (size_t)1 << 30;
+static size_t max_bytes = (size_t)32 << 20;
+static _Atomic unsigned long chunks_freed;	/* the writer's progress, for threads waiting for room */
 
 /*
  * A thread's first chunk is small (many threads call little); later ones
@@ -48,6 +53,7 @@ static size_t max_bytes = (size_t)1 << 30;
 #define FIRST_CHUNK (64u << 10)
 #define RAW_CHUNK (512u << 10)
 #define CHUNK (2u << 20)
+static size_t chunk_bytes = CHUNK;	/* a quarter of the budget at most: a waiting thread's fits */
 
 static void *map_zeroed(size_t n)
 {
@@ -56,13 +62,49 @@ static void *map_zeroed(size_t n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Ten seconds without a chunk freed: the writer is stuck (this thread holds what it waits for). */
+#define WAIT_STEP_NS 200000L
+#define WAIT_STEPS_IDLE 50000
+
+/*
+ * Policy wait: room in the buffers, once the writer thread has formatted
+ * and freed some.  A thread whose wait cannot end (a signal handler that
+ * interrupted the writer's lock holder) gives up after a long time without
+ * progress, and loses the event as policy drop would.
+ */
+static _Atomic unsigned long stuck_at = ULONG_MAX;	/* chunks_freed when a wait gave up */
+
+static bool wait_for_room(size_t bytes)
+{
+	unsigned long seen = atomic_load(&chunks_freed);
+	const struct timespec step = { 0, WAIT_STEP_NS };
+
+	/* Once a wait gave up, none waits again until the writer frees something. */
+	if (seen == atomic_load(&stuck_at))
+		return false;
+	for (unsigned idle = 0; idle < WAIT_STEPS_IDLE; idle++) {
+		if (atomic_load(&buffered_bytes) + bytes <= max_bytes)
+			return true;
+		if (!rt_writer_can_wait())
+			return false;
+		nanosleep(&step, NULL);
+		if (atomic_load(&chunks_freed) != seen) {
+			seen = atomic_load(&chunks_freed);
+			idle = 0;
+		}
+	}
+	atomic_store(&stuck_at, seen);
+	return false;
+}
+
 static struct chunk *new_chunk(size_t bytes)
 {
 	struct chunk *c;
 
-	if (atomic_fetch_add(&buffered_bytes, bytes) + bytes > max_bytes) {
+	while (atomic_fetch_add(&buffered_bytes, bytes) + bytes > max_bytes) {
 		atomic_fetch_sub(&buffered_bytes, bytes);
-		return NULL;
+		if (!wait_for_room(bytes))
+			return NULL;
 	}
 	c = map_zeroed(bytes);
 	if (!c) {
@@ -79,8 +121,11 @@ void rt_free_chunk(struct chunk *c)
 {
 	size_t bytes = sizeof(*c) + (size_t)c->cap * 8;
 
+	if (c->shared)
+		return;
 	munmap(c, bytes);
 	atomic_fetch_sub(&buffered_bytes, bytes);
+	atomic_fetch_add(&chunks_freed, 1);
 }
 
 static void thread_exit(void *arg)
@@ -92,10 +137,69 @@ static void thread_exit(void *arg)
 	atomic_store(&t->dead, true);
 }
 
+/* ---- raw recordings: chunks in memory objpatch shares (trace/slots.h) ---- */
+
+static uint8_t *shared;		/* OBJPATCH_SHARED_FD's mapping, or NULL */
+static uint32_t shared_slots;
+
+static void map_shared(void)
+{
+	const char *s = getenv("OBJPATCH_SHARED_FD");
+	struct stat st;
+	int fd = s && *s ? atoi(s) : -1;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || (size_t)st.st_size < SLOTS_HEADER + SLOT_BYTES)
+		return;	/* not started by objpatch record, or the descriptor was closed: private chunks */
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return;
+	shared = p;
+	shared_slots = (uint32_t)((st.st_size - SLOTS_HEADER) / SLOT_BYTES);
+}
+
+/* A free slot's chunk for this thread, or NULL when all are taken. */
+static struct chunk *shared_chunk(void)
+{
+	uint32_t i = shared ? atomic_fetch_add((_Atomic uint32_t *)shared, 1) : UINT32_MAX;
+	uint8_t *slot;
+	struct chunk *c;
+
+	if (i >= shared_slots)
+		return NULL;
+	slot = shared + SLOTS_HEADER + (size_t)i * SLOT_BYTES;
+	*(int32_t *)(slot + SLOT_TID) = (int32_t)syscall(SYS_gettid);
+	atomic_store((_Atomic int32_t *)(slot + SLOT_PID), (int32_t)getpid());
+	c = (struct chunk *)(slot + SLOT_CHUNK);
+	c->cap = (uint32_t)((SLOT_BYTES - SLOT_CHUNK - sizeof(*c)) / 8);
+	c->shared = 1;
+	return c;
+}
+
+/* A raw recording's thread keeps one chunk for good: a bigger one means fewer writes. */
+static struct chunk *raw_chunk(void)
+{
+	struct chunk *c = shared_chunk();
+
+	return c ? c : new_chunk(RAW_CHUNK);
+}
+
+void rt_record_without_writer(void)
+{
+	const char *s = getenv("OBJPATCH_BUFFER_MB");
+
+	if (!s || !*s)
+		max_bytes = (size_t)1 << 30;
+}
+
 void rt_record_init(size_t buffer_mb)
 {
 	if (buffer_mb)
 		max_bytes = buffer_mb << 20;
+	while (chunk_bytes > FIRST_CHUNK && chunk_bytes > max_bytes / 4)
+		chunk_bytes /= 2;
+	if (rt.format == FMT_RAW)
+		map_shared();
 	pthread_key_create(&exit_key, thread_exit);
 }
 
@@ -116,8 +220,7 @@ static struct tstate *make_thread_state(void)
 	t->frames = (struct frame *)(t + 1);
 	t->tid = (pid_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->comm);
-	/* A raw recording's thread keeps one chunk for good: a bigger one means fewer writes. */
-	t->cur = new_chunk(rt.format == FMT_RAW ? RAW_CHUNK : FIRST_CHUNK);
+	t->cur = rt.format == FMT_RAW ? raw_chunk() : new_chunk(FIRST_CHUNK);
 	if (!t->cur) {
 		munmap(t, size);
 		return NULL;
@@ -209,7 +312,7 @@ static void spill(struct tstate *t)
 	/* Past the exit instant (the process is exiting): only what came before it. */
 	count = atomic_load(&c->count);
 	end = stop ? rt_events_until(c, c->consumed, count, stop) : count;
-	rt_raw_events(t->tid, &c->w[c->consumed], end - c->consumed);
+	t->lost += rt_raw_events(t->tid, &c->w[c->consumed], end - c->consumed);
 	c->consumed = 0;
 	atomic_store_explicit(&c->count, 0, memory_order_release);
 	unlock_raw(t);
@@ -237,7 +340,7 @@ void rt_raw_drain(struct tstate *t)
 	if (c) {
 		count = atomic_load_explicit(&c->count, memory_order_acquire);
 		end = stop ? rt_events_until(c, c->consumed, count, stop) : count;
-		rt_raw_events(t->tid, &c->w[c->consumed], end - c->consumed);
+		t->lost += rt_raw_events(t->tid, &c->w[c->consumed], end - c->consumed);
 		c->consumed = count;
 	}
 	unlock_raw(t);
@@ -247,7 +350,11 @@ void rt_raw_drain(struct tstate *t)
 static uint64_t *reserve(struct tstate *t, size_t n)
 {
 	struct chunk *c = t->cur;
-	uint32_t used = atomic_load_explicit(&c->count, memory_order_relaxed);
+	uint32_t used;
+
+	if (__builtin_expect(!c, 0))
+		return NULL;	/* a forked child that found no chunk of its own */
+	used = atomic_load_explicit(&c->count, memory_order_relaxed);
 
 	if (used + n > c->cap && rt.format == FMT_RAW) {
 		/* Raw recording: write the chunk out and fill it again, from the start. */
@@ -256,7 +363,7 @@ static uint64_t *reserve(struct tstate *t, size_t n)
 	}
 	if (used + n > c->cap) {
 		/* Past the exit instant nothing more is written: no more memory for it. */
-		struct chunk *fresh = atomic_load_explicit(&rt_stopped, memory_order_relaxed) ? NULL : new_chunk(CHUNK);
+		struct chunk *fresh = atomic_load_explicit(&rt_stopped, memory_order_relaxed) ? NULL : new_chunk(chunk_bytes);
 
 		if (!fresh)
 			return NULL;
@@ -691,6 +798,14 @@ void rt_record_fork_child(void)
 		close(fd);
 	/* A child forked while its parent exits runs on: its trace has no end yet. */
 	atomic_store(&rt_stopped, false);
+	/*
+	 * The parent's slot of shared memory stays the parent's, untouched:
+	 * the child fills one of its own.
+	 */
+	if (t && t->cur && t->cur->shared) {
+		t->cur = raw_chunk();
+		atomic_store(&t->head, t->cur);
+	}
 	/*
 	 * The parent's events go, and with them their share of the buffer
 	 * budget: a child forked when the parent's buffers were full would

@@ -18,7 +18,7 @@
 static const char *const known_vars[] = {
 	"OBJPATCH_FILTER", "OBJPATCH_OUTPUT", "OBJPATCH_FORMAT", "OBJPATCH_HEX", "OBJPATCH_DEPTH",
 	"OBJPATCH_STRLEN", "OBJPATCH_BUFFER_MB", "OBJPATCH_STATS", "OBJPATCH_PATCH_WRITE",
-	"OBJPATCH_PATCH_SYNC", "OBJPATCH_ERRNO_NAMES", "OBJPATCH_STATUS", RT_FIRST_PID_VAR,
+	"OBJPATCH_PATCH_SYNC", "OBJPATCH_ERRNO_NAMES", "OBJPATCH_STATUS", "OBJPATCH_POLICY", "OBJPATCH_FLUSH_MS", "OBJPATCH_SHARED_FD", RT_FIRST_PID_VAR,
 };
 
 static bool bad;	/* a value was refused: the program stops once all are read */
@@ -75,6 +75,18 @@ static int env_format(void)
 	return FMT_TEXT;
 }
 
+/* What a thread does when the buffers are full: wait for the writer (default) or lose the events. */
+static bool env_drop(void)
+{
+	const char *s = getenv("OBJPATCH_POLICY");
+
+	if (!s || !*s || strcmp(s, "wait") == 0)
+		return false;
+	if (strcmp(s, "drop") != 0)
+		refuse("OBJPATCH_POLICY", s, "not a policy: set wait (lossless) or drop (events lost and counted)");
+	return true;
+}
+
 static bool known_var(const char *name, size_t len)
 {
 	for (size_t i = 0; i < sizeof(known_vars) / sizeof(known_vars[0]); i++)
@@ -94,7 +106,7 @@ static void unknown_vars(void)
 
 		if (strncmp(*e, "OBJPATCH_", 9) == 0 && !known_var(*e, len))
 			fprintf(stderr, "objpatch: %.*s: not a variable objpatch reads (ignored): use OBJPATCH_FILTER, "
-				"_OUTPUT, _FORMAT, _HEX, _ERRNO_NAMES, _DEPTH, _STRLEN, _BUFFER_MB or _STATS (libobjpatch(3))\n",
+				"_OUTPUT, _FORMAT, _HEX, _ERRNO_NAMES, _DEPTH, _STRLEN, _BUFFER_MB, _POLICY, _FLUSH_MS or _STATS (libobjpatch(3))\n",
 				(int)len, *e);
 	}
 }
@@ -179,7 +191,9 @@ void rt_read_settings(void)
 	unknown_vars();
 	rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
 	rt.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
-	rt.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 1024, 1, 1 << 20);
+	rt.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 32, 1, 1 << 20);
+	rt.flush_ms = (unsigned)env_number("OBJPATCH_FLUSH_MS", 50, 0, 60000);
+	rt.drop = env_drop();
 	rt.hex = env_bool("OBJPATCH_HEX");
 	rt.stats = env_bool("OBJPATCH_STATS");
 	rt.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
