@@ -226,12 +226,14 @@ $(BUILD)/objpatch-c++: $(BUILD)/objpatch-cc
 # Under SANITIZE=1 only the tools are instrumented (the runtime never is, see
 # RT_ALL_CFLAGS), so that pass leaves out the tests that would run the very
 # same code again: the runtime on other machines under qemu-user (t/95-rt-*),
-# the runtime under ptrace (t/92), and t/80 and t/91, which build their own
-# ASan/UBSan (and TSan) programs in every pass.  --timer: CI logs show where
+# the runtime under ptrace (t/92), threads cut by exit (t/93) and 100 M calls
+# streamed (t/94), whose tools' part the other tests and the report fuzz
+# harness cover, and t/80 and t/91, which build their own ASan/UBSan (and
+# TSan) programs in every pass.  --timer: CI logs show where
 # the time goes.
 CHECK_TESTS := $(sort $(wildcard t/*.t))
 ifeq ($(SANITIZE),1)
-CHECK_TESTS := $(filter-out t/95-rt-% t/80-% t/91-% t/92-%,$(CHECK_TESTS))
+CHECK_TESTS := $(filter-out t/95-rt-% t/80-% t/91-% t/92-% t/93-% t/94-%,$(CHECK_TESTS))
 endif
 # The sanitized pass tells the tests (t/lib.sh's sanitized_pass) so that those
 # which build an ASan copy of the tools use the build itself instead, and a
