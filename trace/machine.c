@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <float.h>
 #include <string.h>
+#include "trace/event.h"
 #include "trace/machine.h"
 
 bool trace_machine_for(uint16_t machine, uint8_t elfclass, bool big_endian, struct trace_machine *out)
@@ -82,5 +83,35 @@ void trace_value(const struct trace_machine *m, const uint64_t *w, enum capture 
 		break;
 	default:
 		break;
+	}
+}
+
+size_t trace_read_captured(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	const struct trace_captured *c = ctx;
+	uint64_t off = addr - c->addr;
+
+	if (addr < c->addr || off >= c->n)
+		return 0;
+	if (n > c->n - off)
+		n = c->n - off;
+	memcpy(buf, c->bytes + off, n);
+	return n;
+}
+
+void trace_exit_value(const struct trace_machine *m, const uint64_t *ev, const struct sig_type *ret,
+		      struct raw_value *v, struct trace_captured *cap)
+{
+	static const struct sig_type unknown = { .cls = TC_UNKNOWN };
+	enum capture c = ev_capture(ev[1]);
+	const uint64_t *words = ev + EV_HEADER_WORDS;
+
+	trace_value(m, words, c, ret ? ret : &unknown, v);
+	*cap = (struct trace_captured){ 0 };
+	if (c == CAPTURE_STRING) {
+		/* Characters follow the registers: a length byte, then the bytes. */
+		const uint8_t *s = (const uint8_t *)(words + ev_capture_words(c));
+
+		*cap = (struct trace_captured){ v->gpr[0], s + 1, s[0] };
 	}
 }

@@ -446,45 +446,16 @@ void perfetto_begin(struct perfetto *p, struct perfetto_track *t, uint64_t ns, c
 	packet_end(p);
 }
 
-/* A string the exit event captured: where format_return() reads it (as trace/writer.c's). */
-struct captured {
-	uint64_t addr;
-	const uint8_t *bytes;
-	size_t n;
-};
-
-static size_t read_captured(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	const struct captured *c = ctx;
-	uint64_t off = addr - c->addr;
-
-	if (addr < c->addr || off >= c->n)
-		return 0;
-	if (n > c->n - off)
-		n = c->n - off;
-	memcpy(buf, c->bytes + off, n);
-	return n;
-}
-
 /* The exit event's value, typed; `text` holds format_return()'s text where it is VALUE_TEXT. */
 static void exit_value(const struct perfetto *p, const uint64_t *ev, const struct signature *sig,
 		       struct typed_value *tv, char *text, size_t len)
 {
-	enum capture c = ev_capture(ev[1]);
-	const uint64_t *words = ev + EV_HEADER_WORDS;
-	struct sig_type unknown = { .cls = TC_UNKNOWN };
 	struct raw_value v;
-	struct captured cap = { 0 };
-	struct format_opts o = { .hex = p->s->hex, .max_string = p->s->strlen_max, .read_mem = read_captured,
+	struct trace_captured cap;
+	struct format_opts o = { .hex = p->s->hex, .max_string = p->s->strlen_max, .read_mem = trace_read_captured,
 				 .ctx = &cap, .target = &p->s->machine->values, .errno_names = p->s->errno_names };
 
-	trace_value(p->s->machine, words, c, sig ? &sig->ret : &unknown, &v);
-	if (c == CAPTURE_STRING) {
-		/* Characters follow the registers: a length byte, then the bytes. */
-		const uint8_t *s = (const uint8_t *)(words + ev_capture_words(c));
-
-		cap = (struct captured){ v.gpr[0], s + 1, s[0] };
-	}
+	trace_exit_value(p->s->machine, ev, sig ? &sig->ret : NULL, &v, &cap);
 	format_return_typed(sig, &v, &o, tv);
 	text[0] = 0;
 	if (tv->kind == VALUE_TEXT)

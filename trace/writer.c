@@ -381,45 +381,17 @@ static const char *name_of(const struct sym_func *f, uint64_t ra, char *buf)
 	return p;
 }
 
-struct captured {
-	uint64_t addr;
-	const uint8_t *bytes;
-	size_t n;
-};
-
-static size_t read_captured(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	const struct captured *c = ctx;
-	uint64_t off = addr - c->addr;
-
-	if (addr < c->addr || off >= c->n)
-		return 0;
-	if (n > c->n - off)
-		n = c->n - off;
-	memcpy(buf, c->bytes + off, n);
-	return n;
-}
-
 /* "ret=VALUE" or "" (void) for an exit event, as format_return() writes and counts it. */
 static size_t value_of(const struct trace_writer *w, const uint64_t *ev, struct sym_func *f, char *buf, size_t len)
 {
-	enum capture c = ev_capture(ev[1]);
-	const uint64_t *words = ev + EV_HEADER_WORDS;
 	const struct signature *sig = f ? sym_func_sig(f) : NULL;
-	struct sig_type unknown = { .cls = TC_UNKNOWN };
 	struct raw_value v;
-	struct captured cap = { 0 };
-	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max, .read_mem = read_captured,
+	struct trace_captured cap;
+	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max, .read_mem = trace_read_captured,
 				    .ctx = &cap, .target = &w->s.machine->values,
 				    .errno_names = w->s.errno_names };
 
-	trace_value(w->s.machine, words, c, sig ? &sig->ret : &unknown, &v);
-	if (c == CAPTURE_STRING) {
-		/* Characters follow the registers: a length byte, then the bytes. */
-		const uint8_t *s = (const uint8_t *)(words + ev_capture_words(c));
-
-		cap = (struct captured){ v.gpr[0], s + 1, s[0] };
-	}
+	trace_exit_value(w->s.machine, ev, sig ? &sig->ret : NULL, &v, &cap);
 	return format_return(buf, len, sig, &v, &opts);
 }
 

@@ -30,6 +30,7 @@
 #include "objpatch/cli/run.h"
 #include "objpatch/cli/salvage.h"
 #include "trace/event.h"
+#include "trace/filter.h"
 
 static void usage_of(FILE *f, bool record)
 {
@@ -260,26 +261,9 @@ static const struct cli_opt record_options[] = {
 /* What the runtime cannot read back: a ',' (its separator), nothing, an unclosed '['. */
 static const char *bad_glob(const char *glob)
 {
-	const char *g = glob[0] == '!' ? glob + 1 : glob;
-
 	if (strchr(glob, ','))
 		return "a pattern cannot hold ',': give one --filter per pattern";
-	if (!*g)
-		return "an empty pattern: give a name or a glob such as 'fib*'";
-	for (const char *p = g; *p; p++) {
-		if (*p == '\\' && p[1]) {
-			p++;
-		} else if (*p == '[') {
-			const char *q = p + 1;
-
-			q += *q == '!' || *q == '^';
-			q += *q == ']';		/* first in the set: the character itself */
-			if (!(q = strchr(q, ']')))
-				return "an unclosed '[': close it, or write \\[ for the character itself";
-			p = q;
-		}
-	}
-	return NULL;
+	return trace_glob_error(glob[0] == '!' ? glob + 1 : glob);
 }
 
 static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
