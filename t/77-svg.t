@@ -95,7 +95,7 @@ fi
 # ---- a user's mistake: one line that names svg among the formats ----
 out=$("$OBJPATCH" report --format svgz rec.data 2>&1)
 status=$?
-[ $status = 2 ] && [ "$(wc -l <<< "$out")" = 1 ] && grep -q 'text, json, folded or svg' <<< "$out"
+[ $status = 2 ] && [ "$(wc -l <<< "$out")" = 1 ] && grep -q 'text, json, folded, svg or perfetto' <<< "$out"
 ok $? "report --format svgz: status 2, one line naming the formats"
 [ $? = 0 ] || diag "status $status: $out"
 

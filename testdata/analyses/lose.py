@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """t/78-analyses.t: a recording whose exits at one depth are lost, as when
 the buffers were full: every Nth exit event at DEPTH of every thread is
-removed from the RAW_EVENTS records (trace/raw.h; this machine's byte
-order).  The writer then closes those frames as "lost".
+removed from the RAW_EVENTS records (man/objpatch-recording.5; this
+machine's byte order; the header's length is at byte 20 from version 3 on,
+32 bytes before).  The writer then closes those frames as "lost".
   lose.py IN OUT DEPTH N"""
 import struct
 import sys
 
 src, dst, depth, every = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 data = open(src, 'rb').read()
-out, at, seen, removed = [data[:32]], 32, 0, 0
+head = struct.unpack_from('<H', data, 20)[0] if data[:15] >= b'OBJPATCH-RAW-3' else 32
+out, at, seen, removed = [data[:head]], head, 0, 0
 while at < len(data):
     rtype, size = struct.unpack_from('<II', data, at)
     payload = data[at + 8:at + 8 + size]

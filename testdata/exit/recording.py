@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """A raw recording's end (t/93-exit-threads.t), read independently of
-objpatch (trace/raw.h: a 32-byte header, then records {u32 type, u32 bytes,
+objpatch (man/objpatch-recording.5: a header whose length is its u16 at byte
+20 from version 3 on, 32 bytes before; then records {u32 type, u32 bytes,
 payload}; events are {timestamp, word} runs, trace/event.h), in this
 machine's byte order.
 
@@ -18,12 +19,16 @@ import struct
 import sys
 
 RAW_CLOCK, RAW_EVENTS, RAW_COUNTS = 2, 3, 4
-HEADER = 32
+
+
+def header_bytes(data):
+    """Where the records start."""
+    return struct.unpack_from("<H", data, 20)[0] if data[:15] >= b"OBJPATCH-RAW-3" else 32
 
 
 def records(data):
     """(offset of the payload, type, payload bytes) of every record."""
-    at = HEADER
+    at = header_bytes(data)
     while at + 8 <= len(data):
         rtype, size = struct.unpack_from("<II", data, at)
         yield at + 8, rtype, data[at + 8:at + 8 + size]
