@@ -68,6 +68,7 @@ static FILE *open_recording(const char *path, int pid, struct raw_reader *r)
 {
 	FILE *f = fopen(path, "r+b");
 	struct raw_record rec;
+	bool finished = false;
 	off_t end;
 	int rc;
 
@@ -80,9 +81,17 @@ static FILE *open_recording(const char *path, int pid, struct raw_reader *r)
 		return NULL;
 	}
 	end = ftello(f);
-	while ((rc = raw_read_record(r, &rec)) == 1)
+	while ((rc = raw_read_record(r, &rec)) == 1) {
 		end = ftello(f);
-	if (rc < 0 && ftruncate(fileno(f), end) < 0) {
+		finished = rec.type == RAW_COUNTS;
+	}
+	/*
+	 * A recording that ends with its counts was finished by the process's
+	 * exit: what its threads left in their chunks came after the exit
+	 * instant, which ends the trace.
+	 */
+	if (finished || (rc < 0 && ftruncate(fileno(f), end) < 0)) {
+		raw_reader_free(r);
 		fclose(f);
 		return NULL;
 	}
