@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # objpatch report's analyses on a recording of testdata/analyses/prog.c
+# (and objpatch run's, which records and then reports)
 # (known call counts, recursion, two threads, one call of at least 20 ms):
 #  - --summary's calls equal the calls the program counted itself, those
 #    of the text trace, and uftrace's on the same binary; its JSON equals
@@ -216,6 +217,34 @@ if compile_ok "compile rt_test" gcc -std=gnu11 -O2 -g -pg -fno-omit-frame-pointe
 	[ -z "$why" ] || diag "$why"
 fi
 cp rec-normal.data rec.data
+
+# ---- the same on a live run: objpatch run records, then reports ----
+calls_of() { awk 'NR > 1 { print $NF, $1 }' "$1" | sort; }
+mkdir -p live-tmp
+TMPDIR=$PWD/live-tmp "$OBJPATCH" run --summary -- ./prog > live.out 2> live-summary.txt
+ok $? "run --summary: exit 0"
+is "$(calls_of live-summary.txt)" "$(calls_of summary.txt)" "run --summary: the calls report --summary shows of a recording"
+is "$(sed -n 's/^calls //p' live.out | sort)" "$program_calls" "run --summary: the program's output is its own"
+TMPDIR=$PWD/live-tmp "$OBJPATCH" run --summary --format json --output live.json -- ./prog > /dev/null
+ok $? "run --summary --format json --output FILE: exit 0"
+is "$(python3 -c 'import json, sys
+for f in sorted(json.load(open(sys.argv[1]))["functions"], key=lambda f: f["function"]):
+    print(f["function"], f["calls"])' live.json)" "$program_calls" "run --summary (JSON): the program's own counts"
+TMPDIR=$PWD/live-tmp "$OBJPATCH" run --min-duration 15ms -- ./prog > /dev/null 2> live-slow.txt
+is "$(grep -oE '[a-z]+\(\)' live-slow.txt | sort -u | tr '\n' ' ')" "main() slow() " \
+	"run --min-duration 15ms: only main and slow, as report's"
+TMPDIR=$PWD/live-tmp "$OBJPATCH" run --graph fib --output live-graph.txt -- ./prog > /dev/null
+is "$(sed 's/^ *[0-9.]* us : //' live-graph.txt)" "$(sed 's/^ *[0-9.]* us : //' graph-fib.txt)" \
+	"run --graph fib: the paths and calls report --graph fib gives of a recording"
+is "$(ls live-tmp)" "" "run's recordings for its analyses are removed"
+err=$("$OBJPATCH" run --min-duration 10 -- ./prog 2>&1 > live-bad.out)
+status=$?
+[ "$status" = 2 ] && [ "$(wc -l <<< "$err")" = 1 ] && grep -q -- --min-duration <<< "$err" && [ ! -s live-bad.out ]
+ok $? "run --min-duration 10: exit 2 and one line before the program starts: $err"
+err=$("$OBJPATCH" run --summary --format folded -- ./prog 2>&1 > live-bad.out)
+status=$?
+[ "$status" = 2 ] && [ "$(wc -l <<< "$err")" = 1 ] && [ ! -s live-bad.out ]
+ok $? "run --summary --format folded: exit 2 and one line before the program starts: $err"
 
 # ---- mistakes: one line each, naming the option ----
 # mistake STATUS LABEL OPTION... : exit STATUS, one line on standard error naming the first option

@@ -123,6 +123,7 @@ struct report {
 	struct trace_counts counts;
 	char *process_name;
 	/* options */
+	int fd;			/* where the trace goes without --output */
 	enum trace_format format;
 	bool hex;
 	bool errno_names;
@@ -601,7 +602,7 @@ static int write_trace(struct report *rp)
 		.source = rp->path, .output = rp->output, .ts0 = rp->ts0, .end = end_instant(rp), .ns_per_tick = rp->ns_per_tick,
 		.counts = &rp->counts, .always_header = rp->output != NULL, .nthreads = rp->nthreads,
 		.s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
-		       .strlen_max = 64, .pid = rp->r.h.pid, .fd = 1, .machine = &rp->r.machine,
+		       .strlen_max = 64, .pid = rp->r.h.pid, .fd = rp->fd, .machine = &rp->r.machine,
 		       .process_name = rp->process_name, .symbolize = symbolize, .symbolize_ctx = rp,
 		       .module_of = module_of },
 	};
@@ -715,18 +716,18 @@ static int parse(int argc, char **argv, struct report *rp)
 	return rc < 0 ? rc : analyses_check(&rp->an, rp->format, rp->format_given);
 }
 
-int report_main(int argc, char **argv)
+int report_run(int argc, char **argv, int fd)
 {
-	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report" };
+	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report", .fd = fd };
 	int rc;
 
 	rc = parse(argc, argv, &rp);
 	if (rc < 0)
 		return rc == CLI_HELP ? 0 : 2;
 	/* Binary on a terminal is noise, and can set its modes. */
-	if (rp.format == TRACE_PERFETTO && !rp.output && isatty(1)) {
-		fprintf(stderr, "objpatch report: --format perfetto: a binary trace, and standard output is a terminal: "
-			"give --output FILE, or redirect standard output\n");
+	if (rp.format == TRACE_PERFETTO && !rp.output && isatty(fd)) {
+		fprintf(stderr, "objpatch report: --format perfetto: a binary trace, and %s is a terminal: "
+			"give --output FILE, or redirect it\n", fd == 1 ? "standard output" : "standard error");
 		return 2;
 	}
 	if (!rp.path)
@@ -739,4 +740,9 @@ int report_main(int argc, char **argv)
 		rc = write_trace(&rp);
 	free_report(&rp);
 	return rc < 0 ? 1 : 0;
+}
+
+int report_main(int argc, char **argv)
+{
+	return report_run(argc, argv, 1);
 }

@@ -4,5 +4,12 @@
 #define OBJPATCH_CLI_REPORT_H
 
 int report_main(int argc, char **argv);
+/*
+ * objpatch report's work on argv (argv[0] and argv[1] are skipped, as
+ * report_main's), its trace going to `fd` without --output: objpatch run
+ * formats a recording of its own this way, to standard error.  Returns the
+ * exit status.
+ */
+int report_run(int argc, char **argv, int fd);
 
 #endif

@@ -13,6 +13,7 @@
  * would try to preload it into qemu.  The OBJPATCH_* variables need no
  * such care: qemu hands its environment to the guest.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
+#include "objpatch/cli/report.h"
 #include "objpatch/cli/run.h"
 #include "objpatch/cli/salvage.h"
 #include "trace/event.h"
@@ -58,10 +61,14 @@ static void usage_of(FILE *f, bool record)
 		   "                      (the events are lost and counted)\n"
 		   "      --lib=PATH      the runtime to preload (default: libobjpatch.so beside objpatch)\n"
 		   "  -h, --help          this text\n"
+		   "%s"
 		   "SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program, whose trace is finished.\n"
 		   "Exit status: the program's (128+N when signal N killed it); 1 when it exited 0 but\n"
 		   "nothing was traceable or the trace could not be written; 2 when it did not start.\n",
-		EV_DEPTH_MAX);
+		EV_DEPTH_MAX, record ? "" :
+		"Analyses, as objpatch report's (the program is recorded, then reported):\n"
+		"      --summary, --sort=KEY, --graph=FUNCTION, --tid=TID, --below=FUNCTION,\n"
+		"      --callers=FUNCTION, --min-duration=TIME, --max-depth=N\n");
 }
 
 static void run_usage(FILE *f)
@@ -230,6 +237,16 @@ struct run_opts {
 	bool hex, record, errno_names;
 	bool output_created;		/* check_output() made the file: no trace, no file */
 	const struct cli_cmd *cmd;	/* while parsing: for messages */
+	/*
+	 * Analyses (run only): checked as they are given, then handed as
+	 * they were to objpatch report's code, which formats a recording
+	 * this run makes in a directory of its own (`recording`).
+	 */
+	struct analyses an;
+	const char **an_args;
+	size_t nan_args, cap_an_args;
+	char *recording_dir, *recording;
+	const char *trace_output, *trace_format;	/* what the user asked the trace to be */
 };
 
 enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB, OPT_ERRNO_NAMES, OPT_POLICY };
@@ -244,6 +261,15 @@ static const struct cli_opt run_options[] = {
 	{ "depth", 'D', "N", OPT_DEPTH },
 	{ "policy", 0, "wait|drop", OPT_POLICY },
 	{ "lib", 0, "PATH", OPT_LIB },
+	/* report's analyses; its -F, -N and -D are run's filter and depth here */
+	{ "summary", 0, NULL, ANALYSIS_SUMMARY },
+	{ "sort", 0, "total|self|calls|avg|min|max|name", ANALYSIS_SORT },
+	{ "graph", 0, "FUNCTION", ANALYSIS_GRAPH },
+	{ "tid", 0, "TID", ANALYSIS_TID },
+	{ "below", 0, "FUNCTION", ANALYSIS_BELOW },
+	{ "callers", 0, "FUNCTION", ANALYSIS_CALLERS },
+	{ "min-duration", 0, "TIME", ANALYSIS_MIN_DURATION },
+	{ "max-depth", 0, "N", ANALYSIS_MAX_DEPTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -282,10 +308,30 @@ static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
 	return 0;
 }
 
+/* An analysis option: checked now, kept as given for objpatch report's parser. */
+static int add_analysis(struct run_opts *o, int id, const char *v)
+{
+	const char *name = NULL;
+
+	if (analyses_option(&o->an, o->cmd, id, v) != 0)
+		return -1;
+	for (const struct cli_opt *opt = run_options; opt->name; opt++)
+		if (opt->id == id)
+			name = opt->name;
+	if (!grow_array(&o->an_args, o->nan_args, &o->cap_an_args, sizeof(*o->an_args)) ||
+	    asprintf((char **)&o->an_args[o->nan_args], "--%s%s%s", name, v ? "=" : "", v ? v : "") < 0)
+		return -1;
+	o->nan_args++;
+	return 0;
+}
+
 static int set_option(void *ctx, int id, const char *v)
 {
 	struct run_opts *o = ctx;
 	unsigned long n;
+
+	if (id >= ANALYSIS_SUMMARY)
+		return add_analysis(o, id, v);
 
 	switch (id) {
 	case OPT_FILTER:
@@ -330,6 +376,17 @@ static int set_option(void *ctx, int id, const char *v)
 	return -1;
 }
 
+static enum trace_format format_of(const char *name)
+{
+	static const char *const names[] = { [TRACE_TEXT] = "text", [TRACE_JSON] = "json", [TRACE_FOLDED] = "folded",
+					     [TRACE_SVG] = "svg", [TRACE_PERFETTO] = "perfetto" };
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return (enum trace_format)i;
+	return TRACE_TEXT;
+}
+
 /* Returns the index of PROGRAM in argv; CLI_HELP, CLI_ERROR (after one line). */
 static int parse(int argc, char **argv, struct run_opts *o)
 {
@@ -343,6 +400,8 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	o->cmd = &cmd;
 	prog = cli_parse(&cmd, argc, argv, 2);
 	o->cmd = NULL;
+	if (prog >= 0 && o->nan_args && analyses_check(&o->an, format_of(o->format), o->format != NULL) < 0)
+		return CLI_ERROR;
 	if (prog >= argc) {
 		fprintf(stderr, "%s: no program to run: %s [OPTIONS] -- PROGRAM [ARGS...]\n", cmd.name, cmd.name);
 		return CLI_ERROR;
@@ -613,6 +672,67 @@ static uint8_t host_data(void)
 	return *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
 }
 
+/*
+ * Analyses: the program is recorded in a directory of this run's own, and
+ * the recording formatted by objpatch report's code once it has exited,
+ * into the output the user named (checked now, as always).
+ */
+static int record_for_analyses(struct run_opts *o, const char *cmd)
+{
+	const char *dir = getenv("TMPDIR");
+	bool created;
+
+	if (o->output && check_output(cmd, o->output, &created) < 0)
+		return -1;
+	o->trace_output = o->output;
+	o->trace_format = o->format;
+	if (asprintf(&o->recording_dir, "%s/objpatch-run.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+		return -1;
+	if (!mkdtemp(o->recording_dir) || asprintf(&o->recording, "%s/trace.data", o->recording_dir) < 0) {
+		fprintf(stderr, "%s: %s: %s: set TMPDIR to a directory you can write\n", cmd, o->recording_dir,
+			strerror(errno));
+		return -1;
+	}
+	o->output = o->recording;
+	o->format = "raw";
+	return 0;
+}
+
+/* The recording of record_for_analyses() reported; its directory removed.  The report's status. */
+static int report_analyses(struct run_opts *o)
+{
+	const char *argv[16 + o->nan_args];
+	char *format = NULL, *output = NULL;
+	int argc = 0, rc;
+	DIR *d;
+
+	argv[argc++] = "objpatch";
+	argv[argc++] = "report";
+	if (o->trace_format && asprintf(&format, "--format=%s", o->trace_format) >= 0)
+		argv[argc++] = format;
+	if (o->trace_output && asprintf(&output, "--output=%s", o->trace_output) >= 0)
+		argv[argc++] = output;
+	if (o->hex)
+		argv[argc++] = "--hex";
+	for (size_t i = 0; i < o->nan_args; i++)
+		argv[argc++] = o->an_args[i];
+	argv[argc++] = "--";
+	argv[argc++] = o->recording;
+	argv[argc] = NULL;
+	rc = access(o->recording, R_OK) == 0 ? report_run(argc, (char **)argv, 2) : 0;
+	free(format);
+	free(output);
+	/* The recordings: the program's, and its forked children's (trace.PID.data). */
+	if ((d = opendir(o->recording_dir))) {
+		for (struct dirent *e; (e = readdir(d));)
+			if (e->d_name[0] != '.')
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(o->recording_dir);
+	return rc;
+}
+
 /* Everything before the program starts; 0, else the exit status. */
 static int prepare(struct run_opts *o, const char *cmd, const char *prog, const struct foreign **f, char *lib)
 {
@@ -638,6 +758,8 @@ static int prepare(struct run_opts *o, const char *cmd, const char *prog, const 
 	/* A picture is no terminal's output: a file, named where objpatch runs. */
 	if (o->format && !strcmp(o->format, "svg") && !o->output)
 		o->output = "objpatch.svg";
+	if (!o->record && o->nan_args && record_for_analyses(o, cmd) < 0)
+		return 2;
 	if ((o->output && check_output(cmd, o->output, &o->output_created) < 0) || set_environment(o, *f, lib) < 0)
 		return 2;
 	return 0;
@@ -668,6 +790,16 @@ static void remove_unwritten(const struct run_opts *o)
 
 	if (o->output_created && stat(o->output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
 		unlink(o->output);
+}
+
+static void free_analyses(struct run_opts *o)
+{
+	for (size_t i = 0; i < o->nan_args; i++)
+		free((char *)o->an_args[i]);
+	free(o->an_args);
+	analyses_free(&o->an);
+	free(o->recording);
+	free(o->recording_dir);
 }
 
 int run_main(int argc, char **argv)
@@ -736,5 +868,11 @@ int run_main(int argc, char **argv)
 	/* A program that failed keeps its status, the messages said; a killed one has no report. */
 	if (rc < 128 && !report_ok(cmd, argv[prog], o.output, &report, rc == 0) && rc == 0)
 		rc = 1;
+	if (o.recording) {
+		int reported = report_analyses(&o);
+
+		rc = rc ? rc : reported;
+	}
+	free_analyses(&o);
 	return rc;
 }
