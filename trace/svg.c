@@ -409,7 +409,8 @@ static int lay_out(const struct svg_graph *g, struct layout *l)
 {
 	size_t n = g->nframes;
 	uint32_t *order = malloc(n * sizeof(*order));
-	double *wt = malloc(n * sizeof(*wt)), *cursor = calloc(n, sizeof(*cursor)), scale;
+	/* Zeroed, and never empty: the root's weight is read even for a graph of no frames. */
+	double *wt = calloc(n ? n : 1, sizeof(*wt)), *cursor = calloc(n, sizeof(*cursor)), scale;
 
 	l->x = calloc(n, sizeof(*l->x));
 	l->w = calloc(n, sizeof(*l->w));
