@@ -255,12 +255,19 @@ static bool later(const struct tstate *t, const struct chunk *c, uint32_t pos, u
 {
 	const uint64_t *ev = &c->w[pos];
 
-	/* After an entry its next event shows, for a leaf's one line; never past the exit instant. */
-	if (ev[0] > limit)
-		return last_pass || !t->after_entry;
-	if (t->after_entry)
-		return false;
-	return !last_pass && ev_type(ev[1]) == EV_ENTRY && !has_next(c, pos, count);
+	bool entry = ev_type(ev[1]) == EV_ENTRY;
+
+	/*
+	 * Past the flush's time only the event right after an entry shows (its
+	 * exit makes the entry a leaf's one line), and nothing past the exit
+	 * instant.  An entry waits for the event after it, which says whether
+	 * it is a leaf, even right after another entry: written without it, a
+	 * leaf's entry and exit went to two flushes (t/90's rt_toggle, under
+	 * load).
+	 */
+	if (ev[0] > limit && (last_pass || !t->after_entry || entry))
+		return true;
+	return entry && !last_pass && !has_next(c, pos, count);
 }
 
 /* A thread's next event, or NULL; frees chunks the thread has left behind. */
