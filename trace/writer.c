@@ -57,6 +57,12 @@ struct trace_thread {
 	struct trace_events src;
 	int tid;
 	uint32_t open;		/* frames whose entry was written, innermost last */
+	/*
+	 * Text: the innermost open frame's entry is not printed yet; its next
+	 * event, not read yet (a trace still being written), says whether it
+	 * is a leaf's one line or an opening one.
+	 */
+	bool pending;
 	int32_t running;	/* frames the thread still had at the end; -1: not known */
 	uint64_t *entry_ts;
 	struct sym_func **func;
@@ -823,6 +829,16 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 		t->open = d;
 }
 
+/* The text line that opens frame d: "f() {". */
+static void text_open_line(struct trace_writer *w, struct trace_thread *t, unsigned d)
+{
+	char nb[NAME_BUF];
+
+	text_head(w, t, d, NULL);
+	out_str(w, name_of(t->func[d], t->ra[d], nb));
+	out_lit(w, "() {\n");
+}
+
 static void process(struct trace_writer *w, struct trace_thread *t, const uint64_t *at)
 {
 	uint64_t ev[EV_MAX_WORDS];
@@ -831,11 +847,27 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 	/* Peeking at the next event may free the buffer this one is in. */
 	memcpy(ev, at, ev_words(at[1]) * 8);
 	t->src.consume(t->src.ctx, ev_words(ev[1]));
+	if (t->pending) {
+		unsigned d = t->open - 1;
+
+		t->pending = false;
+		if (type != EV_ENTRY && type != EV_LOST && ev_depth(ev[1]) == d) {
+			on_close(w, t, d, ev, 0, true, NULL);
+			return;
+		}
+		text_open_line(w, t, d);
+	}
 	if (type == EV_ENTRY) {
 		const uint64_t *next = t->src.peek(t->src.ctx);
 		bool leaf = next && ev_type(next[1]) != EV_ENTRY && ev_type(next[1]) != EV_LOST &&
 			    ev_depth(next[1]) == ev_depth(ev[1]);
 
+		/* Its next event is not there yet (a live trace): the entry waits for it. */
+		if (!next && w->s.format == TRACE_TEXT && ev_depth(ev[1]) <= w->s.depth) {
+			on_entry(w, t, ev, true);
+			t->pending = true;
+			return;
+		}
 		on_entry(w, t, ev, leaf);
 		if (leaf) {
 			t->src.consume(t->src.ctx, ev_words(next[1]));
@@ -984,6 +1016,9 @@ void trace_write_end(struct trace_writer *w, struct trace_thread *const *threads
 	for (size_t i = 0; i < n; i++) {
 		struct trace_thread *t = threads[i];
 
+		if (t->pending && t->open)
+			text_open_line(w, t, t->open - 1);
+		t->pending = false;
 		while (t->open)
 			on_close(w, t, t->open - 1, NULL, now, false,
 				 t->running >= 0 && t->open > (uint32_t)t->running ? "lost" : "unfinished");

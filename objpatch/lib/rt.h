@@ -173,6 +173,8 @@ void rt_restore_slots(struct tstate *t) RT_HIDDEN;
 void rt_rehook_slots(struct tstate *t, uintptr_t sp) RT_HIDDEN;
 /* The writer frees chunks it has consumed. */
 void rt_free_chunk(struct chunk *c) RT_HIDDEN;
+/* Whether the event budget has no room left for another chunk: threads may be waiting for the writer. */
+bool rt_room_short(void) RT_HIDDEN;
 void rt_record_init(size_t buffer_mb) RT_HIDDEN;
 /* Raw recordings: the header, modules and clock, written at start-up and after dlopen (rt_output.c). */
 void rt_raw_begin(void) RT_HIDDEN;

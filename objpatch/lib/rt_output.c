@@ -267,7 +267,12 @@ static bool later(const struct tstate *t, const struct chunk *c, uint32_t pos, u
 	 */
 	if (ev[0] > limit && (last_pass || !t->after_entry || entry))
 		return true;
-	return entry && !last_pass && !has_next(c, pos, count);
+	/*
+	 * But not while the budget is spent: threads then wait for the chunks
+	 * this one holds, and an entry that waits for them is a stall (t/91
+	 * under load); a leaf may then print as two lines.
+	 */
+	return entry && !last_pass && !has_next(c, pos, count) && !rt_room_short();
 }
 
 /* A thread's next event, or NULL; frees chunks the thread has left behind. */

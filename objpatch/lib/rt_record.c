@@ -117,6 +117,11 @@ static struct chunk *new_chunk(size_t bytes)
 	return c;
 }
 
+bool rt_room_short(void)
+{
+	return atomic_load_explicit(&buffered_bytes, memory_order_relaxed) + chunk_bytes > max_bytes;
+}
+
 void rt_free_chunk(struct chunk *c)
 {
 	size_t bytes = sizeof(*c) + (size_t)c->cap * 8;
