@@ -166,15 +166,25 @@ for r in "${recs[@]}"; do
 			diag "cut at $at (record of type $type at $off): status $rc" "got:      $err" "expected: $want"
 		fi
 	done
-	# Cut right before this record: whole up to there.
+	# Cut right before this record: whole up to there, and said to be
+	# unfinished (no exit record), or refused when nothing follows the header.
 	head -c "$off" rec.data > cut.data
-	if ! "$OBJPATCH" report cut.data > /dev/null 2> cut.err; then
+	"$OBJPATCH" report cut.data > /dev/null 2> cut.err
+	rc=$?
+	if [ "$off" = 40 ]; then
+		want="objpatch report: cut.data: offset 40: nothing after the header: the process died (or was killed) before its first flush, so no trace was written"
+		wrc=1
+	else
+		want="objpatch report: cut.data: offset $off: no exit record: the process died before its final flush, or is still running; the trace ends at its last event"
+		wrc=0
+	fi
+	if [ "$rc" != "$wrc" ] || [ "$(cat cut.err)" != "$want" ]; then
 		bad_whole=$((bad_whole + 1))
-		diag "cut before the record at $off: $(cat cut.err)"
+		diag "cut before the record at $off: status $rc" "got:      $(cat cut.err)" "expected: $want"
 	fi
 done
 ok $((bad_cut > 0 || cuts == 0)) "cut at $cuts places inside the ${#recs[@]} records: each one line naming the record's offset, what it needs and what is left"
-ok $((bad_whole)) "cut before each of the ${#recs[@]} records: read whole up to there, status 0"
+ok $((bad_whole)) "cut before each of the ${#recs[@]} records: read whole up to there with one line saying it has no exit record (status 0), or refused with one line when nothing follows the header (status 1)"
 
 # A corrupt size: refused before any memory is taken for it (a 4 GiB
 # buffer would fail under the limit with "out of memory" instead).

@@ -340,9 +340,27 @@ static const char *import_functions(uint64_t *w, size_t n, bool swap)
 	return NULL;
 }
 
+/*
+ * A record of events that needs no turning, in the caller's mapping of the
+ * file: checked there, and the file's position moved past it.
+ */
+static bool events_in_map(struct raw_reader *r, uint32_t type, uint32_t bytes)
+{
+	if (!r->map || r->swap || type != RAW_EVENTS || r->off % 8 || r->off + bytes > r->map_len ||
+	    fseeko(r->f, (off_t)bytes, SEEK_CUR) < 0)
+		return false;
+	r->payload = (const uint64_t *)(r->map + r->off);
+	r->off += bytes;
+	return true;
+}
+
 /* A record's numbers in the reader's byte order, by its type: NULL, or why it is corrupt. */
 static const char *import_payload(struct raw_reader *r, uint32_t type, size_t n)
 {
+	/* In the mapping: read only, and nothing to turn (import_events writes only to turn). */
+	if (r->payload != r->buf)
+		return n ? import_events((uint64_t *)r->payload + 1, n - 1, false) : "no thread ID";
+
 	switch (type) {
 	case RAW_MODULE:
 	case RAW_THREAD:
@@ -412,6 +430,7 @@ static int read_payload(struct raw_reader *r, uint32_t bytes)
 					  sizeof(struct raw_record) + got + n);
 		got = want;
 	}
+	r->payload = r->buf;
 	return 0;
 }
 
@@ -439,7 +458,7 @@ int raw_read_record(struct raw_reader *r, struct raw_record *rec)
 	if (rec->bytes > left_from(r, r->off))
 		return short_read(r, r->rec_off, "record", sizeof(*rec) + (uint64_t)rec->bytes,
 				  left_from(r, r->rec_off));
-	if (read_payload(r, rec->bytes) < 0)
+	if (!events_in_map(r, rec->type, rec->bytes) && read_payload(r, rec->bytes) < 0)
 		return -1;
 	if ((why = import_payload(r, rec->type, rec->bytes / 8)))
 		return fail(r, r->rec_off, "corrupt record of type %u: %s", rec->type, why);

@@ -118,8 +118,16 @@ struct raw_reader {
 	unsigned version;	/* 1 to RAW_VERSION */
 	struct raw_header h;
 	struct trace_machine machine;
-	uint64_t *buf;		/* the last record's payload */
+	const uint64_t *payload;	/* the last record's payload: in buf, or in map */
+	uint64_t *buf;		/* the last record's payload when it was copied */
 	size_t cap;		/* words */
+	/*
+	 * The file mapped by the caller, or NULL: events in the reader's byte
+	 * order are then checked where they lie instead of being copied
+	 * (most of a recording, read once more for nothing).
+	 */
+	const uint8_t *map;
+	uint64_t map_len;
 	uint64_t off;		/* the file's offset of the next byte read */
 	uint64_t rec_off;	/* the last record's offset (its type word) */
 	uint64_t size;		/* the file's size; UINT64_MAX when not a regular file */

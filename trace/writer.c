@@ -226,6 +226,17 @@ static uint64_t ns_saturated(double ns)
 	return ns < 18446744073709549568.0 ? (uint64_t)(ns + 0.5) : UINT64_MAX;
 }
 
+/*
+ * A duration in nanoseconds, once per event: a signed conversion is one
+ * instruction where an unsigned one branches, and no division.
+ */
+static uint64_t ticks_ns(const struct trace_writer *w, uint64_t d)
+{
+	double ticks = d >> 63 ? (double)d : (double)(int64_t)d;
+
+	return ns_saturated(ticks * w->ns_per_tick);
+}
+
 /* ---- the output ---- */
 
 static void out_flush(struct trace_writer *w)
@@ -795,7 +806,7 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 	struct sym_func *f = known ? t->func[d] : NULL;
 	/* Never before its entry (an end taken before the thread's last events): no duration wraps. */
 	uint64_t ts = not_before(ev ? ev[0] : now, known ? t->entry_ts[d] : 0);
-	uint64_t ns = known ? ns_saturated(ticks_us(w, ts - t->entry_ts[d]) * 1000.0) : 0;
+	uint64_t ns = known ? ticks_ns(w, ts - t->entry_ts[d]) : 0;
 	char nb[NAME_BUF];
 	const char *name = known ? name_of(f, t->ra[d], nb) : "?";
 	const char *why = !ev ? reason : ev_type(ev[1]) == EV_UNWOUND ? "unwound" : NULL;

@@ -109,7 +109,6 @@ struct report {
 	 */
 	const uint8_t *map;
 	size_t map_len;
-	off_t payload_at;	/* the last record's payload's offset in the file */
 	size_t nthreads, cap_threads;
 	uint64_t ts0;
 	double ns_per_tick;
@@ -414,10 +413,8 @@ static int add_events(struct report *rp, int tid, size_t n)
 		return -1;
 	if (sg.n == 0)
 		return 0;
-	if (rp->map && !rp->r.swap && rp->payload_at >= 0 && (size_t)rp->payload_at + 8 * n <= rp->map_len) {
-		sg.w = (const uint64_t *)(rp->map + rp->payload_at) + 1;
-	} else {
-		sg.w = rp->r.buf + 1;
+	sg.w = rp->r.payload + 1;
+	if (rp->r.payload == rp->r.buf) {
 		sg.owned = true;
 		rp->r.buf = NULL;	/* the reader allocates the next record's anew */
 		rp->r.cap = 0;
@@ -480,7 +477,7 @@ static uint64_t end_instant(const struct report *rp)
 
 static int apply_record(struct report *rp, const struct raw_record *rec)
 {
-	const uint64_t *w = rp->r.buf;
+	const uint64_t *w = rp->r.payload;
 	size_t n = rec->bytes / 8;
 
 	switch (rec->type) {
@@ -555,7 +552,7 @@ oom:
 	return -1;
 }
 
-/* Read-only and private: the reader still reads (and checks) every record through `fd`. */
+/* Read-only and private: the reader checks the events there (raw_reader.map), and reads the rest through `fd`. */
 static void map_recording(struct report *rp, int fd)
 {
 	struct stat st;
@@ -570,10 +567,34 @@ static void map_recording(struct report *rp, int fd)
 	rp->map_len = (size_t)st.st_size;
 }
 
+/*
+ * A recording without the exit record was not finished: its process died
+ * before its final flush (and objpatch could not add what it left), or it
+ * is still running.  Its trace is whole up to where it ends, so it is
+ * shown, but not as if the program had ended there; a recording with
+ * nothing after its header has no trace at all.
+ */
+static int check_ending(const struct report *rp, size_t records)
+{
+	if (rp->ended)
+		return 0;
+	if (!records) {
+		fprintf(stderr, "objpatch report: %s: offset %llu: nothing after the header: the process died (or "
+			"was killed) before its first flush, so no trace was written\n", rp->path,
+			(unsigned long long)rp->r.off);
+		return -1;
+	}
+	fprintf(stderr, "objpatch report: %s: offset %llu: no exit record: the process died before its "
+		"final flush, or is still running; the trace ends at its last event\n", rp->path,
+		(unsigned long long)rp->r.off);
+	return 0;
+}
+
 static int read_recording(struct report *rp)
 {
 	FILE *f = fopen(rp->path, "rb");
 	struct raw_record rec;
+	size_t records = 0;
 	int rc;
 
 	if (!f) {
@@ -582,12 +603,16 @@ static int read_recording(struct report *rp)
 	}
 	map_recording(rp, fileno(f));
 	rc = raw_read_header(&rp->r, f);
+	rp->r.map = rp->map;
+	rp->r.map_len = rp->map_len;
 	while (rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1) {
-		rp->payload_at = ftello(f) - (off_t)rec.bytes;
+		records++;
 		rc = apply_record(rp, &rec);
 	}
 	if (rc < 0 && rp->r.err[0])
 		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
+	if (rc == 0)
+		rc = check_ending(rp, records);
 	fclose(f);
 	if (rc == 0)
 		resolve_modules(rp);
