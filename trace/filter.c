@@ -17,14 +17,9 @@
 #include <string.h>
 #include "trace/event.h"
 #include "trace/filter.h"
+#include "trace/ramap.h"
 
 enum fstate { F_DROP, F_KEEP, F_PENDING };
-
-/* What an address's function matches, decided once (bits of 1 << TF_*). */
-struct ra_match {
-	uint64_t ra;		/* 0: a free slot */
-	uint8_t bits;
-};
 
 struct trace_filter_set {
 	struct trace_filter_opts o;
@@ -32,8 +27,7 @@ struct trace_filter_set {
 	double ns_per_tick;
 	trace_symbolizer symbolize;
 	void *symbolize_ctx;
-	struct ra_match *cache;
-	size_t cache_size, cache_used;
+	struct ramap cache;	/* what an address's function matches (bits of 1 << TF_*) */
 	bool matched[TF_KINDS];
 };
 
@@ -99,46 +93,16 @@ static uint8_t match_bits(const struct trace_filter_set *s, uint64_t ra)
 			 any_matches(s->o.callers, s->o.ncallers, name) << TF_CALLERS);
 }
 
-static size_t slot_of(const struct trace_filter_set *s, uint64_t ra)
-{
-	size_t k = (size_t)((ra * 0x9e3779b97f4a7c15ull) >> 20) & (s->cache_size - 1);
-
-	while (s->cache[k].ra && s->cache[k].ra != ra)
-		k = (k + 1) & (s->cache_size - 1);
-	return k;
-}
-
-static bool grow_cache(struct trace_filter_set *s)
-{
-	struct ra_match *old = s->cache;
-	size_t n = s->cache_size;
-
-	s->cache_size = n ? 2 * n : 1024;
-	if (!(s->cache = calloc(s->cache_size, sizeof(*s->cache)))) {
-		s->cache = old;
-		s->cache_size = n;
-		return false;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (old[i].ra)
-			s->cache[slot_of(s, old[i].ra)] = old[i];
-	free(old);
-	return true;
-}
-
 /* Out of memory: decided again every time, which is only slower. */
 static uint8_t matches(struct trace_filter_set *s, uint64_t ra)
 {
-	size_t k;
+	struct ramap_entry *e = ra ? ramap_find(&s->cache, ra) : NULL;
 
-	if (!ra || (2 * (s->cache_used + 1) > s->cache_size && !grow_cache(s)))
+	if (!e)
 		return match_bits(s, ra);
-	k = slot_of(s, ra);
-	if (!s->cache[k].ra) {
-		s->cache[k] = (struct ra_match){ ra, match_bits(s, ra) };
-		s->cache_used++;
-	}
-	return s->cache[k].bits;
+	if (!e->ra)
+		ramap_add(&s->cache, e, ra, match_bits(s, ra));
+	return (uint8_t)e->value;
 }
 
 /* ---- the stages' decisions ---- */
@@ -382,7 +346,7 @@ void trace_filter_set_free(struct trace_filter_set *s)
 {
 	if (!s)
 		return;
-	free(s->cache);
+	ramap_free(&s->cache);
 	free(s);
 }
 

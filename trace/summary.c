@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "trace/calltree.h"
 #include "trace/event.h"
+#include "trace/ramap.h"
 #include "trace/summary.h"
 
 struct func {
@@ -24,10 +26,10 @@ struct func {
 	uint64_t calls, total, self, min, max;
 };
 
-/* A call tree's node: node 0 is the root of every tree; children in the order they were first called. */
+/* A call tree's node, keyed by its function; node 0 is the root of every tree. */
 struct gnode {
-	uint32_t parent, func;
-	uint32_t first, last, next;
+	struct calltree_link at;
+	uint32_t first, last, next;	/* children in the order they were first called */
 	uint64_t calls, total;
 };
 
@@ -44,11 +46,6 @@ struct trace_stats_thread {
 	struct trace_stats_thread *next;
 };
 
-struct ra_func {
-	uint64_t ra;		/* 0: free */
-	uint32_t func;
-};
-
 struct trace_stats {
 	unsigned depth;
 	double ns_per_tick;
@@ -60,12 +57,8 @@ struct trace_stats {
 	size_t nfuncs, cap_funcs;
 	uint32_t *by_name;	/* func index + 1 */
 	size_t by_name_size;
-	struct ra_func *by_ra;
-	size_t by_ra_size, by_ra_used;
-	struct gnode *nodes;
-	size_t nnodes, cap_nodes;
-	uint32_t *node_hash;	/* node index; 0: free */
-	size_t node_hash_size;
+	struct ramap by_ra;	/* an address's func index */
+	struct calltree tree;	/* the --graph trees, of struct gnode */
 	uint64_t calls;
 	struct trace_stats_thread *threads;
 };
@@ -135,102 +128,47 @@ static uint32_t func_named(struct trace_stats *s, const char *name, bool copy)
 	return (uint32_t)s->nfuncs - 1;
 }
 
-static size_t ra_slot(const struct trace_stats *s, uint64_t ra)
-{
-	size_t k = (size_t)((ra * 0x9e3779b97f4a7c15ull) >> 20) & (s->by_ra_size - 1);
-
-	while (s->by_ra[k].ra && s->by_ra[k].ra != ra)
-		k = (k + 1) & (s->by_ra_size - 1);
-	return k;
-}
-
-static bool grow_by_ra(struct trace_stats *s)
-{
-	struct ra_func *old = s->by_ra;
-	size_t n = s->by_ra_size;
-
-	s->by_ra_size = n ? 2 * n : 1024;
-	if (!(s->by_ra = calloc(s->by_ra_size, sizeof(*s->by_ra)))) {
-		s->by_ra = old;
-		s->by_ra_size = n;
-		return false;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (old[i].ra)
-			s->by_ra[ra_slot(s, old[i].ra)] = old[i];
-	free(old);
-	return true;
-}
-
 static uint32_t func_of_ra(struct trace_stats *s, uint64_t ra)
 {
+	struct ramap_entry *e = NULL;
 	struct sym_func *sf;
 	char buf[32];
 	uint32_t fi;
-	size_t k;
 
-	if (ra && 2 * (s->by_ra_used + 1) > s->by_ra_size && !grow_by_ra(s))
+	if (ra && !(e = ramap_find(&s->by_ra, ra)))
 		return UINT32_MAX;
-	k = ra ? ra_slot(s, ra) : 0;
-	if (ra && s->by_ra[k].ra)
-		return s->by_ra[k].func;
+	if (e && e->ra)
+		return e->value;
 	sf = s->symbolize(s->symbolize_ctx, ra);
 	if (!sf)
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, ra);
 	fi = sf ? func_named(s, sf->name, false) : func_named(s, buf, true);
-	if (ra && fi != UINT32_MAX) {
-		s->by_ra[k] = (struct ra_func){ ra, fi };
-		s->by_ra_used++;
-	}
+	if (e && fi != UINT32_MAX)
+		ramap_add(&s->by_ra, e, ra, fi);
 	return fi;
 }
 
-static size_t node_slot(const struct trace_stats *s, uint32_t parent, uint32_t func)
+static struct gnode *gnode_at(const struct trace_stats *s, uint32_t n)
 {
-	size_t k = (size_t)(((uint64_t)parent << 32 | func) * 0x9e3779b97f4a7c15ull >> 20) & (s->node_hash_size - 1);
-
-	while (s->node_hash[k] && (s->nodes[s->node_hash[k]].parent != parent || s->nodes[s->node_hash[k]].func != func))
-		k = (k + 1) & (s->node_hash_size - 1);
-	return k;
-}
-
-static bool grow_node_hash(struct trace_stats *s)
-{
-	size_t size = s->node_hash_size ? 2 * s->node_hash_size : 256;
-	uint32_t *h = calloc(size, sizeof(*h));
-
-	if (!h)
-		return false;
-	free(s->node_hash);
-	s->node_hash = h;
-	s->node_hash_size = size;
-	for (uint32_t i = 1; i < s->nnodes; i++)
-		s->node_hash[node_slot(s, s->nodes[i].parent, s->nodes[i].func)] = i;
-	return true;
+	return calltree_node(&s->tree, n);
 }
 
 /* The child of `parent` for `func`, made on first call.  0: out of memory (the call is in no graph). */
 static uint32_t child_node(struct trace_stats *s, uint32_t parent, uint32_t func)
 {
+	bool made = false;
+	uint32_t n = calltree_child(&s->tree, parent, func, &made);
 	struct gnode *p;
-	size_t k;
 
-	if (2 * (s->nnodes + 1) > s->node_hash_size && !grow_node_hash(s))
-		return 0;
-	k = node_slot(s, parent, func);
-	if (s->node_hash[k])
-		return s->node_hash[k];
-	if (!grow_array(&s->nodes, s->nnodes, &s->cap_nodes, sizeof(*s->nodes)))
-		return 0;
-	s->nodes[s->nnodes] = (struct gnode){ .parent = parent, .func = func };
-	p = &s->nodes[parent];
+	if (!made)
+		return n;
+	p = gnode_at(s, parent);
 	if (p->last)
-		s->nodes[p->last].next = (uint32_t)s->nnodes;
+		gnode_at(s, p->last)->next = n;
 	else
-		p->first = (uint32_t)s->nnodes;
-	p->last = (uint32_t)s->nnodes;
-	s->node_hash[k] = (uint32_t)s->nnodes;
-	return (uint32_t)s->nnodes++;
+		p->first = n;
+	p->last = n;
+	return n;
 }
 
 /* ---- set-up ---- */
@@ -244,13 +182,12 @@ struct trace_stats *trace_stats_new(unsigned depth, double ns_per_tick, trace_sy
 		return NULL;
 	*s = (struct trace_stats){ .depth = depth, .ns_per_tick = ns_per_tick, .symbolize = symbolize,
 				   .symbolize_ctx = symbolize_ctx, .graph = graph, .ngraph = ngraph };
-	/* Node 0: the root of all trees. */
-	if (!grow_array(&s->nodes, 0, &s->cap_nodes, sizeof(*s->nodes))) {
+	/* Node 0: the root of all trees, read even when no --graph is asked for. */
+	calltree_init(&s->tree, sizeof(struct gnode));
+	if (!calltree_root(&s->tree)) {
 		free(s);
 		return NULL;
 	}
-	s->nodes[0] = (struct gnode){ 0 };
-	s->nnodes = 1;
 	return s;
 }
 
@@ -267,9 +204,8 @@ void trace_stats_free(struct trace_stats *s)
 		free(s->funcs[i].owned);
 	free(s->funcs);
 	free(s->by_name);
-	free(s->by_ra);
-	free(s->nodes);
-	free(s->node_hash);
+	ramap_free(&s->by_ra);
+	calltree_free(&s->tree);
 	free(s);
 }
 
@@ -313,8 +249,10 @@ static void close_frame(struct trace_stats *s, struct trace_stats_thread *t, uns
 	if (d)
 		t->stack[d - 1].child += ns;
 	if (fr->node) {
-		s->nodes[fr->node].calls++;
-		s->nodes[fr->node].total += ns;
+		struct gnode *g = gnode_at(s, fr->node);
+
+		g->calls++;
+		g->total += ns;
 	}
 }
 
@@ -395,7 +333,7 @@ size_t trace_stats_graph_roots(const struct trace_stats *s)
 {
 	size_t n = 0;
 
-	for (uint32_t c = s->nodes[0].first; c; c = s->nodes[c].next)
+	for (uint32_t c = gnode_at(s, 0)->first; c; c = gnode_at(s, c)->next)
 		n++;
 	return n;
 }
@@ -542,15 +480,15 @@ int trace_summary_write(struct trace_stats *s, int fd, enum trace_sort by, bool 
 /* One node and its subtree; `prefix` holds the bars of the levels above (2 characters each). */
 static void graph_node(const struct trace_stats *s, struct out *o, uint32_t n, char *prefix, size_t len)
 {
-	const struct gnode *g = &s->nodes[n];
+	const struct gnode *g = gnode_at(s, n);
 
 	put_us(o, g->total);
-	put(o, " us : %.*s%s(%" PRIu64 ") %s\n", (int)len, prefix, g->parent ? "+-" : "", g->calls,
-	    s->funcs[g->func].name);
-	for (uint32_t c = g->first; c; c = s->nodes[c].next) {
+	put(o, " us : %.*s%s(%" PRIu64 ") %s\n", (int)len, prefix, g->at.parent ? "+-" : "", g->calls,
+	    s->funcs[g->at.key].name);
+	for (uint32_t c = g->first; c; c = gnode_at(s, c)->next) {
 		size_t more = len;
 
-		if (g->parent) {
+		if (g->at.parent) {
 			/* Below this node: a bar while this node has siblings still to come. */
 			prefix[more++] = g->next ? '|' : ' ';
 			prefix[more++] = ' ';
@@ -570,7 +508,7 @@ int trace_graph_write(const struct trace_stats *s, int fd)
 	for (size_t i = 0; i < s->ngraph; i++)
 		put(&o, " %s", s->graph[i]);
 	put(&o, ", merged: total time, (calls) function\n");
-	for (uint32_t r = s->nodes[0].first; r; r = s->nodes[r].next) {
+	for (uint32_t r = gnode_at(s, 0)->first; r; r = gnode_at(s, r)->next) {
 		put(&o, "\n");
 		graph_node(s, &o, r, prefix, 0);
 	}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "elf/elfobj.h"
+#include "trace/calltree.h"
 #include "trace/format.h"
 #include "trace/svg.h"
 
@@ -32,22 +33,32 @@ struct value_slot {
 	char text[VALUE_TEXT];
 };
 
+/*
+ * Keyed by its name's pointer (the root's key: "all", which no lookup
+ * reads); parent 0: called from no traced function (frame 0 is the root).
+ */
 struct frame {
-	uint32_t parent;	/* 0: called from no traced function (frame 0 is the root, "all") */
+	struct calltree_link at;
 	uint32_t module;	/* index in the graph's modules */
-	const char *name;
 	uint64_t total, self, calls;	/* ticks, ticks, calls */
 	struct value_slot values[VALUE_SLOTS];
 };
 
 struct svg_graph {
-	struct frame *frames;
-	size_t nframes, cap_frames;
-	uint32_t *hash;		/* open addressing; 0: empty */
-	size_t hash_size;
+	struct calltree frames;	/* of struct frame */
 	const char **modules;	/* distinct, in the order first seen; [0] is NULL (unknown) */
 	size_t nmodules, cap_modules;
 };
+
+static struct frame *frame_at(const struct svg_graph *g, uint32_t i)
+{
+	return calltree_node(&g->frames, i);
+}
+
+static const char *frame_name(const struct frame *f)
+{
+	return (const char *)f->at.key;
+}
 
 struct svg_graph *svg_new(void)
 {
@@ -56,13 +67,13 @@ struct svg_graph *svg_new(void)
 	if (!g)
 		return NULL;
 	/* Frame 0 is the root; module 0 is "unknown". */
-	if (!grow_array(&g->frames, 0, &g->cap_frames, sizeof(*g->frames)) ||
+	calltree_init(&g->frames, sizeof(struct frame));
+	if (!calltree_root(&g->frames) ||
 	    !grow_array(&g->modules, 0, &g->cap_modules, sizeof(*g->modules))) {
 		svg_free(g);
 		return NULL;
 	}
-	g->frames[0] = (struct frame){ .name = "all" };
-	g->nframes = 1;
+	frame_at(g, 0)->at.key = (uintptr_t)"all";
 	g->modules[0] = NULL;
 	g->nmodules = 1;
 	return g;
@@ -72,37 +83,9 @@ void svg_free(struct svg_graph *g)
 {
 	if (!g)
 		return;
-	free(g->frames);
-	free(g->hash);
+	calltree_free(&g->frames);
 	free(g->modules);
 	free(g);
-}
-
-static size_t hash_of(const struct svg_graph *g, uint32_t parent, const char *name)
-{
-	uint64_t h = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull ^ parent * 0xc2b2ae3d27d4eb4full;
-
-	return (size_t)(h >> 17) & (g->hash_size - 1);
-}
-
-static bool rehash(struct svg_graph *g)
-{
-	size_t size = g->hash_size ? 2 * g->hash_size : 1024;
-	uint32_t *h = calloc(size, sizeof(*h));
-
-	if (!h)
-		return false;
-	free(g->hash);
-	g->hash = h;
-	g->hash_size = size;
-	for (uint32_t i = 1; i < g->nframes; i++) {
-		size_t k = hash_of(g, g->frames[i].parent, g->frames[i].name);
-
-		while (g->hash[k])
-			k = (k + 1) & (size - 1);
-		g->hash[k] = i;
-	}
-	return true;
 }
 
 /* The module's index, added on first sight; 0 (unknown) when out of memory. */
@@ -119,25 +102,13 @@ static uint32_t module_index(struct svg_graph *g, const char *module)
 
 uint32_t svg_frame(struct svg_graph *g, uint32_t parent, const char *name, bool *made)
 {
-	size_t k;
-
-	if (2 * g->nframes >= g->hash_size && !rehash(g))
-		return 0;
-	for (k = hash_of(g, parent, name); g->hash[k]; k = (k + 1) & (g->hash_size - 1))
-		if (g->frames[g->hash[k]].parent == parent && g->frames[g->hash[k]].name == name)
-			return g->hash[k];
-	if (g->nframes >= UINT32_MAX || !grow_array(&g->frames, g->nframes, &g->cap_frames, sizeof(*g->frames)))
-		return 0;
-	g->frames[g->nframes] = (struct frame){ .parent = parent, .name = name };
-	g->hash[k] = (uint32_t)g->nframes;
-	*made = true;
-	return (uint32_t)g->nframes++;
+	return calltree_child(&g->frames, parent, (uintptr_t)name, made);
 }
 
 void svg_frame_module(struct svg_graph *g, uint32_t frame, const char *module)
 {
 	if (frame)
-		g->frames[frame].module = module_index(g, module);
+		frame_at(g, frame)->module = module_index(g, module);
 }
 
 /* `s` cut to fit a slot, whole UTF-8 sequences only, "..." marking the cut. */
@@ -184,7 +155,7 @@ static void count_value(struct frame *f, const char *value)
 
 void svg_call(struct svg_graph *g, uint32_t frame, uint64_t ticks, uint64_t callee_ticks, const char *value)
 {
-	struct frame *f = &g->frames[frame];
+	struct frame *f = frame_at(g, frame);
 
 	if (!frame)
 		return;		/* out of memory when it was entered */
@@ -193,8 +164,8 @@ void svg_call(struct svg_graph *g, uint32_t frame, uint64_t ticks, uint64_t call
 	f->self += ticks > callee_ticks ? ticks - callee_ticks : 0;
 	if (*value)
 		count_value(f, value);
-	if (!f->parent)
-		g->frames[0].calls++;
+	if (!f->at.parent)
+		frame_at(g, 0)->calls++;
 }
 
 /* ---- the output ---- */
@@ -377,9 +348,10 @@ struct layout {
 static int by_parent_then_name(const void *a, const void *b, void *ctx)
 {
 	const struct svg_graph *g = ctx;
-	const struct frame *x = &g->frames[*(const uint32_t *)a];
-	const struct frame *y = &g->frames[*(const uint32_t *)b];
-	int c = x->parent != y->parent ? (x->parent < y->parent ? -1 : 1) : strcmp(x->name, y->name);
+	const struct frame *x = frame_at(g, *(const uint32_t *)a);
+	const struct frame *y = frame_at(g, *(const uint32_t *)b);
+	int c = x->at.parent != y->at.parent ? (x->at.parent < y->at.parent ? -1 : 1) :
+		strcmp(frame_name(x), frame_name(y));
 
 	return c ? c : *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
@@ -388,18 +360,18 @@ static int by_parent_then_name(const void *a, const void *b, void *ctx)
  * Widths in ticks: a frame's total, or its children's sum if more (clocks
  * of different CPUs may disagree by a few ticks), so that no frame is
  * narrower than its children; the root holds every root call.  A child
- * comes after its parent in g->frames, so one pass from the end suffices.
+ * comes after its parent (trace/calltree.h), so one pass from the end suffices.
  */
 static void width_ticks(const struct svg_graph *g, double *wt)
 {
-	double *sum = calloc(g->nframes, sizeof(*sum));
+	double *sum = calloc(g->frames.n, sizeof(*sum));
 
-	for (size_t i = g->nframes; i-- > 0;) {
-		const struct frame *f = &g->frames[i];
+	for (size_t i = g->frames.n; i-- > 0;) {
+		const struct frame *f = frame_at(g, (uint32_t)i);
 
 		wt[i] = i && (double)f->total > (sum ? sum[i] : 0) ? (double)f->total : sum ? sum[i] : 0;
 		if (i && sum)
-			sum[f->parent] += wt[i];
+			sum[f->at.parent] += wt[i];
 	}
 	free(sum);
 }
@@ -407,7 +379,7 @@ static void width_ticks(const struct svg_graph *g, double *wt)
 /* Children side by side from their parent's left edge, by name, as flame graphs order them. */
 static int lay_out(const struct svg_graph *g, struct layout *l)
 {
-	size_t n = g->nframes;
+	size_t n = g->frames.n;
 	uint32_t *order = malloc(n * sizeof(*order));
 	/* Zeroed, and never empty: the root's weight is read even for a graph of no frames. */
 	double *wt = calloc(n ? n : 1, sizeof(*wt)), *cursor = calloc(n, sizeof(*cursor)), scale;
@@ -430,7 +402,7 @@ static int lay_out(const struct svg_graph *g, struct layout *l)
 	l->w[0] = IMAGE_WIDTH - 2 * MARGIN;
 	l->drawn[0] = true;
 	for (size_t k = 0; k + 1 < n; k++) {
-		uint32_t i = order[k], p = g->frames[i].parent;
+		uint32_t i = order[k], p = frame_at(g, i)->at.parent;
 
 		l->x[i] = l->x[p] + cursor[p];
 		l->w[i] = wt[i] * scale;
@@ -439,7 +411,7 @@ static int lay_out(const struct svg_graph *g, struct layout *l)
 	}
 	/* Parents precede their children: whether the parent is drawn is known. */
 	for (size_t i = 1; i < n; i++) {
-		l->drawn[i] = l->drawn[g->frames[i].parent] && l->w[i] >= MIN_WIDTH;
+		l->drawn[i] = l->drawn[frame_at(g, (uint32_t)i)->at.parent] && l->w[i] >= MIN_WIDTH;
 		if (l->drawn[i] && l->depth[i] > l->max_depth)
 			l->max_depth = l->depth[i];
 	}
@@ -492,17 +464,17 @@ static void put_values(struct sout *o, const struct frame *f)
 
 static void put_tooltip(struct sout *o, const struct svg_graph *g, uint32_t i, double ns_per_tick)
 {
-	const struct frame *f = &g->frames[i];
+	const struct frame *f = frame_at(g, i);
 	const char *module = g->modules[f->module];
 	uint64_t total = i ? f->total : 0;
 	char t[32], s[32];
 
-	for (uint32_t c = 1; !i && c < g->nframes; c++)
-		total += g->frames[c].parent ? 0 : g->frames[c].total;
+	for (uint32_t c = 1; !i && c < g->frames.n; c++)
+		total += frame_at(g, c)->at.parent ? 0 : frame_at(g, c)->total;
 	time_text(t, sizeof(t), (double)total * ns_per_tick);
 	time_text(s, sizeof(s), (double)(i ? f->self : 0) * ns_per_tick);
 	putf(o, "<title>");
-	put_xml(o, f->name, SIZE_MAX);
+	put_xml(o, frame_name(f), SIZE_MAX);
 	if (module) {
 		putf(o, "\nmodule: ");
 		put_xml(o, base_name(module), SIZE_MAX);
@@ -536,23 +508,23 @@ static void put_label(struct sout *o, const char *name, double w)
 static void put_frame(struct sout *o, const struct svg_graph *g, const struct layout *l, uint32_t i,
 		      double ns_per_tick)
 {
-	const struct frame *f = &g->frames[i];
+	const struct frame *f = frame_at(g, i);
 	int y = TOP + (int)(l->max_depth - l->depth[i]) * FRAME_HEIGHT;
 	char fill[32];
 
 	if (i)
-		frame_colour(fill, sizeof(fill), f->module, f->name);
+		frame_colour(fill, sizeof(fill), f->module, frame_name(f));
 	else
 		snprintf(fill, sizeof(fill), "rgb(200,200,200)");
 	putf(o, "<g class=\"f\" id=\"f%u\"", i);
 	if (i)
-		putf(o, " data-p=\"f%u\"", f->parent);
+		putf(o, " data-p=\"f%u\"", f->at.parent);
 	putf(o, ">");
 	put_tooltip(o, g, i, ns_per_tick);
 	putf(o, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>"
 		"<text x=\"%.2f\" y=\"%d\">", l->x[i], y, l->w[i], FRAME_HEIGHT - 1, fill, l->x[i] + 3,
 	     y + FRAME_HEIGHT - 5);
-	put_label(o, f->name, l->w[i]);
+	put_label(o, frame_name(f), l->w[i]);
 	putf(o, "</text></g>\n");
 }
 
@@ -566,8 +538,8 @@ static void put_legend(struct sout *o, const struct svg_graph *g)
 		const char *name = g->modules[m] ? base_name(g->modules[m]) : "(unknown)";
 		bool used = false;
 
-		for (size_t i = 1; i < g->nframes && !used; i++)
-			used = g->frames[i].module == m;
+		for (uint32_t i = 1; i < g->frames.n && !used; i++)
+			used = frame_at(g, i)->module == m;
 		if (!used)
 			continue;
 		frame_colour(fill, sizeof(fill), (uint32_t)m, "");
@@ -692,7 +664,7 @@ void svg_write(struct svg_graph *g, const struct svg_head *h, svg_sink sink, voi
 	put_head(o, h, height);
 	put_legend(o, g);
 	putf(o, "<g transform=\"translate(%d,0)\">\n", MARGIN);
-	for (uint32_t i = 0; laid && i < g->nframes; i++)
+	for (uint32_t i = 0; laid && i < g->frames.n; i++)
 		if (l.drawn[i])
 			put_frame(o, g, &l, i, h->ns_per_tick);
 	putf(o, "</g>\n");

@@ -12,16 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "trace/calltree.h"
 #include "trace/digits.h"
 #include "trace/event.h"
 #include "trace/svg.h"
 #include "trace/perfetto.h"
 #include "trace/writer.h"
 
-/* Folded stacks: a trie of (parent, function) nodes. */
+/* Folded stacks: a trie of (parent, function) nodes, keyed by the name's pointer; node 0 is unused. */
 struct node {
-	uint32_t parent;	/* 0: a root (node 0 is unused) */
-	const char *name;
+	struct calltree_link at;
 	uint64_t self_ticks;
 };
 
@@ -40,10 +40,7 @@ struct trace_writer {
 	char *note;		/* a line for the trace's head (text) or its otherData (JSON) */
 	struct trace_thread **threads;	/* all it made, to free them */
 	size_t nthreads, cap_threads;
-	struct node *nodes;
-	size_t nnodes, cap_nodes;
-	uint32_t *node_hash;
-	size_t hash_size;
+	struct calltree folded;	/* of struct node */
 	struct address_name *addr_names;
 	size_t naddr_names, cap_addr_names;
 	size_t olen;
@@ -89,6 +86,7 @@ struct trace_writer *trace_writer_new(const struct trace_settings *s)
 		return NULL;
 	w->s = *s;
 	w->ns_per_tick = 1.0;
+	calltree_init(&w->folded, sizeof(struct node));
 	if ((s->format == TRACE_SVG && !(w->svg = svg_new())) ||
 	    (s->format == TRACE_PERFETTO && !(w->pf = perfetto_new(&w->s, out_bytes, w)))) {
 		free(w);
@@ -117,8 +115,7 @@ void trace_writer_free(struct trace_writer *w)
 		free(w->addr_names[i].name);
 	free(w->addr_names);
 	free(w->threads);
-	free(w->nodes);
-	free(w->node_hash);
+	calltree_free(&w->folded);
 	free(w->note);
 	svg_free(w->svg);
 	perfetto_free(w->pf);
@@ -480,54 +477,22 @@ static void json_string(struct trace_writer *w, const char *s, size_t len)
 
 /* ---- folded stacks ---- */
 
-static size_t hash_of(const struct trace_writer *w, uint32_t parent, const char *name)
+static struct node *node_at(const struct trace_writer *w, uint32_t n)
 {
-	uint64_t h = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull ^ parent * 0xc2b2ae3d27d4eb4full;
-
-	return (size_t)(h >> 17) & (w->hash_size - 1);
+	return calltree_node(&w->folded, n);
 }
 
-static bool rehash(struct trace_writer *w)
+static const char *node_name(const struct node *n)
 {
-	size_t size = w->hash_size ? 2 * w->hash_size : 1024;
-	uint32_t *h = calloc(size, sizeof(*h));
-
-	if (!h)
-		return false;
-	free(w->node_hash);
-	w->node_hash = h;
-	w->hash_size = size;
-	for (uint32_t i = 1; i < w->nnodes; i++) {
-		size_t k = hash_of(w, w->nodes[i].parent, w->nodes[i].name);
-
-		while (w->node_hash[k])
-			k = (k + 1) & (w->hash_size - 1);
-		w->node_hash[k] = i;
-	}
-	return true;
+	return (const char *)n->at.key;
 }
 
 /* Node 0 stands for "no node" (out of memory): its time is dropped.  Names are compared as pointers. */
 static uint32_t node_for(struct trace_writer *w, uint32_t parent, const char *name)
 {
-	size_t k;
+	bool made;
 
-	if (!w->nnodes) {
-		if (!grow_array(&w->nodes, 0, &w->cap_nodes, sizeof(*w->nodes)))
-			return 0;
-		w->nodes[0] = (struct node){ 0, "", 0 };
-		w->nnodes = 1;
-	}
-	if (2 * w->nnodes >= w->hash_size && !rehash(w))
-		return 0;
-	for (k = hash_of(w, parent, name); w->node_hash[k]; k = (k + 1) & (w->hash_size - 1))
-		if (w->nodes[w->node_hash[k]].parent == parent && w->nodes[w->node_hash[k]].name == name)
-			return w->node_hash[k];
-	if (!grow_array(&w->nodes, w->nnodes, &w->cap_nodes, sizeof(*w->nodes)))
-		return 0;
-	w->nodes[w->nnodes] = (struct node){ parent, name, 0 };
-	w->node_hash[k] = (uint32_t)w->nnodes;
-	return (uint32_t)w->nnodes++;
+	return calltree_child(&w->folded, parent, (uintptr_t)name, &made);
 }
 
 /*
@@ -554,17 +519,19 @@ static const char *folded_name(struct trace_writer *w, const struct sym_func *f,
 
 static void print_path(struct trace_writer *w, uint32_t n)
 {
-	if (w->nodes[n].parent)	/* depth is bounded by the shadow stack */
-		print_path(w, w->nodes[n].parent);
-	if (w->nodes[n].parent)
+	const struct node *node = node_at(w, n);
+
+	if (node->at.parent)	/* depth is bounded by the shadow stack */
+		print_path(w, node->at.parent);
+	if (node->at.parent)
 		out_ch(w, ';');
-	out_str(w, w->nodes[n].name);
+	out_str(w, node_name(node));
 }
 
 static void write_folded(struct trace_writer *w)
 {
-	for (uint32_t i = 1; i < w->nnodes; i++) {
-		uint64_t ns = ns_saturated((double)w->nodes[i].self_ticks * w->ns_per_tick);
+	for (uint32_t i = 1; i < w->folded.n; i++) {
+		uint64_t ns = ns_saturated((double)node_at(w, i)->self_ticks * w->ns_per_tick);
 
 		if (!ns)
 			continue;
@@ -826,7 +793,8 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 	} else if (w->s.format == TRACE_FOLDED && known) {
 		uint64_t dur = ts - t->entry_ts[d];
 
-		w->nodes[t->node[d]].self_ticks += dur > t->child[d] ? dur - t->child[d] : 0;
+		if (t->node[d])	/* node 0: out of memory, perhaps before the tree had any node */
+			node_at(w, t->node[d])->self_ticks += dur > t->child[d] ? dur - t->child[d] : 0;
 		if (d)
 			t->child[d - 1] += dur;
 	} else if (w->s.format == TRACE_SVG && known) {
