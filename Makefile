@@ -267,12 +267,14 @@ bench: all
 	bench/run.sh
 
 # The runtime against uftrace (issues 4 and 19); writes bench/RESULTS-runtime.md:
-# then objpatch report's cost per call (bench/format.sh, its section 4) and the
-# end-to-end section (a text trace on disk, Lua included: bench/e2e.sh).
+# then objpatch report's cost per call (bench/format.sh, its section 4), the
+# end-to-end section (a text trace on disk, Lua included: bench/e2e.sh) and
+# perf's profile of record, report and run (bench/profile.sh, section 5).
 bench-runtime: all
 	bench/runtime.sh
 	bench/format.sh
 	bench/e2e.sh
+	bench/profile.sh
 
 bench-e2e: all
 	bench/e2e.sh

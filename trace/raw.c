@@ -283,6 +283,8 @@ static const char *import_events(uint64_t *w, size_t n, bool swap)
 	while (i < n) {
 		size_t words, numbers;
 
+		/* Read once, in order, from memory no cache holds yet (most of a report's misses). */
+		__builtin_prefetch(w + i + 64);
 		if (n - i < EV_HEADER_WORDS)
 			return "an event is cut short";
 		if (swap)
