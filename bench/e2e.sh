@@ -30,6 +30,7 @@ objpatch=$top/build/objpatch
 rmc=$top/build/recordmcount
 PG=(-O2 -g -pg -mfentry)
 die() { echo "bench/e2e.sh: $*" >&2; exit 1; }
+. bench/results.sh
 for t in "$objpatch" "$rmc"; do [ -x "$t" ] || die "$t is missing: run make first"; done
 uftrace=$(command -v uftrace) || die "uftrace is missing: run scripts/deps.sh"
 mkdir -p "$out" "$tmp"
@@ -136,12 +137,4 @@ section() {
 }
 section > "$out/e2e.md"
 cat "$out/e2e.md"
-if [ -n "$results" ]; then
-	if grep -q '^<!-- e2e -->$' "$results" 2> /dev/null; then
-		awk -v f="$out/e2e.md" '/^<!-- e2e -->$/ { while ((getline l < f) > 0) print l; skip = 1; next }
-			/^<!-- \/e2e -->$/ { skip = 0; next } !skip' "$results" > "$results.tmp"
-		mv "$results.tmp" "$results"
-	else
-		{ echo; cat "$out/e2e.md"; } >> "$results"
-	fi
-fi
+results_put e2e "$out/e2e.md" "$results"

@@ -38,6 +38,7 @@ CC=${CC:-gcc}
 PG=(-pg)
 [ "$(uname -m)" != x86_64 ] || PG=(-pg -mfentry)
 die() { echo "format.sh: $*" >&2; exit 1; }
+. bench/results.sh
 
 [ "${RT_MAKE:-1}" = 0 ] || make -s all
 [ -x build/objpatch ] && [ -f build/libobjpatch.so ] || die "build/objpatch or build/libobjpatch.so is missing (make)"
@@ -104,7 +105,7 @@ section=$(
 	echo "<!-- format -->"
 	echo "## 4. Formatting a recording (\`objpatch report\`)"
 	echo
-	echo "Written by \`bench/format.sh\` (\`make bench-runtime\` runs it after bench/runtime.sh), started $started, commit $(git rev-parse --short HEAD 2> /dev/null || echo '?'); load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg). The machine was shared with other jobs (6 other builds and tests on its 2 cores): CPU times are noisy; the instruction counts are not."
+	echo "Written by \`bench/format.sh\` (\`make bench-runtime\` runs it after bench/runtime.sh), started $started, commit $(git rev-parse --short HEAD 2> /dev/null || echo '?'); load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg). The machine may be shared: CPU times are noisy, the instruction counts are not."
 	echo
 	echo "\`calls $ITERS\` recorded by \`objpatch record\` ($calls traced calls, $(du -m "$out/calls.raw" | cut -f1) MiB), then \`objpatch report --format FMT RECORDING\` with its standard output to a file (or /dev/null), $REPS repetitions alternating. *ns per call* = (median CPU time - median CPU time of the same report of a \`calls 0\` recording) / traced calls. **Goal of the issue: text at most 50 ns per call.**"
 	echo
@@ -123,15 +124,5 @@ section=$(
 	echo "<!-- /format -->"
 )
 echo "$section"
-results_md=${BENCH_RUNTIME_RESULTS-$top/bench/RESULTS-runtime.md}
-if [ -n "$results_md" ]; then
-	[ -f "$results_md" ] || : > "$results_md"
-	# The section between its markers, replaced; else added at the end.
-	SEC=$section awk '
-		/^<!-- format -->$/ { print ENVIRON["SEC"]; skip = 1; done = 1; next }
-		/^<!-- \/format -->$/ { skip = 0; next }
-		!skip { print }
-		END { if (!done) print "\n" ENVIRON["SEC"] }' "$results_md" > "$results_md.new"
-	mv "$results_md.new" "$results_md"
-	echo "format.sh: wrote $results_md" >&2
-fi
+echo "$section" > "$out/format.md"
+results_put format "$out/format.md" "${BENCH_RUNTIME_RESULTS-$top/bench/RESULTS-runtime.md}"

@@ -27,6 +27,7 @@ results=${PROFILE_RESULTS-$top/bench/RESULTS-runtime.md}
 objpatch=$top/build/objpatch
 rmc=$top/build/recordmcount
 die() { echo "bench/profile.sh: $*" >&2; exit 1; }
+. bench/results.sh
 for t in "$objpatch" "$rmc"; do [ -x "$t" ] || die "$t is missing: run make first"; done
 command -v perf > /dev/null || die "perf is missing: run scripts/deps.sh (linux-perf)"
 rm -rf "$out"
@@ -84,12 +85,4 @@ section() {
 }
 section > "$out/profile.md"
 cat "$out/profile.md"
-if [ -n "$results" ]; then
-	if grep -q '^<!-- profile -->$' "$results" 2> /dev/null; then
-		awk -v f="$out/profile.md" '/^<!-- profile -->$/ { while ((getline l < f) > 0) print l; skip = 1; next }
-			/^<!-- \/profile -->$/ { skip = 0; next } !skip' "$results" > "$results.tmp"
-		mv "$results.tmp" "$results"
-	else
-		{ echo; cat "$out/profile.md"; } >> "$results"
-	fi
-fi
+results_put profile "$out/profile.md" "$results"
