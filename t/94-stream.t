@@ -136,6 +136,9 @@ if pg crash "$D/crash.c"; then
 		is "$status" "$want" "$how: objpatch record exits as the program did"
 		"$OBJPATCH" report "$D/$how.data" > "$D/$how.txt" 2> "$D/$how.rerr"
 		is "$?" 0 "$how: objpatch report reads the recording ($(head -1 "$D/$how.rerr"))"
+		[ "$(wc -l < "$D/$how.rerr")" = 1 ] &&
+			[[ $(cat "$D/$how.rerr") == "objpatch report: $D/$how.data: offset "*": no exit record: the process died before its final flush"* ]]
+		ok $? "$how: report says in one line that the recording has no exit record"
 		n=$(grep -c 'work();' "$D/$how.txt")
 		is "$n" 100003 "$how: every call made before the death is in the trace"
 	done
