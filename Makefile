@@ -313,7 +313,7 @@ FUZZ_HARNESSES := rmc_pass dwarf_table table_reader annotate report
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -O1 -g $(FUZZ_SAN)
 FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,fuzz/fuzz.c $(filter-out recordmcount/main.c,$(RMC_SRC)) \
-	$(TRACE_SRC) objpatch/cli/annotate.c objpatch/cli/opts.c objpatch/cli/report.c objpatch/cli/analyses.c)
+	$(TRACE_SRC) objpatch/cli/annotate.c objpatch/cli/annotate_args.c objpatch/cli/opts.c objpatch/cli/report.c objpatch/cli/analyses.c)
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/%)
 fuzz: fuzz-build

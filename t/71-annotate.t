@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# objpatch annotate: kernel function_graph traces (funcgraph-retval) typed by
-# the prototype tables of a "vmlinux" and a "module".
+# objpatch annotate: kernel function_graph traces (funcgraph-retval, and the
+# argument lists of funcgraph-args) typed by the prototype tables of a
+# "vmlinux" and a "module".
 #  1. testdata/annotate/kernel.c and module.c, compiled with -g -pg for
 #     x86_64 (-mfentry -mcmodel=kernel), aarch64 and arm, recorded by
 #     recordmcount in its default (kernel) mode, which writes the prototype
@@ -11,10 +12,14 @@
 #     posted, the 2019 RFC's nameless closings across CPUs and a context
 #     switch, 6.5's "= V" with the ftrace.rst example, 6.13's "ret=V" with
 #     abstime, task, return address and argument columns, its retval-hex
-#     form, no columns at all, latency format; a 32-bit trace for arm;
-#     plain char by signedness) against expectations written by hand from
-#     the return types: against the objects and against the linked image,
-#     with and without --hex.
+#     form, no columns at all, latency format; 6.15's funcgraph-args lists
+#     written from print_function_args()'s documented form: every class,
+#     nameless arguments, structs by value, "..." after six, varargs, a
+#     struct returned in memory, and the lists left alone (unknown
+#     function, clone, two signatures, counts that differ); a 32-bit trace
+#     for arm; plain char by signedness) against expectations written by
+#     hand from the return and parameter types: against the objects and
+#     against the linked image, with and without --hex.
 #  3. Usage and bad input: no table, not ELF, another machine, missing
 #     files (exit 2, one line); --strict; standard input; CRLF lines.
 #  4. An ASan/UBSan build on the traces and on 20,000 mutated lines.
@@ -89,7 +94,7 @@ KFLAGS=()
 kflags_of() { [ "$1" = "$WANT" ] && read -ra KFLAGS <<< "$4"; }
 flags_for() { WANT=$1; KFLAGS=(); for_each_arch kflags_of; }
 
-TRACES64=(seed003 rfc v6.5 v6.13 v6.13-hex bare latency)
+TRACES64=(seed003 rfc v6.5 v6.13 v6.13-hex v6.15-args bare latency)
 built=()
 flags_for x86_64
 build_arch x86_64 x86_64-linux-gnu- 0xffffffff81000000 "${KFLAGS[@]}" -mfentry -mcmodel=kernel && built+=(x86_64)
@@ -115,6 +120,9 @@ if [[ " ${built[*]} " = *" x86_64 "* ]]; then
 		"v6.5: the one foreign line is counted"
 	"$OBJPATCH" annotate --strict --image "$X/vmlinux" "$SRC/v6.5.trace" >/dev/null 2>&1
 	is "$?" 1 "--strict: exit 1 when a line was not understood"
+	"$OBJPATCH" annotate --image "$X/vmlinux" --image "$X/mod.ko" "$SRC/v6.15-args.trace" >/dev/null 2>"$T_TMP/err"
+	is "$(cat "$T_TMP/err")" "objpatch annotate: 1 line not understood, passed through unchanged" \
+		"v6.15-args: the one argument list that does not split is counted, not the lists left alone"
 	"$OBJPATCH" annotate --strict --image "$X/vmlinux" "$SRC/seed003.trace" >/dev/null 2>&1
 	is "$?" 0 "--strict: exit 0 when every line was"
 	is "$("$OBJPATCH" annotate --image="$X/vmlinux" < "$SRC/seed003.trace")" "$(cat "$SRC/seed003.expected")" \
@@ -159,14 +167,14 @@ if [[ " ${built[*]} " = *" x86_64 "* ]] && asan_tools "$T_TMP/asan" objpatch; th
 	SAVED=$OBJPATCH
 	OBJPATCH=$T_TMP/asan/objpatch PFX="ASan/UBSan: "
 	export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
-	annotate_arch x86_64 rfc v6.5 v6.13
+	annotate_arch x86_64 rfc v6.5 v6.13 v6.15-args
 	python3 - "$SRC" > "$T_TMP/mutated.trace" <<'EOF'
 import random, sys
 random.seed(71)
 lines = []
-for t in ("seed003", "rfc", "v6.5", "v6.13", "v6.13-hex", "arm32", "char", "bare", "latency"):
+for t in ("seed003", "rfc", "v6.5", "v6.13", "v6.13-hex", "v6.15-args", "arm32", "char", "bare", "latency"):
     lines += open(f"{sys.argv[1]}/{t}.trace").read().split("\n")
-chars = " (){};/*=|)-x0123456789abcdef<>.ret\t\r\0"
+chars = " (){};/*=|)-x0123456789abcdef<>.ret\t\r\0,?[]:"
 out = []
 for _ in range(20000):
     l, op = random.choice(lines), random.randrange(4)

@@ -14,7 +14,8 @@
 //                 (a return address "<-caller+0x1/0x2" may come first)
 //   the 2019 RFC  closing "} /* ret=0x0 */", which does not name f
 // The kernel prints hex, or decimal when the value is an errno (-4095..-1,
-// also after sign-extending a 32-bit value on a 64-bit kernel).
+// also after sign-extending a 32-bit value on a 64-bit kernel).  The
+// argument lists of funcgraph-args (6.15) are retyped by annotate_args.c.
 //
 #include <ctype.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "objpatch/cli/annotate.h"
+#include "objpatch/cli/annotate_args.h"
 #include "objpatch/cli/opts.h"
 #include "trace/format.h"
 #include "tables/sig.h"
@@ -35,6 +37,7 @@ struct fn {
 	const char *name;	/* in an image's mapping */
 	const char *sig;
 	bool ambiguous;		/* one name, several return types: which one ran is unknown */
+	bool params_differ;	/* one name, several signatures: whose arguments were printed is unknown */
 	int parsed;		/* 0: not yet; 1: in `s`; -1: malformed */
 	struct signature s;
 };
@@ -61,6 +64,7 @@ static void usage(FILE *f)
 		   "Rewrites the return values of a kernel function_graph trace (funcgraph-retval;\n"
 		   "TRACE or standard input) by the return types in the prototype tables of the\n"
 		   "images (vmlinux, modules).  Values that cannot be typed are kept and marked '?'.\n"
+		   "Argument lists (funcgraph-args) are typed by the parameters the same way.\n"
 		   "  -i, --image=FILE   a vmlinux or module with a prototype table (repeatable)\n"
 		   "      --hex          integers in hex\n"
 		   "      --strict       exit 1 when a line was not understood\n"
@@ -162,6 +166,7 @@ static int index_functions(struct annot *a)
 	for (size_t i = 0; i < total; i++) {
 		if (k && strcmp(a->fn[k - 1].name, a->fn[i].name) == 0) {
 			a->fn[k - 1].ambiguous |= !same_return(a->fn[k - 1].sig, a->fn[i].sig);
+			a->fn[k - 1].params_differ |= strcmp(a->fn[k - 1].sig, a->fn[i].sig) != 0;
 			continue;
 		}
 		a->fn[k++] = a->fn[i];
@@ -216,6 +221,7 @@ struct gline {
 	size_t indent;		/* spaces before the function part: its depth */
 	const char *name;	/* NULL: none on the line */
 	size_t name_len;
+	size_t args, args_end;	/* K_ENTRY, K_LEAF: what the parentheses after the name hold */
 	/*
 	 * The comment ending the line (from the space before it), its text,
 	 * the value item in it ("= V" or "ret=V") and V.
@@ -282,35 +288,11 @@ static long cpu_column(const char *s, size_t from, size_t to)
 }
 
 /*
- * "0x1f" (the kernel's %lx) or "-22" (%ld, errnos).  A decimal errno stands
- * for the register sign-extended: on a 64-bit kernel it may have been
- * 0xffffffea as well, which only a 64-bit return type tells apart.
- */
-static bool parse_value(const char *s, size_t i, size_t end, uint64_t *out)
-{
-	uint64_t v = 0;
-	bool neg = false;
-	size_t digits = 0;
-
-	if (starts(s, i, end, "0x")) {
-		for (i += 2; i < end && isxdigit((unsigned char)s[i]); i++, digits++)
-			v = v << 4 | (uint64_t)(isdigit((unsigned char)s[i]) ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
-		*out = v;
-		return i == end && digits && digits <= 16;
-	}
-	if (i < end && s[i] == '-') {
-		neg = true;
-		i++;
-	}
-	for (; i < end && isdigit((unsigned char)s[i]); i++, digits++)
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	*out = neg ? -v : v;
-	return i == end && digits && digits <= 19;
-}
-
-/*
  * The value item of a comment's text [t, end): "= V" (6.5) at its start or
- * after the name, "ret=V" (6.13, the RFC) as its last word.
+ * after the name, "ret=V" (6.13, the RFC) as its last word.  V is "0x1f"
+ * (the kernel's %lx) or "-22" (%ld, errnos).  A decimal errno stands for
+ * the register sign-extended: on a 64-bit kernel it may have been
+ * 0xffffffea as well, which only a 64-bit return type tells apart.
  */
 static void find_value(const char *s, size_t t, size_t end, struct gline *g)
 {
@@ -336,7 +318,7 @@ static void find_value(const char *s, size_t t, size_t end, struct gline *g)
 		}
 	}
 	g->val_end = end;
-	g->has_value = parse_value(s, g->val, end, &g->raw);
+	g->has_value = annotate_number(s, g->val, end, &g->raw);
 	g->bad_value = !g->has_value;
 }
 
@@ -390,6 +372,7 @@ static void parse_call(const char *s, size_t p, size_t end, struct gline *g)
 		q++;
 	g->name = s + p;
 	g->name_len = q - p;
+	g->args = q + 1;
 	/* funcgraph-args prints the arguments, which may hold parentheses. */
 	for (; q < end; q++) {
 		depth += s[q] == '(';
@@ -399,7 +382,7 @@ static void parse_call(const char *s, size_t p, size_t end, struct gline *g)
 	}
 	if (q == end)
 		return;		/* K_OTHER */
-	q++;
+	g->args_end = q++;
 	if (q < end && s[q] == ';') {
 		g->kind = K_LEAF;
 		if (!trailing_comment(s, q + 1, end, g))
@@ -755,14 +738,28 @@ static enum verdict decide(struct annot *a, const char *name, size_t len, uint64
 	return V_TYPED;
 }
 
-static void put(FILE *out, const char *s, size_t from, size_t to)
+/* The line being written: its bytes, and the argument list's new text if it has one. */
+struct line {
+	FILE *out;
+	const char *s;
+	size_t args, args_end;
+	const char *args_text;	/* NULL: the list stays */
+};
+
+/* s[from, to), with the argument list's new text in its place when it lies there. */
+static void put(const struct line *l, size_t from, size_t to)
 {
+	if (l->args_text && from <= l->args && l->args_end <= to) {
+		fwrite(l->s + from, 1, l->args - from, l->out);
+		fputs(l->args_text, l->out);
+		from = l->args_end;
+	}
 	if (to > from)
-		fwrite(s + from, 1, to - from, out);
+		fwrite(l->s + from, 1, to - from, l->out);
 }
 
 /* `eol`: where the line's end of line starts; `len`: the whole line. */
-static void write_value(struct annot *a, FILE *out, const char *s, size_t eol, size_t len,
+static void write_value(struct annot *a, const struct line *l, size_t eol, size_t len,
 			const struct gline *g, const char *name, size_t name_len)
 {
 	uint64_t mask = a->target.reg_bytes >= 8 ? UINT64_MAX : UINT64_C(0xffffffff);
@@ -770,34 +767,54 @@ static void write_value(struct annot *a, FILE *out, const char *s, size_t eol, s
 
 	switch (decide(a, name, name_len, g->raw & mask, &text)) {
 	case V_TYPED:
-		put(out, s, 0, g->val);
-		fputs(text, out);
-		put(out, s, g->val_end, len);
+		put(l, 0, g->val);
+		fputs(text, l->out);
+		put(l, g->val_end, len);
 		free(text);
 		break;
 	case V_VOID:
 		/* The item with its space; the comment too when nothing else is in it. */
 		if (g->item == g->text) {
-			put(out, s, 0, g->cmt);
-			put(out, s, eol, len);
+			put(l, 0, g->cmt);
+			put(l, eol, len);
 		} else {
-			put(out, s, 0, g->item - 1);
-			put(out, s, g->val_end, len);
+			put(l, 0, g->item - 1);
+			put(l, g->val_end, len);
 		}
 		break;
 	case V_MARK:
-		put(out, s, 0, g->val_end);
-		putc('?', out);
-		put(out, s, g->val_end, len);
+		put(l, 0, g->val_end);
+		putc('?', l->out);
+		put(l, g->val_end, len);
 		break;
 	}
+}
+
+/*
+ * The new text of an entry's or a leaf's argument list, or NULL.  Only a
+ * function the tables name exactly, with one signature, is typed: a clone
+ * found without its suffix has other parameters than its source.
+ */
+static char *rewrite_args(struct annot *a, const char *s, const struct gline *g, bool *malformed)
+{
+	const struct format_opts o = { .hex = a->hex, .target = &a->target };
+	struct fn *f;
+
+	*malformed = false;
+	if ((g->kind != K_ENTRY && g->kind != K_LEAF) || g->args >= g->args_end)
+		return NULL;
+	f = lookup(a, g->name, g->name_len);
+	return annotate_args(s, g->args, g->args_end, f && !f->ambiguous && !f->params_differ ?
+			     signature_of(f) : NULL, &o, malformed);
 }
 
 static void annotate_line(struct annot *a, struct stacks *st, FILE *out, const char *s, size_t len)
 {
 	size_t eol = len;
 	struct gline g;
-	char *closed;
+	struct line l = { .out = out, .s = s };
+	char *closed, *args;
+	bool malformed;
 
 	if (eol && s[eol - 1] == '\n')
 		eol--;
@@ -805,14 +822,19 @@ static void annotate_line(struct annot *a, struct stacks *st, FILE *out, const c
 		eol--;
 	parse_line(s, eol, &g);
 	closed = track(st, &g);
-	if (g.kind == K_OTHER || g.bad_value)
+	args = rewrite_args(a, s, &g, &malformed);
+	l.args = g.args;
+	l.args_end = g.args_end;
+	l.args_text = args;
+	if (g.kind == K_OTHER || g.bad_value || malformed)
 		a->not_understood++;
 	if (!g.has_value)
-		put(out, s, 0, len);
+		put(&l, 0, len);
 	else if (g.name)
-		write_value(a, out, s, eol, len, &g, g.name, g.name_len);
+		write_value(a, &l, eol, len, &g, g.name, g.name_len);
 	else
-		write_value(a, out, s, eol, len, &g, closed, closed ? strlen(closed) : 0);
+		write_value(a, &l, eol, len, &g, closed, closed ? strlen(closed) : 0);
+	free(args);
 	free(closed);
 }
 

@@ -264,3 +264,84 @@ noinline int kernel_init_probes(int x)
 {
 	return probe_one(x) + helper_same(x);
 }
+
+/*
+ * funcgraph-args (6.15): parameters of every class the kernel prints, a
+ * struct by value in one register and one in two, more than six.  Where the
+ * name is Linux's, so is the prototype (ktime_t is an s64, pgd_t, pfn_t and
+ * kuid_t one-member structs).
+ */
+enum hrtimer_mode {
+	HRTIMER_MODE_ABS = 0x00,
+	HRTIMER_MODE_REL = 0x01,
+	HRTIMER_MODE_PINNED = 0x02,
+	HRTIMER_MODE_SOFT = 0x04,
+};
+
+typedef struct {
+	unsigned long pgd;
+} pgd_t;
+typedef struct {
+	u64 val;
+} pfn_t;
+typedef struct {
+	u32 val;
+} kuid_t;
+struct vm_fault {
+	unsigned long address;
+};
+
+noinline void hrtimer_start_range_ns(struct hrtimer *timer, s64 tim, u64 delta_ns, const enum hrtimer_mode mode)
+{
+	sink = (long)timer + tim + (long)delta_ns + mode;
+}
+
+noinline pgd_t __pti_set_user_pgtbl(pgd_t *pgdp, pgd_t pgd)
+{
+	*pgdp = pgd;
+	return pgd;
+}
+
+noinline int vmf_insert_pfn_pmd(struct vm_fault *vmf, pfn_t pfn, bool write)
+{
+	return write ? (int)(pfn.val + vmf->address) : 0;
+}
+
+noinline u32 from_kuid(struct user_namespace *targ, kuid_t kuid)
+{
+	return targ ? kuid.val : (u32)-1;
+}
+
+/* not Linux's: a struct in two registers before an int */
+noinline s64 timespec64_to_ns_shift(struct timespec64 ts, int shift)
+{
+	return (ts.tv_sec * 1000000000 + ts.tv_nsec) >> shift;
+}
+
+noinline long do_futex(u32 *uaddr, int op, u32 val, s64 *timeout, u32 *uaddr2, u32 val2, u32 val3)
+{
+	return *uaddr == val ? (long)op + val2 + val3 + (timeout ? *timeout : 0) + (uaddr2 ? 1 : 0) : -11;
+}
+
+noinline int _printk(const char *fmt, ...)
+{
+	return fmt ? (int)sink : 0;
+}
+
+/* not Linux's: a plain char parameter (t/71's char.trace) */
+noinline void kdb_putchar(char c)
+{
+	sink = c;
+}
+
+/* not Linux's: a struct returned through a hidden pointer, which takes the first argument register */
+struct tk_offsets {
+	s64 real, boot, tai;
+};
+
+noinline struct tk_offsets tk_get_offsets(int clock, bool raw)
+{
+	struct tk_offsets o = { sink, clock, raw };
+
+	return o;
+}
