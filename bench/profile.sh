@@ -49,7 +49,7 @@ profile() {
 			dso = $2; sym = ""; for (i = 4; i <= NF; i++) sym = sym (i > 4 ? " " : "") $i
 			printf "| %s | %s | `%s` |\n", $1, dso, sym }' > "$out/$name.md"
 	perf report -q -i "$out/$name.perf" --no-children --sort dso 2> /dev/null |
-		awk '{ printf "%s %s; ", $2, $1 }' | sed 's/; $//' > "$out/$name.dso"
+		awk 'NF >= 2 && $1 ~ /%$/ { printf "%s%s %s", n++ ? "; " : "", $2, $1 }' > "$out/$name.dso"
 }
 
 start=$(date -u '+%Y-%m-%d %H:%M:%S')
