@@ -681,15 +681,9 @@ static bool in_one_register(const struct signature *sig, const struct format_tar
 {
 	const struct sig_type *r = &sig->ret;
 
+	if (annotate_one_register(r, t))
+		return true;
 	switch (r->cls) {
-	case TC_BOOL:
-	case TC_INT:
-	case TC_UINT:
-	case TC_CHAR:
-	case TC_ENUM:
-	case TC_POINTER:
-	case TC_STRING:
-		return r->size && r->size <= t->reg_bytes;
 	case TC_STRUCT:
 	case TC_UNION:
 		return !(sig->flags & PROTO_RET_FP) && r->size && r->size <= t->reg_bytes &&

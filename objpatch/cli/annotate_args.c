@@ -106,7 +106,7 @@ static bool split_items(const char *s, size_t from, size_t to, struct item *it, 
 }
 
 /* A value the formatter types whole from one register: a scalar of at most its width. */
-static bool typable(const struct sig_type *t, const struct format_target *tg)
+bool annotate_one_register(const struct sig_type *t, const struct format_target *tg)
 {
 	switch (t->cls) {
 	case TC_BOOL:
@@ -131,7 +131,7 @@ static bool typable(const struct sig_type *t, const struct format_target *tg)
  */
 static bool one_register(const struct sig_type *t, const struct format_target *tg)
 {
-	if (typable(t, tg))
+	if (annotate_one_register(t, tg))
 		return true;
 	if ((t->cls != TC_STRUCT && t->cls != TC_UNION) || !t->size || t->size > tg->reg_bytes || !t->nmembers)
 		return false;
@@ -220,7 +220,7 @@ char *annotate_args(const char *s, size_t from, size_t to, const struct signatur
 		at = it[i].start;
 		if (*p->name && (!it[i].named || it[i].empty_name))
 			fprintf(f, "%s%s", p->name, it[i].named ? "" : "=");
-		if (aligned && typable(&p->type, tg) && register_of(s, &it[i], tg, &raw))
+		if (aligned && annotate_one_register(&p->type, tg) && register_of(s, &it[i], tg, &raw))
 			text = typed_value(&p->type, raw, o);
 		if (text) {
 			fwrite(s + at, 1, it[i].val - at, f);

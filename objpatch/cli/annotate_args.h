@@ -15,6 +15,9 @@
  */
 bool annotate_number(const char *s, size_t i, size_t end, uint64_t *out);
 
+/* A scalar the formatter types whole from one register (at most its width): an argument's or a return's. */
+bool annotate_one_register(const struct sig_type *t, const struct format_target *tg);
+
 /*
  * The argument list s[from, to) of an entry or leaf line, inside its
  * parentheses, rewritten by the parameters of `sig` (NULL: a function the
