@@ -228,12 +228,14 @@ $(BUILD)/objpatch-c++: $(BUILD)/objpatch-cc
 # same code again: the runtime on other machines under qemu-user (t/95-rt-*),
 # the runtime under ptrace (t/92), threads cut by exit (t/93) and 100 M calls
 # streamed (t/94), whose tools' part the other tests and the report fuzz
-# harness cover, and t/80 and t/91, which build their own ASan/UBSan (and
-# TSan) programs in every pass.  --timer: CI logs show where
-# the time goes.
+# harness cover, t/80 and t/91, which build their own ASan/UBSan (and
+# TSan) programs in every pass, and t/41 and t/44, whose malformed inputs
+# and mutants the first pass already runs through an ASan/UBSan copy of the
+# tools (with leak checks, which this pass leaves off).  --timer: CI logs
+# show where the time goes.
 CHECK_TESTS := $(sort $(wildcard t/*.t))
 ifeq ($(SANITIZE),1)
-CHECK_TESTS := $(filter-out t/95-rt-% t/80-% t/91-% t/92-% t/93-% t/94-%,$(CHECK_TESTS))
+CHECK_TESTS := $(filter-out t/95-rt-% t/80-% t/91-% t/92-% t/93-% t/94-% t/41-% t/44-%,$(CHECK_TESTS))
 endif
 # The sanitized pass tells the tests (t/lib.sh's sanitized_pass) so that those
 # which build an ASan copy of the tools use the build itself instead, and a
