@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
+#include "arch/args.h"
 
 /*
  * An instruction pattern: a run of units (bytes, halfwords or words, read in
@@ -228,6 +229,8 @@ struct arch {
 		/* A long double comes back as the first FP register's 16 bytes (AArch64's q0). */
 		bool wide_in_fpr0;
 	} values;
+	/* Where its C ABI passes a function's arguments (arch/args.h); NULL: not known. */
+	arg_placer *place_args;
 	/*
 	 * The runtime's sites, which a tool reading its recordings must know
 	 * too (arch/<family>/rt_*): -fpatchable-function-entry pads are traced

@@ -59,6 +59,26 @@ struct rt_arch {
 	/* The entry trampolines, by kind and capture. */
 	void (*entry[SITE_KINDS][CAPTURES])(void);
 	/*
+	 * The same, also recording the arguments (objpatch --args): they call
+	 * rt_enter_args with where they saved the argument registers, laid out
+	 * as `arg_regs` says.  Empty: this port does not capture arguments.
+	 */
+	void (*entry_args[SITE_KINDS][CAPTURES])(void);
+	struct rt_arg_regs {
+		uint16_t gpr[8];	/* each integer argument register's offset in the save area */
+		uint16_t fpr;		/* the first FP argument register's */
+		uint8_t fpr_stride;	/* from one FP register (ARM: single-precision slot) to the next */
+		/*
+		 * The caller's outgoing argument area, from the return address
+		 * slot rt_enter gets, by site kind; ARG_STACK_UNKNOWN where a
+		 * hook called after the prologue cannot tell (its stack
+		 * arguments print "?").
+		 */
+		int16_t stack_from_slot[SITE_KINDS];
+	} arg_regs;
+	/* A hook call returns this many bytes past the site's end (MIPS: its delay slot). */
+	uint8_t ra_after_site;
+	/*
 	 * -fpatchable-function-entry pads are traced as entry-hook sites
 	 * (SITE_FENTRY) where the descriptor gives their place (pad_site_len,
 	 * pad_site_offset); before the site, pad_prefix is written once at
@@ -141,6 +161,17 @@ size_t rt_site_length(const uint8_t *code) RT_HIDDEN;
 	void rt_entry_##kind##_wide(void) RT_HIDDEN;                             \
 	void rt_entry_##kind##_string(void) RT_HIDDEN;                           \
 	void rt_entry_##kind##_all(void) RT_HIDDEN;
+#define RT_ENTRIES_ARGS(kind)                                                    \
+	void rt_entry_args_##kind##_gpr(void) RT_HIDDEN;                         \
+	void rt_entry_args_##kind##_none(void) RT_HIDDEN;                        \
+	void rt_entry_args_##kind##_fp(void) RT_HIDDEN;                          \
+	void rt_entry_args_##kind##_wide(void) RT_HIDDEN;                        \
+	void rt_entry_args_##kind##_string(void) RT_HIDDEN;                      \
+	void rt_entry_args_##kind##_all(void) RT_HIDDEN;
+#define RT_ENTRY_ARGS_ROW(kind) { rt_entry_args_##kind##_gpr, rt_entry_args_##kind##_none, \
+				  rt_entry_args_##kind##_fp, rt_entry_args_##kind##_wide, \
+				  rt_entry_args_##kind##_string, rt_entry_args_##kind##_all }
+#define ARG_STACK_UNKNOWN INT16_MIN
 #define RT_ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
 			     rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
 
@@ -152,6 +183,9 @@ struct ret_regs {
 };
 
 #define CAPTURE_MAX_WORDS 6
+
+/* The entry trampoline a stub jumps to: entry, or with OBJPATCH_ARGS entry_args. */
+void (*rt_entry_trampoline(unsigned kind, unsigned capture))(void) RT_HIDDEN;
 
 uint64_t rt_timestamp(void) RT_HIDDEN;
 void rt_timestamp_init(void) RT_HIDDEN;
@@ -174,6 +208,8 @@ void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t de
  * registers (ret_regs.gpr) and as the wide value (ret_regs.wide).
  */
 void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem) RT_HIDDEN;
+/* rt_enter, and the arguments from the registers the trampoline saved at `regs` (arg_regs). */
+void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs) RT_HIDDEN;
 uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
 /* The return trampolines written into hooked return slots: wide FP needs its own. */
 extern void rt_return_regs(void) RT_HIDDEN;

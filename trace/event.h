@@ -16,7 +16,16 @@
  * that says so is not shown: the frames at its depth and deeper close at
  * its time, as "lost".  A header alone.
  */
-enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST };
+enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST, EV_ARGS };
+
+/*
+ * EV_ARGS (objpatch --args) follows its entry right away, at the entry's
+ * depth: one word per piece of the places trace_arg_places() gives the
+ * function's signature, each holding that piece's bytes as an integer.
+ * Its capture field holds these flags.
+ */
+#define ARGS_UNPLACED	0x01	/* the site's places were not known: no words, every argument "?" */
+#define ARGS_NO_STACK	0x02	/* the stack pieces' words are 0: arguments on the stack print "?" */
 
 /*
  * Events are runs of 64-bit words: {timestamp, word}.  An entry's word is
@@ -33,6 +42,8 @@ enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST };
 #define EV_DEPTH_MAX	0x7fff		/* an entry's depth field */
 #define STRING_WORDS 16	/* captured characters: up to 127 and a length byte */
 #define EV_MAX_WORDS (EV_HEADER_WORDS + CAPTURE_MAX_WORDS + STRING_WORDS)
+#define ARGS_MAX_PIECES 24	/* words an EV_ARGS event holds at most */
+#define EV_ARGS_MAX_WORDS (EV_HEADER_WORDS + ARGS_MAX_PIECES)
 #define EV_HEADER(type, depth, capture, words) \
 	((uint64_t)(type) | (uint64_t)(depth) << 8 | (uint64_t)(capture) << 32 | (uint64_t)(words) << 48)
 #define EV_ENTRY_WORD(ra, depth) (((uint64_t)(ra) & EV_RA_MASK) | (uint64_t)(depth) << 48 | EV_ENTRY_BIT)

@@ -338,7 +338,7 @@ static void arm_fill_stubs(uint8_t *area, size_t size)
 
 		for (size_t o = 0; o < SLED; o += 4)
 			insn_store(sled + o, 4, ARM_LDR_PC | (uint32_t)(SLED - ARM_PC_BIAS - o), false);
-		put_literal(sled + SLED, (uint32_t)(uintptr_t)rt_arch_host.entry[i / CAPTURES][i % CAPTURES]);
+		put_literal(sled + SLED, (uint32_t)(uintptr_t)rt_entry_trampoline(i / CAPTURES, i % CAPTURES));
 	}
 }
 

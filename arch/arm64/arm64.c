@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* AArch64: `bl _mcount` after `mov x0, x30`; the mov is harmless alone. */
 #include "arch/arch.h"
+#include "arch/arm64/args_arm64.h"
 #include "arch/arm64/insn.h"
 
 static const char *const arm64_hooks[] = { "_mcount", "__fentry__", NULL };
@@ -59,6 +60,7 @@ const struct arch arch_aarch64 = {
 	/* AAPCS64: structs of up to 16 bytes in x0:x1; long double in q0 */
 	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113,
 		    .wide_in_fpr0 = true },
+	.place_args = arg_place_aarch64,
 	/* the runtime's `mov x9, x30` first, then the `bl` it toggles */
 	.pad_site_len = 4,
 	.pad_site_offset = 4,

@@ -17,8 +17,8 @@
  */
 	.text
 
-/* ENTRY name, fentry (0/1), flags */
-.macro ENTRY name, fentry, flags
+/* ENTRY name, fentry (0/1), flags, args (0/1: rt_enter_args, given the save area) */
+.macro ENTRY name, fentry, flags, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -56,7 +56,12 @@
 	add $8, %rsi
 .endif
 	mov $\flags, %edx
+.if \args
+	mov %rsp, %rcx
+	call rt_enter_args
+.else
 	call rt_enter
+.endif
 	mov 0(%rsp), %rax
 	mov 8(%rsp), %rdi
 	mov 16(%rsp), %rsi
@@ -93,6 +98,18 @@ ENTRY rt_entry_fentry_fp, 1, 2
 ENTRY rt_entry_fentry_wide, 1, 3
 ENTRY rt_entry_fentry_string, 1, 4
 ENTRY rt_entry_fentry_all, 1, 5
+ENTRY rt_entry_args_mcount_gpr, 0, 0, 1
+ENTRY rt_entry_args_mcount_none, 0, 1, 1
+ENTRY rt_entry_args_mcount_fp, 0, 2, 1
+ENTRY rt_entry_args_mcount_wide, 0, 3, 1
+ENTRY rt_entry_args_mcount_string, 0, 4, 1
+ENTRY rt_entry_args_mcount_all, 0, 5, 1
+ENTRY rt_entry_args_fentry_gpr, 1, 0, 1
+ENTRY rt_entry_args_fentry_none, 1, 1, 1
+ENTRY rt_entry_args_fentry_fp, 1, 2, 1
+ENTRY rt_entry_args_fentry_wide, 1, 3, 1
+ENTRY rt_entry_args_fentry_string, 1, 4, 1
+ENTRY rt_entry_args_fentry_all, 1, 5, 1
 
 /* RETURN name, x87 (0/1: also st(0), for long double): struct ret_regs is at (%rsp) while rt_exit runs. */
 .macro RETURN name, x87

@@ -16,6 +16,8 @@
 
 RT_ENTRIES(mcount)
 RT_ENTRIES(fentry)
+RT_ENTRIES_ARGS(mcount)
+RT_ENTRIES_ARGS(fentry)
 
 #define STUB_TARGET_OFFSET 6	/* jmp *0(%rip): ff 25 00000000, then <target> */
 
@@ -61,6 +63,15 @@ const struct rt_arch rt_arch_host = {
 	.encode_stub = x86_encode_stub,
 	.reach = (uintptr_t)INT32_MAX - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(fentry) },
+	/*
+	 * rt_x86_64.S's save area: rdi, rsi, rdx, rcx, r8, r9 from 8, xmm0-7
+	 * from 64; the stack arguments lie just above the return address,
+	 * for mcount (after `push %rbp; mov %rsp, %rbp`, which change neither)
+	 * as for __fentry__.
+	 */
+	.arg_regs = { .gpr = { 8, 16, 24, 32, 40, 48 }, .fpr = 64, .fpr_stride = 16,
+		      .stack_from_slot = { 8, 8 } },
 };
 
 /* Timestamps: the TSC or CLOCK_MONOTONIC, as on i386. */

@@ -5,6 +5,7 @@
  * in PIC code, Debian's default; the site is the opcode's first byte.
  */
 #include "arch/arch.h"
+#include "arch/x86/args_x86.h"
 #include "arch/x86/insn.h"
 
 static const char *const x86_hooks[] = { "mcount", NULL };
@@ -104,6 +105,7 @@ const struct arch arch_x86_64 = {
 	X86_PADS,
 	/* SysV x86_64: structs of two eightbytes come back in rax:rdx */
 	.values = { .struct_regs = 2, .errno_max = 133, .ldbl_mant = 64 },
+	.place_args = arg_place_x86_64,
 	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
 	.pad_site_len = 5,
 	/*
@@ -162,6 +164,7 @@ const struct arch arch_i386 = {
 	 * which the return trampoline stores as a double (exact for either)
 	 */
 	.values = { .struct_regs = 0, .errno_max = 133, .ldbl_mant = 64, .float_as_double = true },
+	.place_args = arg_place_i386,
 	.pad_site_len = 5,
 	/*
 	 * objpatch-cc: the runtime traces no pads here; gcc refuses -mfentry

@@ -58,6 +58,7 @@ struct rt_state {
 	unsigned depth;
 	bool hex;
 	bool errno_names;	/* OBJPATCH_ERRNO_NAMES: negative errnos by name */
+	bool args;		/* OBJPATCH_ARGS: entries record their arguments (the port's entry_args) */
 	bool stats;
 	size_t strlen_max;
 	struct rt_filter *start_filters;	/* OBJPATCH_FILTER's patterns, in order */
@@ -99,10 +100,25 @@ int rt_load_modules(bool quiescent, size_t *first) RT_HIDDEN;
 int rt_module_functions(struct rt_module *m) RT_HIDDEN;
 /* A site's disabled form: the NOP, unless the arch wants another there (ppc64's `b .+8`). */
 const uint8_t *rt_site_nop(const struct rt_site *s) RT_HIDDEN;
+/* Whether this machine's port captures arguments. */
+bool rt_args_supported(void) RT_HIDDEN;
 /* The bytes of one stub in a module's stub page (MIPS n64: longer). */
 size_t rt_stub_size(void) RT_HIDDEN;
 /* The function a return address belongs to, or NULL (lock held or at output time). */
 struct sym_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
+/* rt_args.c: where an entry finds its function's arguments (OBJPATCH_ARGS). */
+struct rt_arg_spec {
+	uint8_t npieces;
+	struct arg_piece piece[ARGS_MAX_PIECES];
+};
+struct rt_arg_site {
+	const struct rt_arg_spec *spec;
+	uint8_t kind;		/* enum site_kind: where its stack arguments are */
+};
+/* Called for each site being enabled, under rt.lock; -1 when out of memory. */
+int rt_args_enable(const struct rt_module *m, const struct rt_site *s) RT_HIDDEN;
+/* The site whose hook call returns to `ra`, or NULL; lock-free, from any context. */
+const struct rt_arg_site *rt_args_site(uintptr_t ra) RT_HIDDEN;
 /* rt_unrecorded.c: one line per module whose functions call the hook without a table entry. */
 void rt_report_unrecorded(size_t first) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;

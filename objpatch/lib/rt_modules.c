@@ -343,6 +343,18 @@ static bool within_reach(const struct rt_module *m, uintptr_t p, uintptr_t size)
 	       (!rt_arch_host.reach_region || (p & ~rt_arch_host.reach_region) == (m->lo & ~rt_arch_host.reach_region));
 }
 
+bool rt_args_supported(void)
+{
+	return rt_arch_host.entry_args[SITE_MCOUNT][CAPTURE_GPR] || rt_arch_host.entry_args[SITE_FENTRY][CAPTURE_GPR];
+}
+
+void (*rt_entry_trampoline(unsigned kind, unsigned capture))(void)
+{
+	if (rt.args && rt_args_supported())
+		return rt_arch_host.entry_args[kind][capture];
+	return rt_arch_host.entry[kind][capture];
+}
+
 size_t rt_stub_size(void)
 {
 	return rt_arch_host.stub_size ? rt_arch_host.stub_size : STUB_SIZE;
@@ -384,7 +396,7 @@ static int make_stubs(struct rt_module *m)
 	for (int k = 0; k < SITE_KINDS; k++)
 		for (int c = 0; c < CAPTURES; c++)
 			rt_arch_host.encode_stub((uint8_t *)p + (k * CAPTURES + c) * rt_stub_size(),
-						 (uintptr_t)rt_arch_host.entry[k][c]);
+						 (uintptr_t)rt_entry_trampoline(k, c));
 	if (rt_arch_host.fill_stubs)
 		rt_arch_host.fill_stubs(p, size);
 	if (mprotect(p, size, PROT_READ | PROT_EXEC)) {

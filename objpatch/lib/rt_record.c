@@ -466,6 +466,77 @@ static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, uint64_t 
 	return true;
 }
 
+/* A piece's bytes as an integer of its size, zero-extended. */
+static uint64_t load_piece(const uint8_t *p, unsigned size)
+{
+	uint8_t b1;
+	uint16_t b2;
+	uint32_t b4;
+	uint64_t b8;
+
+	switch (size) {
+	case 1:
+		memcpy(&b1, p, 1);
+		return b1;
+	case 2:
+		memcpy(&b2, p, 2);
+		return b2;
+	case 4:
+		memcpy(&b4, p, 4);
+		return b4;
+	default:
+		memcpy(&b8, p, 8);
+		return b8;
+	}
+}
+
+static uint64_t mask_of(unsigned size)
+{
+	return size >= 8 ? ~0ull : (1ull << 8 * size) - 1;
+}
+
+/*
+ * The entry's arguments, where its site's places say: the registers from
+ * the trampoline's save area, the stack from the caller's argument area.
+ */
+static void emit_args(struct tstate *t, uintptr_t ra, const uintptr_t *slot, const uint8_t *regs,
+		      uint32_t depth, uint64_t ts)
+{
+	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
+	const struct rt_arg_site *site = rt_args_site(ra);
+	const struct rt_arg_spec *spec = site ? site->spec : NULL;
+	size_t n = spec ? spec->npieces : 0;
+	unsigned flags = spec ? 0 : ARGS_UNPLACED;
+	int16_t from_slot = site ? ar->stack_from_slot[site->kind] : ARG_STACK_UNKNOWN;
+	uint64_t *w = reserve(t, EV_HEADER_WORDS + n);
+
+	if (!w) {
+		lose(t);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct arg_piece *p = &spec->piece[i];
+		uint64_t v = 0;
+
+		if (p->area == ARG_AREA_GPR) {
+			uintptr_t reg;
+
+			memcpy(&reg, regs + ar->gpr[p->at], sizeof(reg));
+			v = reg & mask_of(p->size);
+		} else if (p->area == ARG_AREA_FPR) {
+			v = load_piece(regs + ar->fpr + p->at * ar->fpr_stride + p->sub, p->size);
+		} else if (from_slot != ARG_STACK_UNKNOWN) {
+			v = load_piece((const uint8_t *)slot + from_slot + p->at, p->size);
+		} else {
+			flags |= ARGS_NO_STACK;
+		}
+		w[EV_HEADER_WORDS + i] = v;
+	}
+	w[0] = ts;
+	w[1] = EV_HEADER(EV_ARGS, depth, flags, EV_HEADER_WORDS + n);
+	commit(t, EV_HEADER_WORDS + n);
+}
+
 /* Frames whose slots lie at or below `limit` were left without returning. */
 static void drop_dead_frames(struct tstate *t, uintptr_t limit, uint64_t ts)
 {
@@ -485,7 +556,7 @@ static bool is_return_trampoline(uintptr_t a)
 	return a == (uintptr_t)rt_return_regs || a == (uintptr_t)rt_return_wide;
 }
 
-void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead)
+static void enter(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead, const uint8_t *regs)
 {
 	struct tstate *t = thread_state();
 	struct frame *f;
@@ -522,6 +593,8 @@ void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t de
 		goto out;	/* no frame it could belong to: left as it is */
 	if (!emit_entry(t, ra, t->depth, ts))
 		goto out;
+	if (regs)
+		emit_args(t, ra, slot, regs, t->depth, ts);
 	f = &t->frames[t->depth];
 	f->ret = *slot;
 	f->tail = tail;
@@ -538,15 +611,25 @@ out:
 	t->busy = 0;
 }
 
+void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead)
+{
+	enter(ra, slot, capture, dead, NULL);
+}
+
+void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
+{
+	enter(ra, slot, capture, (uintptr_t)slot, NULL);
+}
+
+void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs)
+{
+	enter(ra, slot, capture, (uintptr_t)slot, regs);
+}
+
 /*
  * The frame rt_enter just pushed, if it did (a signal handler's calls in
  * between are gone again by now), learns where its value will be.
  */
-void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
-{
-	rt_enter_dead(ra, slot, capture, (uintptr_t)slot);
-}
-
 void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem)
 {
 	struct tstate *t;

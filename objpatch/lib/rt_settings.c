@@ -18,7 +18,7 @@
 static const char *const known_vars[] = {
 	"OBJPATCH_FILTER", "OBJPATCH_OUTPUT", "OBJPATCH_FORMAT", "OBJPATCH_HEX", "OBJPATCH_DEPTH",
 	"OBJPATCH_STRLEN", "OBJPATCH_BUFFER_MB", "OBJPATCH_STATS", "OBJPATCH_PATCH_WRITE",
-	"OBJPATCH_PATCH_SYNC", "OBJPATCH_ERRNO_NAMES", "OBJPATCH_STATUS", "OBJPATCH_POLICY", "OBJPATCH_FLUSH_MS", "OBJPATCH_SHARED_FD", RT_FIRST_PID_VAR,
+	"OBJPATCH_PATCH_SYNC", "OBJPATCH_ERRNO_NAMES", "OBJPATCH_STATUS", "OBJPATCH_POLICY", "OBJPATCH_FLUSH_MS", "OBJPATCH_SHARED_FD", "OBJPATCH_ARGS", RT_FIRST_PID_VAR,
 };
 
 static bool bad;	/* a value was refused: the program stops once all are read */
@@ -106,7 +106,7 @@ static void unknown_vars(void)
 
 		if (strncmp(*e, "OBJPATCH_", 9) == 0 && !known_var(*e, len))
 			fprintf(stderr, "objpatch: %.*s: not a variable objpatch reads (ignored): use OBJPATCH_FILTER, "
-				"_OUTPUT, _FORMAT, _HEX, _ERRNO_NAMES, _DEPTH, _STRLEN, _BUFFER_MB, _POLICY, _FLUSH_MS or _STATS (libobjpatch(3))\n",
+				"_OUTPUT, _FORMAT, _ARGS, _HEX, _ERRNO_NAMES, _DEPTH, _STRLEN, _BUFFER_MB, _POLICY, _FLUSH_MS or _STATS (libobjpatch(3))\n",
 				(int)len, *e);
 	}
 }
@@ -197,6 +197,7 @@ void rt_read_settings(void)
 	rt.hex = env_bool("OBJPATCH_HEX");
 	rt.stats = env_bool("OBJPATCH_STATS");
 	rt.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
+	rt.args = env_bool("OBJPATCH_ARGS");
 	rt.format = env_format();
 	/* Binary, into the program's own messages: never what was meant. */
 	if (rt.format == FMT_PERFETTO && !(outp && *outp))

@@ -169,6 +169,9 @@ static bool site_bytes(const struct rt_module *m, const struct rt_site *s, bool 
 {
 	const uint8_t *nop;
 
+	/* Its arguments' places, before anything can call it (out of memory: left alone). */
+	if (on && rt_args_enable(m, s) < 0)
+		return false;
 	if (rt_arch_host.encode_site)
 		return rt_arch_host.encode_site(out, s->len, s->addr, stub_for(m, s), s->kind, on);
 	if (on)

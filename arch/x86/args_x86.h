@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef ARCH_X86_ARGS_X86_H
+#define ARCH_X86_ARGS_X86_H
+
+#include "arch/args.h"
+
+arg_placer arg_place_x86_64, arg_place_i386;
+
+#endif

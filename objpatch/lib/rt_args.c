@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * What an entry records of its function's arguments (OBJPATCH_ARGS=1).
+ * When a site is enabled, its function's parameters are placed by the
+ * ABI (trace/args.c, the same code a reader places them with) and the
+ * places are kept under the site's return address in a table that entries
+ * read without a lock: one multiply and, most often, one cache line.
+ * Tables only grow, under rt.lock; a grown table is published whole and
+ * the old one is kept, since entries may still be reading it.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "objpatch/lib/rt.h"
+#include "trace/args.h"
+
+_Static_assert(TRACE_MAX_ARGS * ARG_MAX_PIECES <= ARGS_MAX_PIECES, "an event holds every piece");
+
+struct arg_slot {
+	_Atomic uintptr_t ra;	/* 0: free; set last, with release, by the lock holder */
+	struct rt_arg_site site;
+};
+
+struct arg_table {
+	unsigned bits;
+	size_t used;
+	struct arg_slot slot[];
+};
+
+static _Atomic(struct arg_table *) table;
+
+static size_t hash(uintptr_t ra, unsigned bits)
+{
+	return (size_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+const struct rt_arg_site *rt_args_site(uintptr_t ra)
+{
+	const struct arg_table *t = atomic_load_explicit(&table, memory_order_acquire);
+	size_t mask, i;
+
+	if (!t)
+		return NULL;
+	mask = ((size_t)1 << t->bits) - 1;
+	for (i = hash(ra, t->bits);; i = (i + 1) & mask) {
+		uintptr_t k = atomic_load_explicit(&t->slot[i].ra, memory_order_acquire);
+
+		if (k == ra)
+			return &t->slot[i].site;
+		if (!k)
+			return NULL;
+	}
+}
+
+static struct arg_table *new_table(unsigned bits)
+{
+	size_t size = sizeof(struct arg_table) + ((size_t)1 << bits) * sizeof(struct arg_slot);
+	struct arg_table *t = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (t == MAP_FAILED)
+		return NULL;
+	t->bits = bits;
+	return t;
+}
+
+static void put(struct arg_table *t, uintptr_t ra, struct rt_arg_site site)
+{
+	size_t mask = ((size_t)1 << t->bits) - 1, i;
+
+	for (i = hash(ra, t->bits);; i = (i + 1) & mask) {
+		uintptr_t k = atomic_load_explicit(&t->slot[i].ra, memory_order_relaxed);
+
+		if (k == ra)
+			return;		/* the same site's: the same places */
+		if (!k)
+			break;
+	}
+	t->slot[i].site = site;
+	atomic_store_explicit(&t->slot[i].ra, ra, memory_order_release);
+	t->used++;
+}
+
+/* Room for one more, kept at most half full; -1 when memory runs out. */
+static int make_room(void)
+{
+	struct arg_table *t = atomic_load_explicit(&table, memory_order_relaxed), *g;
+
+	if (t && 2 * (t->used + 1) <= ((size_t)1 << t->bits))
+		return 0;
+	g = new_table(t ? t->bits + 1 : 12);
+	if (!g)
+		return -1;
+	for (size_t i = 0; t && i < ((size_t)1 << t->bits); i++) {
+		uintptr_t k = atomic_load_explicit(&t->slot[i].ra, memory_order_relaxed);
+
+		if (k)
+			put(g, k, t->slot[i].site);
+	}
+	atomic_store_explicit(&table, g, memory_order_release);
+	return 0;
+}
+
+/* The places of a site's function's arguments, made when it is first enabled. */
+static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct rt_site *site)
+{
+	const struct signature *sig = sym_func_sig(&m->syms.funcs[site->func]);
+	struct arg_place places[TRACE_MAX_ARGS];
+	struct rt_arg_spec *s = calloc(1, sizeof(*s));
+	size_t n, k = 0;
+
+	if (!s)
+		return NULL;
+	n = sig ? trace_arg_places(rt_arch_host.desc, sig, places) : 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < places[i].npieces; j++)
+			s->piece[k++] = places[i].piece[j];
+	s->npieces = (uint8_t)k;
+	return s;
+}
+
+int rt_args_enable(const struct rt_module *m, const struct rt_site *s)
+{
+	const struct rt_arg_spec *spec;
+	uintptr_t ra = s->addr + s->len + rt_arch_host.ra_after_site;
+
+	if (!rt.args || rt_args_site(ra))
+		return 0;
+	if (!(spec = spec_of(m, s)) || make_room() < 0)
+		return -1;
+	put(atomic_load_explicit(&table, memory_order_relaxed), ra, (struct rt_arg_site){ spec, s->kind });
+	return 0;
+}
