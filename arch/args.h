@@ -69,9 +69,10 @@ struct arg_place {
 
 /*
  * The places of the first n parameters of a function (its named ones, for
- * varargs), as an ABI puts them at the function's first instruction.
+ * varargs), as an ABI puts them at the function's first instruction, on a
+ * machine of that byte order.
  */
-typedef void arg_placer(const struct arg_type *params, size_t n, struct arg_place *out);
+typedef void arg_placer(const struct arg_type *params, size_t n, bool big_endian, struct arg_place *out);
 
 /*
  * Placing, one parameter after another, for the placers in each arch's

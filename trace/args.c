@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <stdlib.h>
 #include <string.h>
 #include "tables/tables.h"
 #include "trace/args.h"
+#include "trace/event.h"
 
 /* Room for the members of the aggregates of one signature; beyond it, an aggregate's are not given. */
 #define MAX_FIELDS 64
@@ -27,7 +29,7 @@ static enum arg_kind kind_of(enum type_class c)
 	}
 }
 
-size_t trace_arg_places(const struct arch *a, const struct signature *sig, struct arg_place *out)
+size_t trace_arg_places(const struct arch *a, bool big_endian, const struct signature *sig, struct arg_place *out)
 {
 	struct arg_type types[TRACE_MAX_ARGS];
 	struct arg_field fields[MAX_FIELDS];
@@ -51,7 +53,7 @@ size_t trace_arg_places(const struct arch *a, const struct signature *sig, struc
 							     (uint8_t)t->members[m].size,
 							     t->members[m].cls == TC_FLOAT };
 	}
-	a->place_args(types, n, out);
+	a->place_args(types, n, big_endian, out);
 	return n;
 }
 
@@ -62,4 +64,137 @@ size_t trace_arg_words(const struct arg_place *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		words += p[i].npieces;
 	return words;
+}
+
+struct text {
+	char *buf;
+	size_t len, n;
+};
+
+static void put(struct text *t, const char *s, size_t k)
+{
+	for (size_t i = 0; i < k; i++, t->n++)
+		if (t->n + 1 < t->len)
+			t->buf[t->n] = s[i];
+}
+
+static void put_str(struct text *t, const char *s)
+{
+	put(t, s, strlen(s));
+}
+
+static void put_bytes(uint8_t *p, uint64_t x, unsigned n, bool big_endian)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(x >> 8 * (big_endian ? n - 1 - i : i));
+}
+
+/* A parameter's value as format_value() reads it, from its pieces' words. */
+static void value_of(const struct format_target *tg, const struct sig_type *type, const struct arg_place *p,
+		     const uint64_t *w, struct raw_value *v)
+{
+	bool be = tg->big_endian;
+	unsigned reg = tg->reg_bytes, shift = 0;
+	uint64_t x = 0;
+
+	for (unsigned i = 0; i < p->npieces; i++) {
+		uint64_t part = p->piece[i].size < 8 ? w[i] & ((1ull << 8 * p->piece[i].size) - 1) : w[i];
+
+		x |= shift < 64 ? part << shift : 0;
+		shift += 8 * p->piece[i].size;
+	}
+	memset(v, 0, sizeof(*v));
+	if (type->cls == TC_FLOAT) {
+		unsigned bytes = shift / 8;
+
+		if (type->size == 4 && bytes == 8) {
+			/* A float the machine keeps as a double (ppc64's FP registers). */
+			double d;
+			float f;
+			uint32_t bits;
+
+			memcpy(&d, &x, sizeof(d));
+			f = (float)d;
+			memcpy(&bits, &f, sizeof(bits));
+			x = bits;
+			bytes = 4;
+		}
+		put_bytes(v->fpr, x, bytes, be);
+		v->have_fpr = true;
+	} else if (type->size > reg) {
+		/* Twice the register width: both halves, in the machine's memory order (format.h). */
+		v->gpr[be ? 1 : 0] = x & 0xffffffffu;
+		v->gpr[be ? 0 : 1] = x >> 32;
+	} else {
+		v->gpr[0] = x;
+	}
+}
+
+static void put_value(struct text *t, const struct format_target *tg, const struct sig_type *type,
+		      const struct arg_place *p, const uint64_t *w, const struct format_opts *o)
+{
+	struct sig_type shown = *type;
+	struct format_opts po = *o;
+	struct raw_value v;
+	char small[256], *big = NULL, *s = small;
+	size_t k;
+
+	po.errno_names = false;	/* an argument is not an error code */
+	if (shown.cls == TC_STRING && !o->read_mem)
+		shown.cls = TC_POINTER;
+	value_of(tg, &shown, p, w, &v);
+	k = format_value(small, sizeof(small), &shown, &v, &po);
+	if (k >= sizeof(small) && (big = malloc(k + 1))) {
+		format_value(big, k + 1, &shown, &v, &po);
+		s = big;
+	}
+	put_str(t, s);
+	free(big);
+}
+
+size_t trace_args_text(char *buf, size_t len, const struct arch *a, const struct signature *sig,
+		       const uint64_t *ev, const struct format_opts *o)
+{
+	struct text t = { buf, len, 0 };
+	struct arg_place places[TRACE_MAX_ARGS];
+	unsigned flags = ev ? ev_capture(ev[1]) : ARGS_UNPLACED;
+	size_t n, words = ev ? ev_words(ev[1]) - EV_HEADER_WORDS : 0;
+	const uint64_t *w = ev ? ev + EV_HEADER_WORDS : NULL;
+	const struct format_target *tg = o->target ? o->target : format_target_native();
+
+	if (!sig || !sig->known || !(sig->flags & PROTO_RELIABLE)) {
+		put_str(&t, "?");
+		goto out;
+	}
+	if (!tg) {
+		put_str(&t, "?");
+		goto out;
+	}
+	n = trace_arg_places(a, tg->big_endian, sig, places);
+	/* Not the words these places need: recorded for another signature. */
+	if (!(flags & ARGS_UNPLACED) && words != trace_arg_words(places, n))
+		flags |= ARGS_UNPLACED;
+	for (size_t i = 0; i < n; i++) {
+		const struct sig_param *prm = &sig->params[i];
+		bool on_stack = places[i].npieces && places[i].piece[0].area == ARG_AREA_STACK;
+
+		if (i)
+			put_str(&t, ", ");
+		if (prm->name && *prm->name) {
+			put_str(&t, prm->name);
+			put_str(&t, "=");
+		}
+		if (!places[i].npieces || (flags & ARGS_UNPLACED) || (on_stack && (flags & ARGS_NO_STACK)))
+			put_str(&t, "?");
+		else
+			put_value(&t, tg, &prm->type, &places[i], w, o);
+		if (!(flags & ARGS_UNPLACED))
+			w += places[i].npieces;
+	}
+	if (sig->nparams > n || (sig->flags & PROTO_VARARGS))
+		put_str(&t, n ? ", ..." : "...");
+out:
+	if (len)
+		buf[t.n < len ? t.n : len - 1] = 0;
+	return t.n;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "arch/arch.h"
 #include "tables/sig.h"
+#include "trace/format.h"
 
 /* Parameters shown per call; later ones print as "...". */
 #define TRACE_MAX_ARGS 12
@@ -22,9 +23,21 @@
  * (printed "?") when the signature is not reliable (a clone's) or the
  * machine's ABI is not known.
  */
-size_t trace_arg_places(const struct arch *a, const struct signature *sig, struct arg_place *out);
+size_t trace_arg_places(const struct arch *a, bool big_endian, const struct signature *sig, struct arg_place *out);
 
 /* How many words an argument event holds for these places: one per piece. */
 size_t trace_arg_words(const struct arg_place *p, size_t n);
+
+/*
+ * "x=3, s=\"abc\"" for the arguments the EV_ARGS event `ev` (its header,
+ * then its words) holds, recorded on machine `a` (o->target: its byte
+ * order and register width), of a function whose
+ * signature is `sig` (NULL: not known, "?"); values by the rules of
+ * format_value(), strings read through o->read_mem (none: their address).
+ * A clone whose parameters differ from the source's prints "?".  Like
+ * snprintf.
+ */
+size_t trace_args_text(char *buf, size_t len, const struct arch *a, const struct signature *sig,
+		       const uint64_t *ev, const struct format_opts *o);
 
 #endif

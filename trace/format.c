@@ -779,6 +779,32 @@ static bool put_common(struct out *o, const struct sig_type *t, const struct raw
 /* A machine no descriptor describes: pointer-sized registers, no errno names. */
 static const struct format_target unknown_target = { .reg_bytes = sizeof(void *) };
 
+static const struct format_target *target_of(const struct format_opts *op)
+{
+	const struct format_target *t = op->target ? op->target : format_target_native();
+
+	return t ? t : &unknown_target;
+}
+
+size_t format_value(char *buf, size_t len, const struct sig_type *type, const struct raw_value *v,
+		    const struct format_opts *op)
+{
+	static const struct format_opts defaults;
+	struct out o = { buf, len, 0 };
+	const struct format_target *t;
+
+	if (!op)
+		op = &defaults;
+	t = target_of(op);
+	if (!(put_common(&o, type, v, op, t) || put_typed(&o, type, v, op, t))) {
+		put_x64(&o, v->gpr[0] & mask_of(reg_width(t)), 1);
+		put_ch(&o, '?');
+	}
+	if (len)
+		buf[o.n < len ? o.n : len - 1] = 0;
+	return o.n;
+}
+
 size_t format_return(char *buf, size_t len, const struct signature *sig,
 		     const struct raw_value *v, const struct format_opts *op)
 {
@@ -788,9 +814,7 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 
 	if (!op)
 		op = &defaults;
-	t = op->target ? op->target : format_target_native();
-	if (!t)
-		t = &unknown_target;
+	t = target_of(op);
 	/* A clone may drop a return value but never invent one: void stays void. */
 	if (!sig || sig->ret.cls != TC_VOID) {
 		put(&o, "ret=", 4);

@@ -112,6 +112,14 @@ int utf8_len(const unsigned char *s, size_t n);
 size_t format_return(char *buf, size_t len, const struct signature *sig,
 		     const struct raw_value *v, const struct format_opts *o);
 
+/*
+ * A value of type `t` by the same rules, without "ret=": the raw register
+ * in hex and '?' when the type cannot be shown (an argument's, objpatch
+ * --args).  Like snprintf.
+ */
+size_t format_value(char *buf, size_t len, const struct sig_type *t, const struct raw_value *v,
+		    const struct format_opts *o);
+
 /* A return value by kind, for outputs that type their values (Perfetto's debug annotations). */
 enum value_kind {
 	VALUE_VOID,	/* the function returns void */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "trace/args.h"
 #include "trace/calltree.h"
 #include "trace/digits.h"
 #include "trace/event.h"
@@ -72,6 +73,8 @@ struct trace_thread {
 	size_t head_len;
 	char ids[48];		/* JSON: its events' end, ,"pid":%d,"tid":%d */
 	size_t ids_len;
+	/* The innermost entry's EV_ARGS event (objpatch --args), while its line waits; args[1] 0: none. */
+	uint64_t args[EV_ARGS_MAX_WORDS];
 };
 
 /* ---- set-up ---- */
@@ -409,6 +412,31 @@ static size_t value_of(const struct trace_writer *w, const uint64_t *ev, struct 
 	return format_return(buf, len, sig, &v, &opts);
 }
 
+/*
+ * "(x=3, s=0x...)": the arguments of the innermost entry, from its EV_ARGS
+ * event; "()" when none was recorded.  A string's characters are not in
+ * the trace: its address is shown.
+ */
+static void out_args(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
+{
+	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max,
+				    .target = &w->s.machine->values };
+	char small[512], *big = NULL, *s = small;
+	size_t n;
+
+	out_ch(w, '(');
+	if (ev_type(t->args[1]) == EV_ARGS) {
+		const struct signature *sig = f ? sym_func_sig(f) : NULL;
+
+		n = trace_args_text(small, sizeof(small), w->s.machine->arch, sig, t->args, &opts);
+		if (n >= sizeof(small) && (big = malloc(n + 1)))
+			trace_args_text(big, n + 1, w->s.machine->arch, sig, t->args, &opts);
+		out_str(w, big ? big : s);
+		free(big);
+	}
+	out_ch(w, ')');
+}
+
 /* The value formatted in place, at the output's end: no copy. */
 static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_func *f)
 {
@@ -707,7 +735,8 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 	} else if (!leaf) {
 		text_head(w, t, d, NULL);
 		out_str(w, name_of(f, ra, nb));
-		out_lit(w, "() {\n");
+		out_args(w, t, f);
+		out_lit(w, " {\n");
 	}
 }
 
@@ -718,7 +747,8 @@ static void text_close(struct trace_writer *w, struct trace_thread *t, unsigned 
 	text_head(w, t, d, dur);
 	if (leaf) {
 		out_str(w, name);
-		out_lit(w, "();");
+		out_args(w, t, f);
+		out_ch(w, ';');
 	} else {
 		out_lit(w, "} /* ");
 		out_str(w, name);
@@ -815,7 +845,8 @@ static void text_open_line(struct trace_writer *w, struct trace_thread *t, unsig
 
 	text_head(w, t, d, NULL);
 	out_str(w, name_of(t->func[d], t->ra[d], nb));
-	out_lit(w, "() {\n");
+	out_args(w, t, t->func[d]);
+	out_lit(w, " {\n");
 }
 
 static void process(struct trace_writer *w, struct trace_thread *t, const uint64_t *at)
@@ -838,8 +869,18 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 	}
 	if (type == EV_ENTRY) {
 		const uint64_t *next = t->src.peek(t->src.ctx);
-		bool leaf = next && ev_type(next[1]) != EV_ENTRY && ev_type(next[1]) != EV_LOST &&
-			    ev_depth(next[1]) == ev_depth(ev[1]);
+		bool leaf;
+
+		/* Its arguments come with it (one commit): kept for its line. */
+		t->args[1] = 0;
+		if (next && ev_type(next[1]) == EV_ARGS) {
+			if (ev_words(next[1]) <= EV_ARGS_MAX_WORDS)
+				memcpy(t->args, next, ev_words(next[1]) * 8);
+			t->src.consume(t->src.ctx, ev_words(next[1]));
+			next = t->src.peek(t->src.ctx);
+		}
+		leaf = next && ev_type(next[1]) != EV_ENTRY && ev_type(next[1]) != EV_LOST &&
+		       ev_depth(next[1]) == ev_depth(ev[1]);
 
 		/* Its next event is not there yet (a live trace): the entry waits for it. */
 		if (!next && w->s.format == TRACE_TEXT && ev_depth(ev[1]) <= w->s.depth) {

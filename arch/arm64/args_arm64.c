@@ -8,7 +8,8 @@
 #include "arch/args.h"
 #include "arch/arm64/args_arm64.h"
 
-static const struct arg_abi aapcs64 = { .gprs = 8, .fprs = 8, .word = 8 };
+static const struct arg_abi aapcs64_le = { .gprs = 8, .fprs = 8, .word = 8 };
+static const struct arg_abi aapcs64_be = { .gprs = 8, .fprs = 8, .word = 8, .big_endian = true };
 
 static void gprs_or_stack(struct arg_cursor *c, uint32_t size, uint32_t align, struct arg_place *o)
 {
@@ -45,9 +46,9 @@ static void place_aggregate(struct arg_cursor *c, const struct arg_type *t)
 	gprs_or_stack(c, t->size, 8, NULL);
 }
 
-void arg_place_aarch64(const struct arg_type *p, size_t n, struct arg_place *out)
+void arg_place_aarch64(const struct arg_type *p, size_t n, bool big_endian, struct arg_place *out)
 {
-	struct arg_cursor c = { .abi = &aapcs64 };
+	struct arg_cursor c = { .abi = big_endian ? &aapcs64_be : &aapcs64_le };
 
 	for (size_t i = 0; i < n; i++) {
 		struct arg_place *o = &out[i];

@@ -43,9 +43,11 @@ static void place_aggregate_64(struct arg_cursor *c, const struct arg_type *t)
 	arg_take_stack(c, t->size, 8, NULL);
 }
 
-void arg_place_x86_64(const struct arg_type *p, size_t n, struct arg_place *out)
+void arg_place_x86_64(const struct arg_type *p, size_t n, bool big_endian, struct arg_place *out)
 {
 	struct arg_cursor c = { .abi = &sysv64 };
+
+	(void)big_endian;	/* little-endian only */
 
 	for (size_t i = 0; i < n; i++) {
 		struct arg_place *o = &out[i];
@@ -72,9 +74,11 @@ void arg_place_x86_64(const struct arg_type *p, size_t n, struct arg_place *out)
 	}
 }
 
-void arg_place_i386(const struct arg_type *p, size_t n, struct arg_place *out)
+void arg_place_i386(const struct arg_type *p, size_t n, bool big_endian, struct arg_place *out)
 {
 	struct arg_cursor c = { .abi = &sysv32 };
+
+	(void)big_endian;
 
 	for (size_t i = 0; i < n; i++) {
 		struct arg_place *o = &out[i];

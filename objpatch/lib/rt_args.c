@@ -111,7 +111,7 @@ static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct
 
 	if (!s)
 		return NULL;
-	n = sig ? trace_arg_places(rt_arch_host.desc, sig, places) : 0;
+	n = sig ? trace_arg_places(rt_arch_host.desc, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sig, places) : 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < places[i].npieces; j++)
 			s->piece[k++] = places[i].piece[j];

@@ -239,12 +239,18 @@ void rt_output_fork_child(void)
 /* ---- the threads' chunks, read in place ---- */
 
 
-/* Whether the thread has committed an event after the one at `pos` of chunk `c`. */
+/*
+ * Whether the thread has committed an event after the one at `pos` of
+ * chunk `c`, and after its arguments for an entry (committed with it).
+ */
 static bool has_next(const struct chunk *c, uint32_t pos, uint32_t count)
 {
 	const struct chunk *next;
+	uint32_t after = pos + ev_words(c->w[pos + 1]);
 
-	if (pos + ev_words(c->w[pos + 1]) < count)
+	if (ev_type(c->w[pos + 1]) == EV_ENTRY && after < count && ev_type(c->w[after + 1]) == EV_ARGS)
+		after += ev_words(c->w[after + 1]);
+	if (after < count)
 		return true;
 	next = atomic_load_explicit(&c->next, memory_order_acquire);
 	return next && atomic_load_explicit(&next->count, memory_order_acquire) > next->consumed;
@@ -304,7 +310,10 @@ static void chunk_consume(void *ctx, size_t words)
 {
 	struct tstate *t = ctx;
 
-	t->after_entry = ev_type(t->read->w[t->read_pos + 1]) == EV_ENTRY;
+	unsigned type = ev_type(t->read->w[t->read_pos + 1]);
+
+	/* An entry's arguments are part of it: the event after them still shows. */
+	t->after_entry = type == EV_ENTRY || (type == EV_ARGS && t->after_entry);
 	t->read_pos += (uint32_t)words;
 	t->read->consumed = t->read_pos;
 }
