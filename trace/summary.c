@@ -306,6 +306,8 @@ int trace_stats_read(struct trace_stats *s, struct trace_stats_thread *t, const 
 
 		if (ev_type(word) == EV_ENTRY) {
 			rc |= on_entry(s, t, ev);
+		} else if (ev_type(word) == EV_ARGS) {
+			/* arguments: nothing to count */
 		} else if (ev_type(word) == EV_LOST) {
 			close_to(s, t, d, ts);
 		} else {
