@@ -30,7 +30,11 @@ void raw_header_init(struct raw_header *h, uint16_t machine, uint8_t elfclass, u
 		     int32_t pid)
 {
 	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, RAW_MAGIC, sizeof(RAW_MAGIC));
+	/* Version 4 only where it differs: readers of version 3 read the rest. */
+	if (flags & RAW_FLAG_ARGS)
+		memcpy(h->magic, RAW_MAGIC, sizeof(RAW_MAGIC));
+	else
+		memcpy(h->magic, RAW_MAGIC_V3, sizeof(RAW_MAGIC_V3));
 	h->byte_order = RAW_BYTE_ORDER;
 	h->header_bytes = sizeof(*h);
 	h->minor = RAW_MINOR;
@@ -106,7 +110,8 @@ static int short_read(struct raw_reader *r, uint64_t at, const char *what, uint6
 /* The format version the magic names: 0 if it is no recording's magic. */
 static unsigned magic_version(const char magic[16])
 {
-	static const char *const known[] = { [1] = RAW_MAGIC_V1, [2] = RAW_MAGIC_V2, [RAW_VERSION] = RAW_MAGIC };
+	static const char *const known[] = { [1] = RAW_MAGIC_V1, [2] = RAW_MAGIC_V2, [3] = RAW_MAGIC_V3,
+					     [RAW_VERSION] = RAW_MAGIC };
 	const size_t pre = sizeof(RAW_MAGIC_PREFIX) - 1;
 	unsigned v = 0;
 	size_t i;
@@ -251,7 +256,7 @@ static void swap_words(uint64_t *w, size_t n)
  * characters), given its header word in the reader's order; 0 if the
  * header cannot be one the runtime wrote.
  */
-static size_t event_numbers(uint64_t head)
+static size_t event_numbers(uint64_t head, bool args)
 {
 	size_t words = ev_words(head), numbers;
 	enum capture c = ev_capture(head);
@@ -262,6 +267,11 @@ static size_t event_numbers(uint64_t head)
 		return head & EV_ENTRY_BIT ? EV_ENTRY_WORDS : 0;
 	case EV_UNWOUND:
 		return words == EV_HEADER_WORDS ? EV_HEADER_WORDS : 0;
+	case EV_ARGS:
+		if (!args || words < EV_HEADER_WORDS || words > EV_ARGS_MAX_WORDS ||
+		    (c & ~(unsigned)(ARGS_UNPLACED | ARGS_NO_STACK)))
+			return 0;
+		return words;
 	case EV_EXIT:
 		if ((unsigned)c >= CAPTURES || words > EV_MAX_WORDS)
 			return 0;
@@ -276,7 +286,7 @@ static size_t event_numbers(uint64_t head)
 }
 
 /* Whole, well-formed events, turned to the reader's byte order: NULL, or what is wrong. */
-static const char *import_events(uint64_t *w, size_t n, bool swap)
+static const char *import_events(uint64_t *w, size_t n, bool swap, bool args)
 {
 	size_t i = 0;
 
@@ -290,7 +300,7 @@ static const char *import_events(uint64_t *w, size_t n, bool swap)
 		if (swap)
 			swap_words(w + i, EV_HEADER_WORDS);
 		words = ev_words(w[i + 1]);
-		numbers = event_numbers(w[i + 1]);
+		numbers = event_numbers(w[i + 1], args);
 		if (!numbers)
 			return "an event's header word is not one the runtime writes";
 		if (words > n - i)
@@ -361,7 +371,7 @@ static const char *import_payload(struct raw_reader *r, uint32_t type, size_t n)
 {
 	/* In the mapping: read only, and nothing to turn (import_events writes only to turn). */
 	if (r->payload != r->buf)
-		return n ? import_events((uint64_t *)r->payload + 1, n - 1, false) : "no thread ID";
+		return n ? import_events((uint64_t *)r->payload + 1, n - 1, false, r->version >= 4) : "no thread ID";
 
 	switch (type) {
 	case RAW_MODULE:
@@ -388,7 +398,7 @@ static const char *import_payload(struct raw_reader *r, uint32_t type, size_t n)
 			return "no thread ID";
 		if (r->swap)
 			swap_words(r->buf, 1);
-		return import_events(r->buf + 1, n - 1, r->swap);
+		return import_events(r->buf + 1, n - 1, r->swap, r->version >= 4);
 	default:
 		return NULL;	/* a later version's record, skipped */
 	}

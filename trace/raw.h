@@ -13,7 +13,8 @@
  * every record its size.  Version 2 added each module's identity and the
  * names and signatures of its traced functions, so that a recording
  * reports right after the program was rebuilt; version 3 the byte-order
- * mark, the word size and the header's length.  Readers take 1 to 3.
+ * mark, the word size and the header's length; version 4, written only
+ * for recordings made with --args, the EV_ARGS event.  Readers take 1 to 4.
  */
 #ifndef TRACE_RAW_H
 #define TRACE_RAW_H
@@ -24,11 +25,12 @@
 #include <stdio.h>
 #include "trace/machine.h"
 
-#define RAW_MAGIC "OBJPATCH-RAW-3\n"
+#define RAW_MAGIC "OBJPATCH-RAW-4\n"
+#define RAW_MAGIC_V3 "OBJPATCH-RAW-3\n"
 #define RAW_MAGIC_V2 "OBJPATCH-RAW-2\n"
 #define RAW_MAGIC_V1 "OBJPATCH-RAW-1\n"
 #define RAW_MAGIC_PREFIX "OBJPATCH-RAW-"
-#define RAW_VERSION 3
+#define RAW_VERSION 4
 #define RAW_MINOR 0
 /* Written as a native u32: its bytes say the recording's byte order. */
 #define RAW_BYTE_ORDER 0x01020304u
@@ -69,6 +71,7 @@ void raw_header_init(struct raw_header *h, uint16_t machine, uint8_t elfclass, u
 
 /* OBJPATCH_ERRNO_NAMES was set: the report names errnos too. */
 #define RAW_FLAG_ERRNO_NAMES 1
+#define RAW_FLAG_ARGS 2	/* entries have their arguments (EV_ARGS): version 4 */
 
 enum raw_type {
 	RAW_MODULE = 1,	/* u64 bias, then the path and a NUL */

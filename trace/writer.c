@@ -861,7 +861,7 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 		unsigned d = t->open - 1;
 
 		t->pending = false;
-		if (type != EV_ENTRY && type != EV_LOST && ev_depth(ev[1]) == d) {
+		if (type != EV_ENTRY && type != EV_LOST && type != EV_ARGS && ev_depth(ev[1]) == d) {
 			on_close(w, t, d, ev, 0, true, NULL);
 			return;
 		}
@@ -895,6 +895,8 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 		}
 	} else if (type == EV_LOST) {
 		close_lost(w, t, ev_depth(ev[1]), ev[0]);
+	} else if (type == EV_ARGS) {
+		/* Not after its entry (which was filtered out): nothing to show. */
 	} else {
 		on_close(w, t, ev_depth(ev[1]), ev, 0, false, NULL);
 	}

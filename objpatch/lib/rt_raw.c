@@ -95,7 +95,8 @@ static void raw_record(uint32_t type, const void *head, size_t head_len, const v
 static int raw_open(void)
 {
 	struct raw_header h = { .machine = rt_arch_host.desc->machine, .elfclass = rt_arch_host.desc->elfclass,
-				.flags = rt.errno_names ? RAW_FLAG_ERRNO_NAMES : 0,
+				.flags = (rt.errno_names ? RAW_FLAG_ERRNO_NAMES : 0) |
+					 (rt.args && rt_args_supported() ? RAW_FLAG_ARGS : 0),
 				.depth = rt.depth, .pid = (int32_t)getpid() };
 	char path[4096];
 
@@ -110,7 +111,7 @@ static int raw_open(void)
 	raw_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | (rt.drop ? O_NONBLOCK : 0), 0644);
 	if (raw_fd < 0)
 		return -1;
-	raw_header_init(&h, h.machine, h.elfclass, h.flags, h.depth, h.pid);	/* version 3: byte order, word size */
+	raw_header_init(&h, h.machine, h.elfclass, h.flags, h.depth, h.pid);	/* version 3 or, with arguments, 4 */
 	if (write(raw_fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		close(raw_fd);
 		return raw_fd = -1;
