@@ -69,6 +69,7 @@ size_t trace_arg_words(const struct arg_place *p, size_t n)
 struct text {
 	char *buf;
 	size_t len, n;
+	size_t count;		/* parameters written */
 };
 
 static void put(struct text *t, const char *s, size_t k)
@@ -130,46 +131,38 @@ static void value_of(const struct format_target *tg, const struct sig_type *type
 	}
 }
 
-static void put_value(struct text *t, const struct format_target *tg, const struct sig_type *type,
-		      const struct arg_place *p, const uint64_t *w, const struct format_opts *o)
+/* The parameter's value as format_value() writes it: into `small`, or malloc'd when longer (*big). */
+static const char *value_text(const struct format_target *tg, const struct sig_type *type, const struct arg_place *p,
+			      const uint64_t *w, const struct format_opts *o, char *small, size_t len, char **big)
 {
 	struct sig_type shown = *type;
 	struct format_opts po = *o;
 	struct raw_value v;
-	char small[256], *big = NULL, *s = small;
 	size_t k;
 
+	*big = NULL;
 	po.errno_names = false;	/* an argument is not an error code */
 	if (shown.cls == TC_STRING && !o->read_mem)
 		shown.cls = TC_POINTER;
 	value_of(tg, &shown, p, w, &v);
-	k = format_value(small, sizeof(small), &shown, &v, &po);
-	if (k >= sizeof(small) && (big = malloc(k + 1))) {
-		format_value(big, k + 1, &shown, &v, &po);
-		s = big;
-	}
-	put_str(t, s);
-	free(big);
+	k = format_value(small, len, &shown, &v, &po);
+	if (k < len || !(*big = malloc(k + 1)))
+		return small;
+	format_value(*big, k + 1, &shown, &v, &po);
+	return *big;
 }
 
-size_t trace_args_text(char *buf, size_t len, const struct arch *a, const struct signature *sig,
-		       const uint64_t *ev, const struct format_opts *o)
+int trace_args_each(const struct arch *a, const struct signature *sig, const uint64_t *ev,
+		    const struct format_opts *o, trace_arg_fn *fn, void *ctx)
 {
-	struct text t = { buf, len, 0 };
 	struct arg_place places[TRACE_MAX_ARGS];
 	unsigned flags = ev ? ev_capture(ev[1]) : ARGS_UNPLACED;
 	size_t n, words = ev ? ev_words(ev[1]) - EV_HEADER_WORDS : 0;
 	const uint64_t *w = ev ? ev + EV_HEADER_WORDS : NULL;
 	const struct format_target *tg = o->target ? o->target : format_target_native();
 
-	if (!sig || !sig->known || !(sig->flags & PROTO_RELIABLE)) {
-		put_str(&t, "?");
-		goto out;
-	}
-	if (!tg) {
-		put_str(&t, "?");
-		goto out;
-	}
+	if (!sig || !sig->known || !(sig->flags & PROTO_RELIABLE) || !tg)
+		return -1;
 	n = trace_arg_places(a, tg->big_endian, sig, places);
 	/* Not the words these places need: recorded for another signature. */
 	if (!(flags & ARGS_UNPLACED) && words != trace_arg_words(places, n))
@@ -177,23 +170,42 @@ size_t trace_args_text(char *buf, size_t len, const struct arch *a, const struct
 	for (size_t i = 0; i < n; i++) {
 		const struct sig_param *prm = &sig->params[i];
 		bool on_stack = places[i].npieces && places[i].piece[0].area == ARG_AREA_STACK;
+		char small[256], *big = NULL;
+		const char *value = "?";
 
-		if (i)
-			put_str(&t, ", ");
-		if (prm->name && *prm->name) {
-			put_str(&t, prm->name);
-			put_str(&t, "=");
-		}
-		if (!places[i].npieces || (flags & ARGS_UNPLACED) || (on_stack && (flags & ARGS_NO_STACK)))
-			put_str(&t, "?");
-		else
-			put_value(&t, tg, &prm->type, &places[i], w, o);
+		if (places[i].npieces && !(flags & ARGS_UNPLACED) && !(on_stack && (flags & ARGS_NO_STACK)))
+			value = value_text(tg, &prm->type, &places[i], w, o, small, sizeof(small), &big);
+		fn(ctx, prm->name ? prm->name : "", value);
+		free(big);
 		if (!(flags & ARGS_UNPLACED))
 			w += places[i].npieces;
 	}
-	if (sig->nparams > n || (sig->flags & PROTO_VARARGS))
-		put_str(&t, n ? ", ..." : "...");
-out:
+	return sig->nparams > n || (sig->flags & PROTO_VARARGS);
+}
+
+static void join(void *ctx, const char *name, const char *value)
+{
+	struct text *t = ctx;
+
+	if (t->count++)
+		put_str(t, ", ");
+	if (*name) {
+		put_str(t, name);
+		put_str(t, "=");
+	}
+	put_str(t, value);
+}
+
+size_t trace_args_text(char *buf, size_t len, const struct arch *a, const struct signature *sig,
+		       const uint64_t *ev, const struct format_opts *o)
+{
+	struct text t = { buf, len, 0, 0 };
+	int more = trace_args_each(a, sig, ev, o, join, &t);
+
+	if (more < 0)
+		put_str(&t, "?");
+	else if (more)
+		put_str(&t, t.count ? ", ..." : "...");
 	if (len)
 		buf[t.n < len ? t.n : len - 1] = 0;
 	return t.n;

@@ -648,6 +648,45 @@ static void json_event(struct trace_writer *w, char ph, const char *name, uint64
 	w->started = true;
 }
 
+struct json_args {
+	struct trace_writer *w;
+	unsigned n;
+};
+
+static void json_arg(void *ctx, const char *name, const char *value)
+{
+	struct json_args *j = ctx;
+	char made[16];
+
+	out_str(j->w, j->n++ ? "," : ",\"args\":{");
+	if (!*name) {
+		snprintf(made, sizeof(made), "arg%u", j->n);
+		name = made;
+	}
+	json_string(j->w, name, strlen(name));
+	out_ch(j->w, ':');
+	json_string(j->w, value, strlen(value));
+}
+
+/* JSON: the entry's arguments as its "B" event's args, one string each as the text shows them. */
+static void json_args(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
+{
+	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max,
+				    .target = &w->s.machine->values };
+	struct json_args j = { w, 0 };
+	int more;
+
+	if (ev_type(t->args[1]) != EV_ARGS)
+		return;
+	more = trace_args_each(w->s.machine->arch, f ? sym_func_sig(f) : NULL, t->args, &opts, json_arg, &j);
+	if (more < 0)
+		json_arg(&j, "args", "?");
+	else if (more)
+		json_arg(&j, "more", "...");
+	if (j.n)
+		out_ch(w, '}');
+}
+
 static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d, const uint64_t *ev, uint64_t now,
 		     bool leaf, const char *reason);
 
@@ -729,6 +768,7 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 			svg_frame_module(w->svg, t->node[d], w->s.module_of(w->s.symbolize_ctx, f));
 	} else if (w->s.format == TRACE_JSON) {
 		json_event(w, 'B', name_of(f, ra, nb), ev[0], t);
+		json_args(w, t, f);
 		out_ch(w, '}');
 	} else if (w->s.format == TRACE_PERFETTO) {
 		perfetto_begin(w->pf, track_of(w, t), ns_of(w, ev[0]), name_of(f, ra, nb));

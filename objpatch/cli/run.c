@@ -53,7 +53,8 @@ static void usage_of(FILE *f, bool record)
 			   "                      objpatch.svg) or perfetto (a binary trace, needs --output)\n"
 			   "                      (default text)\n"
 			   "      --hex           integers in hex\n");
-	fprintf(f, "      --errno-names   negative integers that are errno values with their names\n"
+	fprintf(f, "  -a, --args          each call's arguments, by the types of its prototype\n"
+		   "      --errno-names   negative integers that are errno values with their names\n"
 		   "                      (-22 (EINVAL)): kernel-style code%s\n",
 		record ? "; kept in the recording for report" : "");
 	fprintf(f, "  -D, --depth=N       shadow-stack frames per thread, 1 to %d (default 256)\n"
@@ -234,7 +235,7 @@ static int append_env(const char *name, const char *value, const char *sep)
 struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth, *policy;
-	bool hex, record, errno_names;
+	bool hex, record, errno_names, args;
 	bool output_created;		/* check_output() made the file: no trace, no file */
 	const struct cli_cmd *cmd;	/* while parsing: for messages */
 	/*
@@ -249,13 +250,14 @@ struct run_opts {
 	const char *trace_output, *trace_format;	/* what the user asked the trace to be */
 };
 
-enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB, OPT_ERRNO_NAMES, OPT_POLICY };
+enum { OPT_FILTER = 1, OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_DEPTH, OPT_LIB, OPT_ERRNO_NAMES, OPT_POLICY, OPT_ARGS };
 
-/* uftrace's letters where it has the option: -F, -D; -o as recordmcount's. */
+/* uftrace's letters where it has the option: -F, -D, -a; -o as recordmcount's. */
 static const struct cli_opt run_options[] = {
 	{ "filter", 'F', "GLOB", OPT_FILTER },
 	{ "output", 'o', "FILE", OPT_OUTPUT },
 	{ "format", 0, "text|json|folded|svg|perfetto", OPT_FORMAT },
+	{ "args", 'a', NULL, OPT_ARGS },
 	{ "hex", 0, NULL, OPT_HEX },
 	{ "errno-names", 0, NULL, OPT_ERRNO_NAMES },
 	{ "depth", 'D', "N", OPT_DEPTH },
@@ -277,6 +279,7 @@ static const struct cli_opt run_options[] = {
 static const struct cli_opt record_options[] = {
 	{ "filter", 'F', "GLOB", OPT_FILTER },
 	{ "output", 'o', "FILE", OPT_OUTPUT },
+	{ "args", 'a', NULL, OPT_ARGS },
 	{ "errno-names", 0, NULL, OPT_ERRNO_NAMES },
 	{ "depth", 'D', "N", OPT_DEPTH },
 	{ "policy", 0, "wait|drop", OPT_POLICY },
@@ -357,6 +360,9 @@ static int set_option(void *ctx, int id, const char *v)
 		return 0;
 	case OPT_ERRNO_NAMES:
 		o->errno_names = true;
+		return 0;
+	case OPT_ARGS:
+		o->args = true;
 		return 0;
 	case OPT_DEPTH:
 		o->depth = v;
@@ -441,6 +447,7 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 	    (o->output && setenv("OBJPATCH_OUTPUT", out, 1)) ||
 	    (o->format && setenv("OBJPATCH_FORMAT", o->format, 1)) || (o->hex && setenv("OBJPATCH_HEX", "1", 1)) ||
 	    (o->errno_names && setenv("OBJPATCH_ERRNO_NAMES", "1", 1)) ||
+	    (o->args && setenv("OBJPATCH_ARGS", "1", 1)) ||
 	    (o->depth && setenv("OBJPATCH_DEPTH", o->depth, 1)) ||
 	    (o->policy && setenv("OBJPATCH_POLICY", o->policy, 1))) {
 		perror("objpatch run: setenv");
