@@ -132,23 +132,18 @@ static void value_of(const struct format_target *tg, const struct sig_type *type
 }
 
 /* The parameter's value as format_value() writes it: into `small`, or malloc'd when longer (*big). */
-static const char *value_text(const struct format_target *tg, const struct sig_type *type, const struct arg_place *p,
-			      const uint64_t *w, const struct format_opts *o, char *small, size_t len, char **big)
+static const char *value_text(const struct sig_type *type, const struct raw_value *v, const struct format_opts *o,
+			      char *small, size_t len, char **big)
 {
-	struct sig_type shown = *type;
 	struct format_opts po = *o;
-	struct raw_value v;
 	size_t k;
 
 	*big = NULL;
 	po.errno_names = false;	/* an argument is not an error code */
-	if (shown.cls == TC_STRING && !o->read_mem)
-		shown.cls = TC_POINTER;
-	value_of(tg, &shown, p, w, &v);
-	k = format_value(small, len, &shown, &v, &po);
+	k = format_value(small, len, type, v, &po);
 	if (k < len || !(*big = malloc(k + 1)))
 		return small;
-	format_value(*big, k + 1, &shown, &v, &po);
+	format_value(*big, k + 1, type, v, &po);
 	return *big;
 }
 
@@ -172,10 +167,18 @@ int trace_args_each(const struct arch *a, const struct signature *sig, const uin
 		bool on_stack = places[i].npieces && places[i].piece[0].area == ARG_AREA_STACK;
 		char small[256], *big = NULL;
 		const char *value = "?";
+		struct sig_type shown = prm->type;
+		struct raw_value v;
+		bool captured = places[i].npieces && !(flags & ARGS_UNPLACED) && !(on_stack && (flags & ARGS_NO_STACK));
 
-		if (places[i].npieces && !(flags & ARGS_UNPLACED) && !(on_stack && (flags & ARGS_NO_STACK)))
-			value = value_text(tg, &prm->type, &places[i], w, o, small, sizeof(small), &big);
-		fn(ctx, prm->name ? prm->name : "", value);
+		/* A string's characters are read only where o->read_mem can: else its address. */
+		if (shown.cls == TC_STRING && !o->read_mem)
+			shown.cls = TC_POINTER;
+		if (captured) {
+			value_of(tg, &shown, &places[i], w, &v);
+			value = value_text(&shown, &v, o, small, sizeof(small), &big);
+		}
+		fn(ctx, prm->name ? prm->name : "", value, &shown, captured ? &v : NULL);
 		free(big);
 		if (!(flags & ARGS_UNPLACED))
 			w += places[i].npieces;
@@ -183,10 +186,12 @@ int trace_args_each(const struct arch *a, const struct signature *sig, const uin
 	return sig->nparams > n || (sig->flags & PROTO_VARARGS);
 }
 
-static void join(void *ctx, const char *name, const char *value)
+static void join(void *ctx, const char *name, const char *value, const struct sig_type *type,
+		 const struct raw_value *v)
 {
 	struct text *t = ctx;
 
+	(void)type, (void)v;
 	if (t->count++)
 		put_str(t, ", ");
 	if (*name) {

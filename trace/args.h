@@ -29,12 +29,16 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 size_t trace_arg_words(const struct arg_place *p, size_t n);
 
 /*
- * Calls fn with each parameter's name ("" when the table has none) and its
- * value's text, by the rules of trace_args_text(); returns -1 when the
+ * Calls fn with each parameter's name ("" when the table has none), its
+ * value's text by the rules of trace_args_text(), and its type and value as
+ * format_value() read them (v NULL: not captured, the text is "?",
+ * `type` is the one printed: a string without read_mem is a pointer);
+ * returns -1 when the
  * parameters are not known (nothing is called), else 1 when more follow
  * than were shown (varargs, or beyond TRACE_MAX_ARGS), 0 when none do.
  */
-typedef void trace_arg_fn(void *ctx, const char *name, const char *value);
+typedef void trace_arg_fn(void *ctx, const char *name, const char *value, const struct sig_type *type,
+			  const struct raw_value *v);
 int trace_args_each(const struct arch *a, const struct signature *sig, const uint64_t *ev,
 		    const struct format_opts *o, trace_arg_fn *fn, void *ctx);
 

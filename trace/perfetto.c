@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "trace/args.h"
 #include "trace/event.h"
 #include "trace/format.h"
 #include "trace/machine.h"
@@ -425,27 +426,6 @@ struct perfetto_track *perfetto_thread(struct perfetto *p, int tid, const char *
 
 /* ---- slices ---- */
 
-void perfetto_begin(struct perfetto *p, struct perfetto_track *t, uint64_t ns, const char *name)
-{
-	bool fresh;
-	uint64_t iid;
-
-	if (!t)
-		return;
-	iid = intern(p, name, &fresh);
-	packet_begin(p, true, ns, SEQ_NEEDS_INCREMENTAL_STATE);
-	interned_data(p, fresh ? iid : 0, name, 0);
-	pb_begin(&p->pb, PACKET_TRACK_EVENT);
-	pb_uint(&p->pb, EVENT_TYPE, TYPE_SLICE_BEGIN);
-	pb_uint(&p->pb, EVENT_TRACK_UUID, t->uuid);
-	if (iid)
-		pb_uint(&p->pb, EVENT_NAME_IID, iid);
-	else
-		pb_string(&p->pb, EVENT_NAME, name);
-	pb_end(&p->pb);
-	packet_end(p);
-}
-
 /* The exit event's value, typed; `text` holds format_return()'s text where it is VALUE_TEXT. */
 static void exit_value(const struct perfetto *p, const uint64_t *ev, const struct signature *sig,
 		       struct typed_value *tv, char *text, size_t len)
@@ -489,6 +469,49 @@ static void annotation_value(struct pb *b, const struct typed_value *tv, const c
 		pb_string(b, ANN_STRING, strncmp(text, "ret=", 4) == 0 ? text + 4 : text);
 		break;
 	}
+}
+
+/* One argument as a debug annotation named for its parameter, typed as a return value of its type would be. */
+static void arg_annotation(void *ctx, const char *name, const char *value, const struct sig_type *type,
+			   const struct raw_value *v)
+{
+	struct perfetto *p = ctx;
+	struct signature one = { .flags = PROTO_RELIABLE, .known = true, .ret = *type };
+	struct format_opts o = { .hex = p->s->hex, .max_string = p->s->strlen_max, .target = &p->s->machine->values };
+	struct typed_value tv = { .kind = VALUE_TEXT };
+
+	if (v)
+		format_return_typed(&one, v, &o, &tv);
+	pb_begin(&p->pb, EVENT_ANNOTATIONS);
+	pb_string(&p->pb, ANN_NAME, *name ? name : "arg");
+	annotation_value(&p->pb, &tv, value);
+	pb_end(&p->pb);
+}
+
+void perfetto_begin(struct perfetto *p, struct perfetto_track *t, uint64_t ns, const char *name,
+		    const uint64_t *args, const struct signature *sig)
+{
+	bool fresh;
+	uint64_t iid;
+
+	if (!t)
+		return;
+	iid = intern(p, name, &fresh);
+	packet_begin(p, true, ns, SEQ_NEEDS_INCREMENTAL_STATE);
+	interned_data(p, fresh ? iid : 0, name, 0);
+	pb_begin(&p->pb, PACKET_TRACK_EVENT);
+	pb_uint(&p->pb, EVENT_TYPE, TYPE_SLICE_BEGIN);
+	pb_uint(&p->pb, EVENT_TRACK_UUID, t->uuid);
+	if (iid)
+		pb_uint(&p->pb, EVENT_NAME_IID, iid);
+	else
+		pb_string(&p->pb, EVENT_NAME, name);
+	if (args && trace_args_each(p->s->machine->arch, sig, args,
+				    &(struct format_opts){ .hex = p->s->hex, .target = &p->s->machine->values },
+				    arg_annotation, p) < 0)
+		arg_annotation(p, "args", "?", &(struct sig_type){ .cls = TC_UNKNOWN }, NULL);
+	pb_end(&p->pb);
+	packet_end(p);
 }
 
 static int annotation_of(const char *why)

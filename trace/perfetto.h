@@ -36,8 +36,13 @@ void perfetto_start(struct perfetto *p, const char *note);
  * it must live as long as `p`.  NULL: out of memory.
  */
 struct perfetto_track *perfetto_thread(struct perfetto *p, int tid, const char *name);
-/* A slice named `name` begins at `ns` (from the trace's start) on track `t`. */
-void perfetto_begin(struct perfetto *p, struct perfetto_track *t, uint64_t ns, const char *name);
+/*
+ * A slice named `name` begins at `ns` (from the trace's start) on track
+ * `t`; `args` is its entry's EV_ARGS event (NULL: none), shown as one
+ * typed debug annotation per parameter of `sig`.
+ */
+void perfetto_begin(struct perfetto *p, struct perfetto_track *t, uint64_t ns, const char *name,
+		    const uint64_t *args, const struct signature *sig);
 /*
  * The innermost slice of `t` ends at `ns`: returned, `ev` being its exit
  * event and `sig` its function's signature (NULL: unknown), or closed for

@@ -653,11 +653,13 @@ struct json_args {
 	unsigned n;
 };
 
-static void json_arg(void *ctx, const char *name, const char *value)
+static void json_arg(void *ctx, const char *name, const char *value, const struct sig_type *type,
+		     const struct raw_value *v)
 {
 	struct json_args *j = ctx;
 	char made[16];
 
+	(void)type, (void)v;
 	out_str(j->w, j->n++ ? "," : ",\"args\":{");
 	if (!*name) {
 		snprintf(made, sizeof(made), "arg%u", j->n);
@@ -680,9 +682,9 @@ static void json_args(struct trace_writer *w, const struct trace_thread *t, stru
 		return;
 	more = trace_args_each(w->s.machine->arch, f ? sym_func_sig(f) : NULL, t->args, &opts, json_arg, &j);
 	if (more < 0)
-		json_arg(&j, "args", "?");
+		json_arg(&j, "args", "?", NULL, NULL);
 	else if (more)
-		json_arg(&j, "more", "...");
+		json_arg(&j, "more", "...", NULL, NULL);
 	if (j.n)
 		out_ch(w, '}');
 }
@@ -771,7 +773,8 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 		json_args(w, t, f);
 		out_ch(w, '}');
 	} else if (w->s.format == TRACE_PERFETTO) {
-		perfetto_begin(w->pf, track_of(w, t), ns_of(w, ev[0]), name_of(f, ra, nb));
+		perfetto_begin(w->pf, track_of(w, t), ns_of(w, ev[0]), name_of(f, ra, nb),
+			       ev_type(t->args[1]) == EV_ARGS ? t->args : NULL, f ? sym_func_sig(f) : NULL);
 	} else if (!leaf) {
 		text_head(w, t, d, NULL);
 		out_str(w, name_of(f, ra, nb));
