@@ -45,6 +45,8 @@ struct stage {
 	unsigned open, cap;
 	uint64_t *q;		/* events ready for the next stage */
 	size_t qhead, qlen;
+	/* Each open frame's EV_ARGS event (EV_ARGS_MAX_WORDS words; header 0: none); NULL until one comes. */
+	uint64_t *args;
 	bool ended, end_done;
 	uint64_t end_ts;
 };
@@ -185,6 +187,53 @@ static uint32_t kept_below(const struct stage *st, unsigned d)
 	return d ? st->stack[d - 1].kept : 0;
 }
 
+static uint64_t with_depth(uint64_t header, uint32_t depth)
+{
+	return (header & ~(0xffffffull << 8)) | (uint64_t)depth << 8;
+}
+
+/* Frame d's arguments, if its entry came with them, after its entry (emitted at depth `kept`). */
+static void emit_args(struct stage *st, unsigned d, uint32_t kept)
+{
+	uint64_t *a = st->args ? st->args + (size_t)d * EV_ARGS_MAX_WORDS : NULL;
+
+	if (!a || ev_type(a[1]) != EV_ARGS)
+		return;
+	a[1] = with_depth(a[1], kept);
+	emit(st, a, ev_words(a[1]));
+}
+
+/*
+ * An entry's EV_ARGS event, which follows it: kept with its frame.  The
+ * queue grows to hold every frame's entry and arguments at once.
+ */
+static void take_args(struct stage *st, unsigned d)
+{
+	const uint64_t *e = st->in.peek(st->in.ctx);
+	size_t words;
+	uint64_t *q;
+
+	if (st->args)
+		st->args[(size_t)d * EV_ARGS_MAX_WORDS + 1] = 0;
+	if (!e || ev_type(e[1]) != EV_ARGS)
+		return;
+	words = ev_words(e[1]);
+	if (!st->args && words <= EV_ARGS_MAX_WORDS) {
+		st->args = calloc((size_t)st->cap * EV_ARGS_MAX_WORDS, sizeof(*st->args));
+		q = st->args ? realloc(st->q, ((2 + EV_ARGS_MAX_WORDS) * (size_t)st->cap + EV_MAX_WORDS) *
+						      sizeof(*st->q)) : NULL;
+		if (!q) {
+			free(st->args);
+			st->args = NULL;
+		} else {
+			st->q = q;
+		}
+	}
+	if (st->args && words <= EV_ARGS_MAX_WORDS)
+		memcpy(st->args + (size_t)d * EV_ARGS_MAX_WORDS, e, words * 8);
+	st->in.consume(st->in.ctx, words);
+}
+
 /* The pending frames up to depth `top` are kept: their entries go out, outermost first. */
 static void keep_pending(struct stage *st, unsigned top)
 {
@@ -199,6 +248,7 @@ static void keep_pending(struct stage *st, unsigned top)
 		f->state = F_KEEP;
 		f->kept = kept_below(st, d) + 1;
 		emit(st, ev, 2);
+		emit_args(st, d, kept_below(st, d));
 	}
 	st->set->matched[st->kind] = true;
 }
@@ -267,7 +317,7 @@ static void on_close(struct stage *st, const uint64_t *ev)
 		keep_pending(st, d);
 	if (f->state == F_KEEP) {
 		memcpy(out, ev, ev_words(ev[1]) * 8);
-		out[1] = (out[1] & ~(0xffffffull << 8)) | (uint64_t)kept_below(st, d) << 8;
+		out[1] = with_depth(out[1], kept_below(st, d));
 		emit(st, out, ev_words(ev[1]));
 	}
 	st->open = d;
@@ -308,9 +358,13 @@ static const uint64_t *stage_peek(void *ctx)
 			words = EV_HEADER_WORDS;	/* the readers check events: never */
 		memcpy(ev, e, words * 8);
 		st->in.consume(st->in.ctx, words);
-		if (ev_type(ev[1]) == EV_ENTRY)
+		if (ev_type(ev[1]) == EV_ENTRY) {
+			if (ev_depth(ev[1]) < st->cap)
+				take_args(st, ev_depth(ev[1]));
 			on_entry(st, ev);
-		else if (ev_type(ev[1]) == EV_LOST)
+		} else if (ev_type(ev[1]) == EV_ARGS) {
+			/* not after an entry: belongs to nothing */
+		} else if (ev_type(ev[1]) == EV_LOST)
 			close_lost(st, ev_depth(ev[1]), ev[0]);
 		else
 			on_close(st, ev);
@@ -423,6 +477,7 @@ void trace_filter_free(struct trace_filter *f)
 	for (size_t i = 0; i < f->n; i++) {
 		free(f->stages[i].stack);
 		free(f->stages[i].q);
+		free(f->stages[i].args);
 	}
 	free(f->stages);
 	free(f);
