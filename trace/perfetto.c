@@ -477,7 +477,8 @@ static void arg_annotation(void *ctx, const char *name, const char *value, const
 {
 	struct perfetto *p = ctx;
 	struct signature one = { .flags = PROTO_RELIABLE, .known = true, .ret = *type };
-	struct format_opts o = { .hex = p->s->hex, .max_string = p->s->strlen_max, .target = &p->s->machine->values };
+	struct format_opts o = { .hex = p->s->hex, .max_string = p->s->strlen_max, .read_mem = p->s->read_args,
+				 .target = &p->s->machine->values };
 	struct typed_value tv = { .kind = VALUE_TEXT };
 
 	if (v)
@@ -507,7 +508,8 @@ void perfetto_begin(struct perfetto *p, struct perfetto_track *t, uint64_t ns, c
 	else
 		pb_string(&p->pb, EVENT_NAME, name);
 	if (args && trace_args_each(p->s->machine->arch, sig, args,
-				    &(struct format_opts){ .hex = p->s->hex, .target = &p->s->machine->values },
+				    &(struct format_opts){ .hex = p->s->hex, .max_string = p->s->strlen_max,
+							   .read_mem = p->s->read_args, .target = &p->s->machine->values },
 				    arg_annotation, p) < 0)
 		arg_annotation(p, "args", "?", &(struct sig_type){ .cls = TC_UNKNOWN }, NULL);
 	pb_end(&p->pb);

@@ -419,7 +419,7 @@ static size_t value_of(const struct trace_writer *w, const uint64_t *ev, struct 
  */
 static void out_args(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
 {
-	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max,
+	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max, .read_mem = w->s.read_args,
 				    .target = &w->s.machine->values };
 	char small[512], *big = NULL, *s = small;
 	size_t n;
@@ -673,7 +673,7 @@ static void json_arg(void *ctx, const char *name, const char *value, const struc
 /* JSON: the entry's arguments as its "B" event's args, one string each as the text shows them. */
 static void json_args(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
 {
-	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max,
+	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max, .read_mem = w->s.read_args,
 				    .target = &w->s.machine->values };
 	struct json_args j = { w, 0 };
 	int more;

@@ -44,6 +44,12 @@ struct trace_settings {
 	trace_symbolizer symbolize;
 	void *symbolize_ctx;	/* also module_of's */
 	trace_module_namer module_of;	/* SVG's colour per module; NULL: one colour family */
+	/*
+	 * Where string arguments' characters are read when they are
+	 * formatted (the live writer: the traced process's own memory, as
+	 * it is then); NULL: a recording, whose strings show as addresses.
+	 */
+	read_mem_fn read_args;
 };
 
 /* What the recorder could not record, for the trace's end. */

@@ -211,7 +211,7 @@ static int open_output(void)
 	struct trace_settings s = { .format = writer_format(), .depth = rt.depth, .hex = rt.hex,
 				    .errno_names = rt.errno_names, .process_name = rt_program_name(),
 				    .strlen_max = rt.strlen_max, .machine = &machine, .symbolize = symbolize,
-				    .module_of = module_of };
+				    .module_of = module_of, .read_args = rt_read_own };
 
 	if (out_fd >= 0 && out_pid == getpid())
 		return 0;

@@ -718,6 +718,28 @@ static ssize_t read_memory(void *dst, uintptr_t addr, size_t n)
 	return r;
 }
 
+size_t rt_read_own(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	(void)ctx;
+	while (got < n) {
+		/* One page per read: a short one means the rest is unreadable. */
+		size_t k = 4096 - ((addr + got) & 4095);
+		ssize_t r;
+
+		if (k > n - got)
+			k = n - got;
+		r = read_memory((uint8_t *)buf + got, (uintptr_t)(addr + got), k);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		if ((size_t)r < k)
+			break;
+	}
+	return got;
+}
+
 /*
  * Copies the string a char * function returned, up to the formatter's limit
  * and one byte more, without faulting: process_vm_readv stops at the first
