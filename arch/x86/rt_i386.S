@@ -29,8 +29,12 @@
  */
 	.text
 
-/* ENTRY name, fentry (0/1), capture (enum capture in rt.h) */
-.macro ENTRY name, fentry, capture
+/*
+ * ENTRY name, fentry (0/1), capture (enum capture in rt.h), args (0/1:
+ * rt_enter_args, whose arguments are all on the stack above the slot; it
+ * is given the saved registers all the same)
+ */
+.macro ENTRY name, fentry, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -65,7 +69,13 @@
 .endif
 	mov %eax, 4(%esp)
 	movl $\capture, 8(%esp)
+.if \args
+	lea -12(%ebp), %ecx
+	mov %ecx, 12(%esp)
+	call rt_enter_args
+.else
 	call rt_enter
+.endif
 	lea -12(%ebp), %esp
 	pop %edx
 	pop %ecx
@@ -90,6 +100,18 @@ ENTRY rt_entry_fentry_fp, 1, 2
 ENTRY rt_entry_fentry_wide, 1, 3
 ENTRY rt_entry_fentry_string, 1, 4
 ENTRY rt_entry_fentry_all, 1, 5
+ENTRY rt_entry_args_mcount_gpr, 0, 0, 1
+ENTRY rt_entry_args_mcount_none, 0, 1, 1
+ENTRY rt_entry_args_mcount_fp, 0, 2, 1
+ENTRY rt_entry_args_mcount_wide, 0, 3, 1
+ENTRY rt_entry_args_mcount_string, 0, 4, 1
+ENTRY rt_entry_args_mcount_all, 0, 5, 1
+ENTRY rt_entry_args_fentry_gpr, 1, 0, 1
+ENTRY rt_entry_args_fentry_none, 1, 1, 1
+ENTRY rt_entry_args_fentry_fp, 1, 2, 1
+ENTRY rt_entry_args_fentry_wide, 1, 3, 1
+ENTRY rt_entry_args_fentry_string, 1, 4, 1
+ENTRY rt_entry_args_fentry_all, 1, 5, 1
 
 /*
  * The frame, from the 16-aligned %esp: rt_exit's two arguments at 0 and 4,

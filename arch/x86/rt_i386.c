@@ -25,6 +25,8 @@
 
 RT_ENTRIES(mcount)
 RT_ENTRIES(fentry)
+RT_ENTRIES_ARGS(mcount)
+RT_ENTRIES_ARGS(fentry)
 
 #define STUB_TARGET_OFFSET 8	/* e9 rel32, int3 padding, then the target word (aligned) */
 
@@ -139,6 +141,9 @@ const struct rt_arch rt_arch_host = {
 	/* Both forms reach the whole 32-bit address space. */
 	.reach = UINTPTR_MAX - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(fentry) },
+	/* Every argument is on the stack, above the return address (i386_mcount_slot finds the real one). */
+	.arg_regs = { .stack_from_slot = { 4, 4 } },
 };
 
 /* Timestamps: the TSC or CLOCK_MONOTONIC, as on x86_64. */
