@@ -56,6 +56,10 @@ struct arg_piece {
 
 #define ARG_MAX_PIECES 2
 
+/* What a hook may not see as the call left it (a port's, per site kind; an EV_ARGS event's flags). */
+#define ARGS_NO_STACK	0x02	/* the caller's stack arguments */
+#define ARGS_NO_REGS	0x04	/* the argument registers */
+
 /*
  * Where one parameter is: its pieces, least significant first (a 64-bit
  * integer in two 32-bit registers).  npieces 0: not captured, printed as

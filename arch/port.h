@@ -68,13 +68,16 @@ struct rt_arch {
 		uint16_t gpr[8];	/* each integer argument register's offset in the save area */
 		uint16_t fpr;		/* the first FP argument register's */
 		uint8_t fpr_stride;	/* from one FP register (ARM: single-precision slot) to the next */
-		/*
-		 * The caller's outgoing argument area, from the return address
-		 * slot rt_enter gets, by site kind; ARG_STACK_UNKNOWN where a
-		 * hook called after the prologue cannot tell (its stack
-		 * arguments print "?").
-		 */
+		/* The caller's outgoing argument area, from the return address slot rt_enter gets, by site kind. */
 		int16_t stack_from_slot[SITE_KINDS];
+		/*
+		 * By site kind, what a hook called after the prologue cannot
+		 * see as the call left it: ARGS_NO_STACK (the frame's size is
+		 * not known), ARGS_NO_REGS (the compiler made the hook an
+		 * ordinary call, moving the arguments away and reusing their
+		 * registers).  Those arguments print "?".
+		 */
+		uint8_t unknown[SITE_KINDS];
 	} arg_regs;
 	/* A hook call returns this many bytes past the site's end (MIPS: its delay slot). */
 	uint8_t ra_after_site;
@@ -171,7 +174,6 @@ size_t rt_site_length(const uint8_t *code) RT_HIDDEN;
 #define RT_ENTRY_ARGS_ROW(kind) { rt_entry_args_##kind##_gpr, rt_entry_args_##kind##_none, \
 				  rt_entry_args_##kind##_fp, rt_entry_args_##kind##_wide, \
 				  rt_entry_args_##kind##_string, rt_entry_args_##kind##_all }
-#define ARG_STACK_UNKNOWN INT16_MIN
 #define RT_ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
 			     rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
 

@@ -147,6 +147,15 @@ static const char *value_text(const struct sig_type *type, const struct raw_valu
 	return *big;
 }
 
+/* Whether every piece of the place lies where the hook saw it as the call left it. */
+static bool seen(const struct arg_place *p, unsigned flags)
+{
+	for (unsigned i = 0; i < p->npieces; i++)
+		if (flags & (p->piece[i].area == ARG_AREA_STACK ? ARGS_NO_STACK : ARGS_NO_REGS))
+			return false;
+	return true;
+}
+
 int trace_args_each(const struct arch *a, const struct signature *sig, const uint64_t *ev,
 		    const struct format_opts *o, trace_arg_fn *fn, void *ctx)
 {
@@ -164,12 +173,11 @@ int trace_args_each(const struct arch *a, const struct signature *sig, const uin
 		flags |= ARGS_UNPLACED;
 	for (size_t i = 0; i < n; i++) {
 		const struct sig_param *prm = &sig->params[i];
-		bool on_stack = places[i].npieces && places[i].piece[0].area == ARG_AREA_STACK;
 		char small[256], *big = NULL;
 		const char *value = "?";
 		struct sig_type shown = prm->type;
 		struct raw_value v;
-		bool captured = places[i].npieces && !(flags & ARGS_UNPLACED) && !(on_stack && (flags & ARGS_NO_STACK));
+		bool captured = places[i].npieces && !(flags & ARGS_UNPLACED) && seen(&places[i], flags);
 
 		/* A string's characters are read only where o->read_mem can: else its address. */
 		if (shown.cls == TC_STRING && !o->read_mem)

@@ -25,7 +25,7 @@ enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST, EV_ARGS };
  * Its capture field holds these flags.
  */
 #define ARGS_UNPLACED	0x01	/* the site's places were not known: no words, every argument "?" */
-#define ARGS_NO_STACK	0x02	/* the stack pieces' words are 0: arguments on the stack print "?" */
+/* ARGS_NO_STACK, ARGS_NO_REGS (arch/args.h): those pieces' words are 0, their arguments print "?" */
 
 /*
  * Events are runs of 64-bit words: {timestamp, word}.  An entry's word is

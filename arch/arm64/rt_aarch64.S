@@ -47,8 +47,13 @@
 	ldp q6, q7, [sp, #192]
 .endm
 
-/* ENTRY name, capture (enum capture in rt.h) */
-.macro ENTRY name, capture
+/*
+ * ENTRY name, capture (enum capture in rt.h), args (0/1: rt_enter_args,
+ * given the saved registers; gcc's `mov x0, x30` before the call has
+ * overwritten the first, and the others are not kept either: the
+ * compiler made _mcount an ordinary call, so every argument prints "?")
+ */
+.macro ENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, %function
@@ -69,7 +74,12 @@
 	b.ne 1f
 	mov x29, sp
 	mov w2, #\capture
+.if \args
+	mov x3, sp
+	bl rt_enter_args
+.else
 	bl rt_enter
+.endif
 1:
 	RESTORE_ARGS
 	ldp x29, x30, [sp], #224
@@ -88,6 +98,12 @@ ENTRY rt_entry_mcount_fp, 2
 ENTRY rt_entry_mcount_wide, 3
 ENTRY rt_entry_mcount_string, 4
 ENTRY rt_entry_mcount_all, 5
+ENTRY rt_entry_args_mcount_gpr, 0, 1
+ENTRY rt_entry_args_mcount_none, 1, 1
+ENTRY rt_entry_args_mcount_fp, 2, 1
+ENTRY rt_entry_args_mcount_wide, 3, 1
+ENTRY rt_entry_args_mcount_string, 4, 1
+ENTRY rt_entry_args_mcount_all, 5, 1
 
 /*
  * Pads (-fpatchable-function-entry=2, as the kernel's ftrace uses them):
@@ -101,7 +117,7 @@ ENTRY rt_entry_mcount_all, 5
  * not signed yet and pac-ret functions are traced too.  `ret x16`, not
  * `br`: a BTI-guarded function needs no landing pad after its pad.
  */
-.macro PADENTRY name, capture
+.macro PADENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, %function
@@ -118,7 +134,12 @@ ENTRY rt_entry_mcount_all, 5
 	add x1, sp, #224
 	mov x29, sp
 	mov w2, #(\capture | 0x100)	/* RT_ENTER_SLOT_COPY */
+.if \args
+	mov x3, sp
+	bl rt_enter_args
+.else
 	bl rt_enter
+.endif
 	RESTORE_ARGS
 	ldr x9, [sp, #224]
 	ldp x29, x16, [sp], #240
@@ -138,6 +159,12 @@ PADENTRY rt_entry_fentry_fp, 2
 PADENTRY rt_entry_fentry_wide, 3
 PADENTRY rt_entry_fentry_string, 4
 PADENTRY rt_entry_fentry_all, 5
+PADENTRY rt_entry_args_fentry_gpr, 0, 1
+PADENTRY rt_entry_args_fentry_none, 1, 1
+PADENTRY rt_entry_args_fentry_fp, 2, 1
+PADENTRY rt_entry_args_fentry_wide, 3, 1
+PADENTRY rt_entry_args_fentry_string, 4, 1
+PADENTRY rt_entry_args_fentry_all, 5, 1
 
 /*
  * struct ret_regs (rt.h) is at sp while rt_exit runs: x0, x1 at 0, q0, q1

@@ -22,8 +22,10 @@
 #include "arch/arm64/insn.h"
 
 RT_ENTRIES(mcount)
+RT_ENTRIES_ARGS(mcount)
 /* The entry of a -fpatchable-function-entry pad: `mov x9, x30; bl stub` (rt_aarch64.S). */
 RT_ENTRIES(fentry)
+RT_ENTRIES_ARGS(fentry)
 
 #define LDR_X16_PC8	0x58000050u	/* ldr x16, .+8 */
 #define BR_X16		0xd61f0200u
@@ -52,6 +54,17 @@ const struct rt_arch rt_arch_host = {
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
 	.reach = A64_BL_REACH - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(fentry) },
+	/*
+	 * rt_aarch64.S's frame: x0-x7 from sp + 16, q0-q7 from sp + 96.  A
+	 * pad's slot is our copy, 16 bytes below the function's entry sp,
+	 * where its stack arguments start; _mcount's, after the prologue,
+	 * is in a frame record of a size not known here, and gcc has moved
+	 * the register arguments away (`mov x0, x30` before the call).
+	 */
+	.arg_regs = { .gpr = { 16, 24, 32, 40, 48, 56, 64, 72 }, .fpr = 96, .fpr_stride = 16,
+		      .stack_from_slot = { [SITE_FENTRY] = 16 },
+		      .unknown = { [SITE_MCOUNT] = ARGS_NO_REGS | ARGS_NO_STACK } },
 	/* The kernel's form: the pad's first NOP becomes `mov x9, x30`, the second the `bl`. */
 	.pad_prefix_len = 4,
 	.pad_prefix = { LE32_BYTES(A64_MOV_X9_X30) },

@@ -506,8 +506,7 @@ static void emit_args(struct tstate *t, uintptr_t ra, const uintptr_t *slot, con
 	const struct rt_arg_site *site = rt_args_site(ra);
 	const struct rt_arg_spec *spec = site ? site->spec : NULL;
 	size_t n = spec ? spec->npieces : 0;
-	unsigned flags = spec ? 0 : ARGS_UNPLACED;
-	int16_t from_slot = site ? ar->stack_from_slot[site->kind] : ARG_STACK_UNKNOWN;
+	unsigned flags = spec ? ar->unknown[site->kind] : ARGS_UNPLACED;
 	uint64_t *w = reserve(t, EV_HEADER_WORDS + n);
 
 	if (!w) {
@@ -518,17 +517,15 @@ static void emit_args(struct tstate *t, uintptr_t ra, const uintptr_t *slot, con
 		const struct arg_piece *p = &spec->piece[i];
 		uint64_t v = 0;
 
-		if (p->area == ARG_AREA_GPR) {
+		if (p->area == ARG_AREA_GPR && !(flags & ARGS_NO_REGS)) {
 			uintptr_t reg;
 
 			memcpy(&reg, regs + ar->gpr[p->at], sizeof(reg));
 			v = reg & mask_of(p->size);
-		} else if (p->area == ARG_AREA_FPR) {
+		} else if (p->area == ARG_AREA_FPR && !(flags & ARGS_NO_REGS)) {
 			v = load_piece(regs + ar->fpr + p->at * ar->fpr_stride + p->sub, p->size);
-		} else if (from_slot != ARG_STACK_UNKNOWN) {
-			v = load_piece((const uint8_t *)slot + from_slot + p->at, p->size);
-		} else {
-			flags |= ARGS_NO_STACK;
+		} else if (p->area == ARG_AREA_STACK && !(flags & ARGS_NO_STACK)) {
+			v = load_piece((const uint8_t *)slot + ar->stack_from_slot[site->kind] + p->at, p->size);
 		}
 		w[EV_HEADER_WORDS + i] = v;
 	}
