@@ -127,7 +127,7 @@ while read -r field value pattern; do
 	"${RAWFMT[@]}" header rec.data bad.data "$field" "$value"
 	fails_at "header: $field = $value: offset $off" "$D/bad.data" "offset $off: ${pattern//_/ }"
 done <<'EOF'
-magic OBJPATCH-RAW-4\n a_recording_of_format_version_4,_this_objpatch_reads_1_to_3:_use_a_newer_objpatch
+magic OBJPATCH-RAW-5\n a_recording_of_format_version_5,_this_objpatch_reads_1_to_4:_use_a_newer_objpatch
 magic OBJPATCH-RAW-x\n not_an_objpatch_recording
 magic ELF\x7f not_an_objpatch_recording
 byte_order 0x05060708 corrupt_header:_byte-order_mark_0x05060708
