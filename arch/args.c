@@ -55,7 +55,7 @@ void arg_take_stack(struct arg_cursor *c, uint32_t size, uint32_t align, struct 
 	at = (c->stack + align - 1) & ~(align - 1);
 	room = (size + word - 1) / word * word;
 	c->stack = at + room;
-	if (!out || c->lost)
+	if (!out || c->lost || c->stack_lost)
 		return;
 	out->npieces = 0;
 	if (size > 8 || (size > word && ARG_MAX_PIECES * word < size))
@@ -77,6 +77,11 @@ void arg_take_stack(struct arg_cursor *c, uint32_t size, uint32_t align, struct 
 void arg_lose(struct arg_cursor *c)
 {
 	c->lost = true;
+}
+
+void arg_lose_stack(struct arg_cursor *c)
+{
+	c->stack_lost = true;
 }
 
 bool arg_homogeneous_float(const struct arg_type *t, unsigned max, unsigned *n, uint8_t *size)

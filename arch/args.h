@@ -93,6 +93,7 @@ struct arg_cursor {
 	unsigned gpr, fpr;	/* the next free ones */
 	uint32_t stack;		/* the next free stack byte */
 	bool lost;		/* a parameter's place was not known: none after it is */
+	bool stack_lost;	/* where the stack's next free byte is was not known: no later stack place is */
 };
 
 /*
@@ -105,6 +106,8 @@ bool arg_take_fpr(struct arg_cursor *c, uint32_t size, uint8_t sub, struct arg_p
 void arg_take_stack(struct arg_cursor *c, uint32_t size, uint32_t align, struct arg_place *out);
 /* Nothing can be placed from here on. */
 void arg_lose(struct arg_cursor *c);
+/* Nothing on the stack can be placed from here on (registers still can). */
+void arg_lose_stack(struct arg_cursor *c);
 
 /* Whether every field of an aggregate is a float of one size (counted in *n): AArch64's and ARM's HFAs. */
 bool arg_homogeneous_float(const struct arg_type *t, unsigned max, unsigned *n, uint8_t *size);

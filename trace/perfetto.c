@@ -507,11 +507,16 @@ void perfetto_begin(struct perfetto *p, struct perfetto_track *t, uint64_t ns, c
 		pb_uint(&p->pb, EVENT_NAME_IID, iid);
 	else
 		pb_string(&p->pb, EVENT_NAME, name);
-	if (args && trace_args_each(p->s->machine->arch, sig, args,
-				    &(struct format_opts){ .hex = p->s->hex, .max_string = p->s->strlen_max,
-							   .read_mem = p->s->read_args, .target = &p->s->machine->values },
-				    arg_annotation, p) < 0)
-		arg_annotation(p, "args", "?", &(struct sig_type){ .cls = TC_UNKNOWN }, NULL);
+	if (args) {
+		/* As JSON's args: "args": "?" when the parameters are not known, "more": "..." after the last shown. */
+		struct format_opts o = { .hex = p->s->hex, .max_string = p->s->strlen_max, .read_mem = p->s->read_args,
+					 .target = &p->s->machine->values };
+		static const struct sig_type unknown = { .cls = TC_UNKNOWN };
+		int more = trace_args_each(p->s->machine->arch, sig, args, &o, arg_annotation, p);
+
+		if (more)
+			arg_annotation(p, more < 0 ? "args" : "more", more < 0 ? "?" : "...", &unknown, NULL);
+	}
 	pb_end(&p->pb);
 	packet_end(p);
 }

@@ -22,12 +22,15 @@ static void place_aggregate_64(struct arg_cursor *c, const struct arg_type *t)
 	bool sse[2] = { true, true };
 	unsigned ints = 0, sses = 0, n = (t->size + 7) / 8;
 
-	if (!t->fields || !t->nfields || !t->size) {
-		arg_lose(c);
+	if (t->size > 16) {
+		/* In memory, aligned to 8 unless a member wants 16: only known from its fields. */
+		arg_take_stack(c, t->size, 8, NULL);
+		if (!t->fields)
+			arg_lose_stack(c);
 		return;
 	}
-	if (t->size > 16) {
-		arg_take_stack(c, t->size, 8, NULL);
+	if (!t->fields || !t->nfields || !t->size) {
+		arg_lose(c);
 		return;
 	}
 	for (size_t i = 0; i < t->nfields; i++)

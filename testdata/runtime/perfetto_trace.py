@@ -278,7 +278,7 @@ class Reader:
             if t["process"]:
                 raise ValueError("a slice on the process's track")
             stack.append(name)
-            self.events.append(dict(ev, name=name, ph="B"))
+            self.events.append(dict(ev, name=name, ph="B", **({"args": args} if args else {})))
         elif kind == 2:
             if not stack:
                 raise ValueError("track %d: a slice ends, none is open" % uuid)
