@@ -109,16 +109,18 @@ struct sym_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
 /* rt_args.c: where an entry finds its function's arguments (OBJPATCH_ARGS). */
 struct rt_arg_spec {
 	uint8_t npieces;
-	struct arg_piece piece[ARGS_MAX_PIECES];
-};
-struct rt_arg_site {
-	const struct rt_arg_spec *spec;
-	uint8_t kind;		/* enum site_kind: where its stack arguments are */
+	uint8_t flags;		/* the event's: ARGS_NO_STACK, ARGS_NO_REGS for what the site's hook cannot see */
+	/* Where each piece is at the entry: `size` bytes at `off` from the saved registers or the slot (0: not seen). */
+	struct rt_arg_src {
+		int32_t off;
+		uint8_t from_slot;
+		uint8_t size;
+	} src[ARGS_MAX_PIECES];
 };
 /* Called for each site being enabled, under rt.lock; -1 when out of memory. */
 int rt_args_enable(const struct rt_module *m, const struct rt_site *s) RT_HIDDEN;
-/* The site whose hook call returns to `ra`, or NULL; lock-free, from any context. */
-const struct rt_arg_site *rt_args_site(uintptr_t ra) RT_HIDDEN;
+/* The places of the site whose hook call returns to `ra`, or NULL; lock-free, from any context. */
+const struct rt_arg_spec *rt_args_spec(uintptr_t ra) RT_HIDDEN;
 /* rt_unrecorded.c: one line per module whose functions call the hook without a table entry. */
 void rt_report_unrecorded(size_t first) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;

@@ -19,7 +19,7 @@ _Static_assert(TRACE_MAX_ARGS * ARG_MAX_PIECES <= ARGS_MAX_PIECES, "an event hol
 
 struct arg_slot {
 	_Atomic uintptr_t ra;	/* 0: free; set last, with release, by the lock holder */
-	struct rt_arg_site site;
+	const struct rt_arg_spec *spec;
 };
 
 struct arg_table {
@@ -35,7 +35,7 @@ static size_t hash(uintptr_t ra, unsigned bits)
 	return (size_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
-const struct rt_arg_site *rt_args_site(uintptr_t ra)
+const struct rt_arg_spec *rt_args_spec(uintptr_t ra)
 {
 	const struct arg_table *t = atomic_load_explicit(&table, memory_order_acquire);
 	size_t mask, i;
@@ -47,7 +47,7 @@ const struct rt_arg_site *rt_args_site(uintptr_t ra)
 		uintptr_t k = atomic_load_explicit(&t->slot[i].ra, memory_order_acquire);
 
 		if (k == ra)
-			return &t->slot[i].site;
+			return t->slot[i].spec;
 		if (!k)
 			return NULL;
 	}
@@ -64,7 +64,7 @@ static struct arg_table *new_table(unsigned bits)
 	return t;
 }
 
-static void put(struct arg_table *t, uintptr_t ra, struct rt_arg_site site)
+static void put(struct arg_table *t, uintptr_t ra, const struct rt_arg_spec *spec)
 {
 	size_t mask = ((size_t)1 << t->bits) - 1, i;
 
@@ -76,7 +76,7 @@ static void put(struct arg_table *t, uintptr_t ra, struct rt_arg_site site)
 		if (!k)
 			break;
 	}
-	t->slot[i].site = site;
+	t->slot[i].spec = spec;
 	atomic_store_explicit(&t->slot[i].ra, ra, memory_order_release);
 	t->used++;
 }
@@ -95,16 +95,45 @@ static int make_room(void)
 		uintptr_t k = atomic_load_explicit(&t->slot[i].ra, memory_order_relaxed);
 
 		if (k)
-			put(g, k, t->slot[i].site);
+			put(g, k, t->slot[i].spec);
 	}
 	atomic_store_explicit(&table, g, memory_order_release);
 	return 0;
+}
+
+/*
+ * Where a piece is at the site's entry, for its kind of hook: an offset
+ * from the registers the trampoline saved, or from the return address
+ * slot for the caller's stack.  A register's value is its low `size`
+ * bytes: at its end on a big-endian machine.
+ */
+static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, unsigned unknown)
+{
+	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
+	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+
+	switch (p->area) {
+	case ARG_AREA_GPR:
+		if (unknown & ARGS_NO_REGS)
+			break;
+		return (struct rt_arg_src){ ar->gpr[p->at] + (be ? (int)sizeof(uintptr_t) - p->size : 0), 0, p->size };
+	case ARG_AREA_FPR:
+		if (unknown & ARGS_NO_REGS)
+			break;
+		return (struct rt_arg_src){ ar->fpr + p->at * ar->fpr_stride + p->sub, 0, p->size };
+	default:
+		if (unknown & ARGS_NO_STACK)
+			break;
+		return (struct rt_arg_src){ ar->stack_from_slot[kind] + p->at, 1, p->size };
+	}
+	return (struct rt_arg_src){ 0, 0, 0 };
 }
 
 /* The places of a site's function's arguments, made when it is first enabled. */
 static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct rt_site *site)
 {
 	const struct signature *sig = sym_func_sig(&m->syms.funcs[site->func]);
+	unsigned unknown = rt_arch_host.arg_regs.unknown[site->kind];
 	struct arg_place places[TRACE_MAX_ARGS];
 	struct rt_arg_spec *s = calloc(1, sizeof(*s));
 	size_t n, k = 0;
@@ -114,8 +143,9 @@ static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct
 	n = sig ? trace_arg_places(rt_arch_host.desc, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sig, places) : 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < places[i].npieces; j++)
-			s->piece[k++] = places[i].piece[j];
+			s->src[k++] = source_of(&places[i].piece[j], site->kind, unknown);
 	s->npieces = (uint8_t)k;
+	s->flags = (uint8_t)unknown;
 	return s;
 }
 
@@ -124,10 +154,10 @@ int rt_args_enable(const struct rt_module *m, const struct rt_site *s)
 	const struct rt_arg_spec *spec;
 	uintptr_t ra = s->addr + s->len + rt_arch_host.ra_after_site;
 
-	if (!rt.args || rt_args_site(ra))
+	if (!rt.args || rt_args_spec(ra))
 		return 0;
 	if (!(spec = spec_of(m, s)) || make_room() < 0)
 		return -1;
-	put(atomic_load_explicit(&table, memory_order_relaxed), ra, (struct rt_arg_site){ spec, s->kind });
+	put(atomic_load_explicit(&table, memory_order_relaxed), ra, spec);
 	return 0;
 }

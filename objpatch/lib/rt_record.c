@@ -293,7 +293,7 @@ static struct tstate *make_thread_state(void)
  */
 static __thread bool making_self __attribute__((tls_model("initial-exec")));
 
-static struct tstate *thread_state(void)
+static inline __attribute__((always_inline)) struct tstate *thread_state(void)
 {
 	struct tstate *t = self;
 
@@ -452,7 +452,7 @@ static void emit_unwound(struct tstate *t, uint32_t depth, uint64_t ts)
 	commit(t, EV_HEADER_WORDS);
 }
 
-static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, uint64_t ts)
+static inline __attribute__((always_inline)) bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, uint64_t ts)
 {
 	uint64_t *w = reserve(t, EV_ENTRY_WORDS);
 
@@ -466,8 +466,8 @@ static bool emit_entry(struct tstate *t, uintptr_t ra, uint32_t depth, uint64_t 
 	return true;
 }
 
-/* A piece's bytes as an integer of its size, zero-extended. */
-static uint64_t load_piece(const uint8_t *p, unsigned size)
+/* A piece's bytes as an integer of its size, zero-extended; 0 for one not seen (size 0). */
+static inline uint64_t load_piece(const uint8_t *p, unsigned size)
 {
 	uint8_t b1;
 	uint16_t b2;
@@ -484,54 +484,44 @@ static uint64_t load_piece(const uint8_t *p, unsigned size)
 	case 4:
 		memcpy(&b4, p, 4);
 		return b4;
-	default:
+	case 8:
 		memcpy(&b8, p, 8);
 		return b8;
+	default:
+		return 0;
 	}
-}
-
-static uint64_t mask_of(unsigned size)
-{
-	return size >= 8 ? ~0ull : (1ull << 8 * size) - 1;
 }
 
 /*
- * The entry's arguments, where its site's places say: the registers from
- * the trampoline's save area, the stack from the caller's argument area.
+ * The entry and its arguments, where its site's places say (the registers
+ * from the trampoline's save area, the stack from the caller's argument
+ * area), reserved and committed as one: the writer never sees an entry
+ * without the arguments that follow it.
  */
-static void emit_args(struct tstate *t, uintptr_t ra, const uintptr_t *slot, const uint8_t *regs,
-		      uint32_t depth, uint64_t ts)
+static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate *t, uintptr_t ra, uint32_t depth,
+								   uint64_t ts, const uintptr_t *slot,
+								   const uint8_t *regs)
 {
-	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
-	const struct rt_arg_site *site = rt_args_site(ra);
-	const struct rt_arg_spec *spec = site ? site->spec : NULL;
+	const struct rt_arg_spec *spec = rt_args_spec(ra);
 	size_t n = spec ? spec->npieces : 0;
-	unsigned flags = spec ? ar->unknown[site->kind] : ARGS_UNPLACED;
-	uint64_t *w = reserve(t, EV_HEADER_WORDS + n);
+	uint64_t *w = reserve(t, EV_ENTRY_WORDS + EV_HEADER_WORDS + n);
+	const uint8_t *base[2] = { regs, (const uint8_t *)slot };
 
 	if (!w) {
 		lose(t);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct arg_piece *p = &spec->piece[i];
-		uint64_t v = 0;
-
-		if (p->area == ARG_AREA_GPR && !(flags & ARGS_NO_REGS)) {
-			uintptr_t reg;
-
-			memcpy(&reg, regs + ar->gpr[p->at], sizeof(reg));
-			v = reg & mask_of(p->size);
-		} else if (p->area == ARG_AREA_FPR && !(flags & ARGS_NO_REGS)) {
-			v = load_piece(regs + ar->fpr + p->at * ar->fpr_stride + p->sub, p->size);
-		} else if (p->area == ARG_AREA_STACK && !(flags & ARGS_NO_STACK)) {
-			v = load_piece((const uint8_t *)slot + ar->stack_from_slot[site->kind] + p->at, p->size);
-		}
-		w[EV_HEADER_WORDS + i] = v;
+		return false;
 	}
 	w[0] = ts;
-	w[1] = EV_HEADER(EV_ARGS, depth, flags, EV_HEADER_WORDS + n);
-	commit(t, EV_HEADER_WORDS + n);
+	w[1] = EV_ENTRY_WORD(ra, depth);
+	w[2] = ts;
+	w[3] = EV_HEADER(EV_ARGS, depth, spec ? spec->flags : ARGS_UNPLACED, EV_HEADER_WORDS + n);
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_arg_src *s = &spec->src[i];
+
+		w[4 + i] = load_piece(base[s->from_slot] + s->off, s->size);
+	}
+	commit(t, EV_ENTRY_WORDS + EV_HEADER_WORDS + n);
+	return true;
 }
 
 /* Frames whose slots lie at or below `limit` were left without returning. */
@@ -553,7 +543,12 @@ static bool is_return_trampoline(uintptr_t a)
 	return a == (uintptr_t)rt_return_regs || a == (uintptr_t)rt_return_wide;
 }
 
-static void enter(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead, const uint8_t *regs)
+/*
+ * Inlined into each entry point, so that those without arguments (regs
+ * NULL) have none of their code: --args off costs nothing per call.
+ */
+static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t *slot, unsigned capture,
+							 uintptr_t dead, const uint8_t *regs)
 {
 	struct tstate *t = thread_state();
 	struct frame *f;
@@ -588,10 +583,8 @@ static void enter(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dea
 	}
 	if (tail && !t->depth)
 		goto out;	/* no frame it could belong to: left as it is */
-	if (!emit_entry(t, ra, t->depth, ts))
+	if (!(regs ? emit_entry_args(t, ra, t->depth, ts, slot, regs) : emit_entry(t, ra, t->depth, ts)))
 		goto out;
-	if (regs)
-		emit_args(t, ra, slot, regs, t->depth, ts);
 	f = &t->frames[t->depth];
 	f->ret = *slot;
 	f->tail = tail;
