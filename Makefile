@@ -248,8 +248,10 @@ check: export RMC_TEST_SANITIZED := 1
 check: export ASAN_OPTIONS := exitcode=99:detect_leaks=0
 check: export UBSAN_OPTIONS := halt_on_error=1:exitcode=99:print_stacktrace=1
 endif
+# Each test through t/limit.sh: one that hangs is killed, with what it
+# started, after T_LIMIT seconds (1200), and named.
 check: all
-	prove -j2 --timer -e '' $(CHECK_TESTS)
+	prove -j2 --timer -e t/limit.sh $(CHECK_TESTS)
 
 # Real projects from Debian source packages (t/projects/, issue 18: zlib,
 # hello, cJSON, FriBidi, TinyXML-2) built with objpatch-cc through their own
@@ -258,7 +260,7 @@ check: all
 # (scripts/debian-source.sh).
 .PHONY: check-projects
 check-projects: all
-	prove -j2 --timer -e '' $(sort $(wildcard t/projects/*.t))
+	prove -j2 --timer -e t/limit.sh $(sort $(wildcard t/projects/*.t))
 
 demo:
 	scripts/deps.sh
