@@ -198,6 +198,10 @@ void rt_read_settings(void)
 	rt.stats = env_bool("OBJPATCH_STATS");
 	rt.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
 	rt.args = env_bool("OBJPATCH_ARGS");
+	/* Asked for where the port cannot: said once, not an empty "()" on every call. */
+	if (rt.args && !rt_args_supported())
+		fprintf(stderr, "objpatch: OBJPATCH_ARGS (--args): the %s runtime does not capture arguments yet; "
+			"calls are traced without them\n", rt_arch_host.desc->name);
 	rt.format = env_format();
 	/* Binary, into the program's own messages: never what was meant. */
 	if (rt.format == FMT_PERFETTO && !(outp && *outp))
