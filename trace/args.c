@@ -57,12 +57,28 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 	return n;
 }
 
-size_t trace_arg_words(const struct arg_place *p, size_t n)
+size_t trace_arg_pack(const struct arg_place *p, size_t n, struct arg_word_pos *pos)
 {
-	size_t words = 0;
+	size_t words = 0, k = 0, half_word = 0;
+	bool half_free = false;	/* word half_word's high half is still free */
 
 	for (size_t i = 0; i < n; i++)
-		words += p[i].npieces;
+		for (unsigned j = 0; j < p[i].npieces; j++, k++) {
+			struct arg_word_pos at = { (uint8_t)words, 0 };
+
+			if (p[i].piece[j].size <= 4 && half_free) {
+				at = (struct arg_word_pos){ (uint8_t)half_word, 32 };
+				half_free = false;
+			} else {
+				if (p[i].piece[j].size <= 4) {
+					half_word = words;
+					half_free = true;
+				}
+				words++;
+			}
+			if (pos)
+				pos[k] = at;
+		}
 	return words;
 }
 
@@ -92,14 +108,15 @@ static void put_bytes(uint8_t *p, uint64_t x, unsigned n, bool big_endian)
 
 /* A parameter's value as format_value() reads it, from its pieces' words. */
 static void value_of(const struct format_target *tg, const struct sig_type *type, const struct arg_place *p,
-		     const uint64_t *w, struct raw_value *v)
+		     const uint64_t *w, const struct arg_word_pos *pos, struct raw_value *v)
 {
 	bool be = tg->big_endian;
 	unsigned reg = tg->reg_bytes, shift = 0;
 	uint64_t x = 0;
 
 	for (unsigned i = 0; i < p->npieces; i++) {
-		uint64_t part = p->piece[i].size < 8 ? w[i] & ((1ull << 8 * p->piece[i].size) - 1) : w[i];
+		uint64_t word = w[pos[i].word] >> pos[i].shift;
+		uint64_t part = p->piece[i].size < 8 ? word & ((1ull << 8 * p->piece[i].size) - 1) : word;
 
 		x |= shift < 64 ? part << shift : 0;
 		shift += 8 * p->piece[i].size;
@@ -160,6 +177,7 @@ int trace_args_each(const struct arch *a, const struct signature *sig, const uin
 		    const struct format_opts *o, trace_arg_fn *fn, void *ctx)
 {
 	struct arg_place places[TRACE_MAX_ARGS];
+	struct arg_word_pos pos[TRACE_MAX_ARGS * ARG_MAX_PIECES];
 	unsigned flags = ev ? ev_capture(ev[1]) : ARGS_UNPLACED;
 	size_t n, words = ev ? ev_words(ev[1]) - EV_HEADER_WORDS : 0;
 	const uint64_t *w = ev ? ev + EV_HEADER_WORDS : NULL;
@@ -168,10 +186,14 @@ int trace_args_each(const struct arch *a, const struct signature *sig, const uin
 	if (!sig || !sig->known || !(sig->flags & PROTO_RELIABLE) || !tg)
 		return -1;
 	n = trace_arg_places(a, tg->big_endian, sig, places);
-	/* Not the words these places need: recorded for another signature. */
-	if (!(flags & ARGS_UNPLACED) && words != trace_arg_words(places, n))
+	/*
+	 * Not the words these places need: recorded for another signature.
+	 * Not packed: the word per piece of a runtime before ARGS_PACKED,
+	 * whose event is not read (it prints "?", never a wrong value).
+	 */
+	if (!(flags & ARGS_PACKED) || words != trace_arg_pack(places, n, pos))
 		flags |= ARGS_UNPLACED;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, k = 0; i < n; k += places[i].npieces, i++) {
 		const struct sig_param *prm = &sig->params[i];
 		char small[256], *big = NULL;
 		const char *value = "?";
@@ -183,13 +205,11 @@ int trace_args_each(const struct arch *a, const struct signature *sig, const uin
 		if (shown.cls == TC_STRING && !o->read_mem)
 			shown.cls = TC_POINTER;
 		if (captured) {
-			value_of(tg, &shown, &places[i], w, &v);
+			value_of(tg, &shown, &places[i], w, &pos[k], &v);
 			value = value_text(&shown, &v, o, small, sizeof(small), &big);
 		}
 		fn(ctx, prm->name ? prm->name : "", value, &shown, captured ? &v : NULL);
 		free(big);
-		if (!(flags & ARGS_UNPLACED))
-			w += places[i].npieces;
 	}
 	return sig->nparams > n || (sig->flags & PROTO_VARARGS);
 }

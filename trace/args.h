@@ -25,8 +25,19 @@
  */
 size_t trace_arg_places(const struct arch *a, bool big_endian, const struct signature *sig, struct arg_place *out);
 
-/* How many words an argument event holds for these places: one per piece. */
-size_t trace_arg_words(const struct arg_place *p, size_t n);
+/* Where a piece's value is in an argument event: its word, and its bit offset there (0 or 32). */
+struct arg_word_pos {
+	uint8_t word, shift;
+};
+
+/*
+ * How many words an argument event holds for these places, and where each
+ * piece is (pos: one per piece, in order; NULL: only count).  Each piece
+ * of at most 4 bytes takes the high half of the word the previous such
+ * piece began, or else a new word's low half; an 8-byte piece takes a word
+ * of its own: a function of ints records half as many words as pieces.
+ */
+size_t trace_arg_pack(const struct arg_place *p, size_t n, struct arg_word_pos *pos);
 
 /*
  * Calls fn with each parameter's name ("" when the table has none), its

@@ -20,11 +20,12 @@ enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST, EV_ARGS };
 
 /*
  * EV_ARGS (objpatch --args) follows its entry right away, at the entry's
- * depth: one word per piece of the places trace_arg_places() gives the
- * function's signature, each holding that piece's bytes as an integer.
- * Its capture field holds these flags.
+ * depth: the pieces of the places trace_arg_places() gives the function's
+ * signature, each piece's bytes as an integer, in the words
+ * trace_arg_pack() says.  Its capture field holds these flags.
  */
 #define ARGS_UNPLACED	0x01	/* the site's places were not known: no words, every argument "?" */
+#define ARGS_PACKED	0x08	/* the words as trace_arg_pack() says (always, since it exists) */
 /* ARGS_NO_STACK, ARGS_NO_REGS (arch/args.h): those pieces' words are 0, their arguments print "?" */
 
 /*

@@ -269,7 +269,7 @@ static size_t event_numbers(uint64_t head, bool args)
 		return words == EV_HEADER_WORDS ? EV_HEADER_WORDS : 0;
 	case EV_ARGS:
 		if (!args || words < EV_HEADER_WORDS || words > EV_ARGS_MAX_WORDS ||
-		    (c & ~(unsigned)(ARGS_UNPLACED | ARGS_NO_STACK | ARGS_NO_REGS)))
+		    (c & ~(unsigned)(ARGS_UNPLACED | ARGS_NO_STACK | ARGS_NO_REGS | ARGS_PACKED)))
 			return 0;
 		return words;
 	case EV_EXIT:

@@ -108,19 +108,63 @@ size_t rt_stub_size(void) RT_HIDDEN;
 struct sym_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
 /* rt_args.c: where an entry finds its function's arguments (OBJPATCH_ARGS). */
 struct rt_arg_spec {
-	uint8_t npieces;
-	uint8_t flags;		/* the event's: ARGS_NO_STACK, ARGS_NO_REGS for what the site's hook cannot see */
-	/* Where each piece is at the entry: `size` bytes at `off` from the saved registers or the slot (0: not seen). */
-	struct rt_arg_src {
-		int32_t off;
-		uint8_t from_slot;
-		uint8_t size;
-	} src[ARGS_MAX_PIECES];
+	uint8_t nwords;
+	uint8_t flags;		/* the event's: ARGS_PACKED, and ARGS_NO_STACK, ARGS_NO_REGS for what the hook cannot see */
+	/*
+	 * Each word of the event: two pieces (trace_arg_pack()), each read as
+	 * 8 bytes at `off` from the saved registers or the slot, shifted
+	 * right by `shift` (big-endian: the piece is the first bytes) and
+	 * masked to its size (mask 0: no piece, or one not seen), so that an
+	 * entry reads them without a branch.
+	 */
+	struct rt_arg_word {
+		struct rt_arg_src {
+			uint64_t mask;
+			int32_t off;
+			uint8_t from_slot;
+			uint8_t shift;
+		} lo, hi;
+	} word[ARGS_MAX_PIECES];
 };
 /* Called for each site being enabled, under rt.lock; -1 when out of memory. */
 int rt_args_enable(const struct rt_module *m, const struct rt_site *s) RT_HIDDEN;
-/* The places of the site whose hook call returns to `ra`, or NULL; lock-free, from any context. */
-const struct rt_arg_spec *rt_args_spec(uintptr_t ra) RT_HIDDEN;
+/*
+ * The sites' places, by the return address of their hook call: open
+ * addressing, at most half full, read without a lock (rt_args.c grows it).
+ */
+struct rt_arg_table {
+	unsigned bits;
+	size_t used;
+	struct rt_arg_slot {
+		_Atomic uintptr_t ra;	/* 0: free; set last, with release, by the lock holder */
+		const struct rt_arg_spec *spec;
+	} slot[];
+};
+extern _Atomic(struct rt_arg_table *) rt_arg_table RT_HIDDEN;
+
+static inline size_t rt_args_hash(uintptr_t ra, unsigned bits)
+{
+	return (size_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+/* The places of the site whose hook call returns to `ra`, or NULL; inline, as every traced entry asks. */
+static inline const struct rt_arg_spec *rt_args_spec(uintptr_t ra)
+{
+	const struct rt_arg_table *t = atomic_load_explicit(&rt_arg_table, memory_order_acquire);
+	size_t mask, i;
+
+	if (!t)
+		return NULL;
+	mask = ((size_t)1 << t->bits) - 1;
+	for (i = rt_args_hash(ra, t->bits);; i = (i + 1) & mask) {
+		uintptr_t k = atomic_load_explicit(&t->slot[i].ra, memory_order_acquire);
+
+		if (k == ra)
+			return t->slot[i].spec;
+		if (!k)
+			return NULL;
+	}
+}
 /* rt_unrecorded.c: one line per module whose functions call the hook without a table entry. */
 void rt_report_unrecorded(size_t first) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;

@@ -17,46 +17,12 @@
 
 _Static_assert(TRACE_MAX_ARGS * ARG_MAX_PIECES <= ARGS_MAX_PIECES, "an event holds every piece");
 
-struct arg_slot {
-	_Atomic uintptr_t ra;	/* 0: free; set last, with release, by the lock holder */
-	const struct rt_arg_spec *spec;
-};
+_Atomic(struct rt_arg_table *) rt_arg_table RT_HIDDEN;
 
-struct arg_table {
-	unsigned bits;
-	size_t used;
-	struct arg_slot slot[];
-};
-
-static _Atomic(struct arg_table *) table;
-
-static size_t hash(uintptr_t ra, unsigned bits)
+static struct rt_arg_table *new_table(unsigned bits)
 {
-	return (size_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - bits));
-}
-
-const struct rt_arg_spec *rt_args_spec(uintptr_t ra)
-{
-	const struct arg_table *t = atomic_load_explicit(&table, memory_order_acquire);
-	size_t mask, i;
-
-	if (!t)
-		return NULL;
-	mask = ((size_t)1 << t->bits) - 1;
-	for (i = hash(ra, t->bits);; i = (i + 1) & mask) {
-		uintptr_t k = atomic_load_explicit(&t->slot[i].ra, memory_order_acquire);
-
-		if (k == ra)
-			return t->slot[i].spec;
-		if (!k)
-			return NULL;
-	}
-}
-
-static struct arg_table *new_table(unsigned bits)
-{
-	size_t size = sizeof(struct arg_table) + ((size_t)1 << bits) * sizeof(struct arg_slot);
-	struct arg_table *t = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t size = sizeof(struct rt_arg_table) + ((size_t)1 << bits) * sizeof(struct rt_arg_slot);
+	struct rt_arg_table *t = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (t == MAP_FAILED)
 		return NULL;
@@ -64,11 +30,11 @@ static struct arg_table *new_table(unsigned bits)
 	return t;
 }
 
-static void put(struct arg_table *t, uintptr_t ra, const struct rt_arg_spec *spec)
+static void put(struct rt_arg_table *t, uintptr_t ra, const struct rt_arg_spec *spec)
 {
 	size_t mask = ((size_t)1 << t->bits) - 1, i;
 
-	for (i = hash(ra, t->bits);; i = (i + 1) & mask) {
+	for (i = rt_args_hash(ra, t->bits);; i = (i + 1) & mask) {
 		uintptr_t k = atomic_load_explicit(&t->slot[i].ra, memory_order_relaxed);
 
 		if (k == ra)
@@ -84,7 +50,7 @@ static void put(struct arg_table *t, uintptr_t ra, const struct rt_arg_spec *spe
 /* Room for one more, kept at most half full; -1 when memory runs out. */
 static int make_room(void)
 {
-	struct arg_table *t = atomic_load_explicit(&table, memory_order_relaxed), *g;
+	struct rt_arg_table *t = atomic_load_explicit(&rt_arg_table, memory_order_relaxed), *g;
 
 	if (t && 2 * (t->used + 1) <= ((size_t)1 << t->bits))
 		return 0;
@@ -97,36 +63,39 @@ static int make_room(void)
 		if (k)
 			put(g, k, t->slot[i].spec);
 	}
-	atomic_store_explicit(&table, g, memory_order_release);
+	atomic_store_explicit(&rt_arg_table, g, memory_order_release);
 	return 0;
 }
 
 /*
  * Where a piece is at the site's entry, for its kind of hook: an offset
  * from the registers the trampoline saved, or from the return address
- * slot for the caller's stack.  A register's value is its low `size`
- * bytes: at its end on a big-endian machine.
+ * slot for the caller's stack; and how to take its `size` bytes out of the
+ * 8 read there.  A register's value is its low `size` bytes: at its end on
+ * a big-endian machine.
  */
 static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, unsigned unknown)
 {
 	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
 	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	uint64_t mask = p->size < 8 ? (1ull << 8 * p->size) - 1 : ~0ull;
+	uint8_t shift = be ? (uint8_t)(64 - 8 * p->size) : 0;
 
 	switch (p->area) {
 	case ARG_AREA_GPR:
 		if (unknown & ARGS_NO_REGS)
 			break;
-		return (struct rt_arg_src){ ar->gpr[p->at] + (be ? (int)sizeof(uintptr_t) - p->size : 0), 0, p->size };
+		return (struct rt_arg_src){ mask, ar->gpr[p->at] + (be ? (int)sizeof(uintptr_t) - p->size : 0), 0, shift };
 	case ARG_AREA_FPR:
 		if (unknown & ARGS_NO_REGS)
 			break;
-		return (struct rt_arg_src){ ar->fpr + p->at * ar->fpr_stride + p->sub, 0, p->size };
+		return (struct rt_arg_src){ mask, ar->fpr + p->at * ar->fpr_stride + p->sub, 0, shift };
 	default:
 		if (unknown & ARGS_NO_STACK)
 			break;
-		return (struct rt_arg_src){ ar->stack_from_slot[kind] + p->at, 1, p->size };
+		return (struct rt_arg_src){ mask, ar->stack_from_slot[kind] + p->at, 1, shift };
 	}
-	return (struct rt_arg_src){ 0, 0, 0 };
+	return (struct rt_arg_src){ 0 };	/* not seen: 0 */
 }
 
 /* The places of a site's function's arguments, made when it is first enabled. */
@@ -135,17 +104,21 @@ static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct
 	const struct signature *sig = sym_func_sig(&m->syms.funcs[site->func]);
 	unsigned unknown = rt_arch_host.arg_regs.unknown[site->kind];
 	struct arg_place places[TRACE_MAX_ARGS];
+	struct arg_word_pos pos[TRACE_MAX_ARGS * ARG_MAX_PIECES];
 	struct rt_arg_spec *s = calloc(1, sizeof(*s));
 	size_t n, k = 0;
 
 	if (!s)
 		return NULL;
 	n = sig ? trace_arg_places(rt_arch_host.desc, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sig, places) : 0;
+	s->nwords = (uint8_t)trace_arg_pack(places, n, pos);
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < places[i].npieces; j++)
-			s->src[k++] = source_of(&places[i].piece[j], site->kind, unknown);
-	s->npieces = (uint8_t)k;
-	s->flags = (uint8_t)unknown;
+		for (size_t j = 0; j < places[i].npieces; j++, k++) {
+			struct rt_arg_word *w = &s->word[pos[k].word];
+
+			*(pos[k].shift ? &w->hi : &w->lo) = source_of(&places[i].piece[j], site->kind, unknown);
+		}
+	s->flags = (uint8_t)(unknown | ARGS_PACKED);
 	return s;
 }
 
@@ -158,6 +131,6 @@ int rt_args_enable(const struct rt_module *m, const struct rt_site *s)
 		return 0;
 	if (!(spec = spec_of(m, s)) || make_room() < 0)
 		return -1;
-	put(atomic_load_explicit(&table, memory_order_relaxed), ra, spec);
+	put(atomic_load_explicit(&rt_arg_table, memory_order_relaxed), ra, spec);
 	return 0;
 }

@@ -466,30 +466,13 @@ static inline __attribute__((always_inline)) bool emit_entry(struct tstate *t, u
 	return true;
 }
 
-/* A piece's bytes as an integer of its size, zero-extended; 0 for one not seen (size 0). */
-static inline uint64_t load_piece(const uint8_t *p, unsigned size)
+/* A piece's value from where the entry trampoline or the caller left it (struct rt_arg_src). */
+static inline uint64_t load_piece(const uint8_t *const base[2], const struct rt_arg_src *s)
 {
-	uint8_t b1;
-	uint16_t b2;
-	uint32_t b4;
-	uint64_t b8;
+	uint64_t v;
 
-	switch (size) {
-	case 1:
-		memcpy(&b1, p, 1);
-		return b1;
-	case 2:
-		memcpy(&b2, p, 2);
-		return b2;
-	case 4:
-		memcpy(&b4, p, 4);
-		return b4;
-	case 8:
-		memcpy(&b8, p, 8);
-		return b8;
-	default:
-		return 0;
-	}
+	memcpy(&v, base[s->from_slot] + s->off, sizeof(v));
+	return v >> s->shift & s->mask;
 }
 
 /*
@@ -503,7 +486,7 @@ static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate 
 								   const uint8_t *regs)
 {
 	const struct rt_arg_spec *spec = rt_args_spec(ra);
-	size_t n = spec ? spec->npieces : 0;
+	size_t n = spec ? spec->nwords : 0;
 	uint64_t *w = reserve(t, EV_ENTRY_WORDS + EV_HEADER_WORDS + n);
 	const uint8_t *base[2] = { regs, (const uint8_t *)slot };
 
@@ -515,11 +498,8 @@ static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate 
 	w[1] = EV_ENTRY_WORD(ra, depth);
 	w[2] = ts;
 	w[3] = EV_HEADER(EV_ARGS, depth, spec ? spec->flags : ARGS_UNPLACED, EV_HEADER_WORDS + n);
-	for (size_t i = 0; i < n; i++) {
-		const struct rt_arg_src *s = &spec->src[i];
-
-		w[4 + i] = load_piece(base[s->from_slot] + s->off, s->size);
-	}
+	for (size_t i = 0; i < n; i++)
+		w[4 + i] = load_piece(base, &spec->word[i].lo) | load_piece(base, &spec->word[i].hi) << 32;
 	commit(t, EV_ENTRY_WORDS + EV_HEADER_WORDS + n);
 	return true;
 }
