@@ -5,10 +5,10 @@
  * float in the register's first four bytes, as the trampoline's `std`
  * stores it), the rest in 8-byte slots from the caller's sp + 160, a value
  * narrower than its slot at the slot's end.  Aggregates of 1, 2, 4 or 8
- * bytes travel as an integer of that size, or as a float when their one
- * member is a float or double; every other aggregate, long double and
- * __int128 as the address of a copy (one GPR or slot).  Aggregates and
- * what goes by address print "?", but take their room.
+ * bytes travel as an integer of that size, or as a float when they are a
+ * struct whose one member is a float or double; every other aggregate,
+ * long double and __int128 as the address of a copy (one GPR or slot).
+ * Aggregates and what goes by address print "?", but take their room.
  */
 #include "arch/args.h"
 #include "arch/s390/args_s390x.h"
@@ -28,28 +28,19 @@ static void fpr_or_stack(struct arg_cursor *c, uint32_t size, struct arg_place *
 		arg_take_stack(c, size, 8, o);
 }
 
-/* Whether its members overlap: a union's do, a struct's never. */
-static bool overlapping(const struct arg_type *t)
-{
-	for (size_t i = 1; i < t->nfields; i++)
-		if (t->fields[i].offset < t->fields[i - 1].offset + t->fields[i - 1].size)
-			return true;
-	return false;
-}
-
 /*
- * An aggregate of 1, 2, 4 or 8 bytes: a float when its only member is a
- * float or double filling it, an integer when no member is a float.  A
- * struct of several members goes as an integer, floats or not; a union
- * with a float in it, or a float member with padding around it, is not
- * known here: neither it nor anything after it is placed.
+ * An aggregate of 1, 2, 4 or 8 bytes: an integer, unless it is a struct
+ * whose one member (nested structs aside) is a float or double: a float
+ * then.  A union's float and an array of one float go as an integer (gcc
+ * and clang agree), and one member alone does not say which it is: such
+ * an aggregate is not placed, nor anything after it.  Without its members
+ * only 1 or 2 bytes cannot be a float.
  */
 static void place_small_aggregate(struct arg_cursor *c, const struct arg_type *t)
 {
 	bool any_float = false;
 
 	if (!t->fields || !t->nfields) {
-		/* Without its members only 1 or 2 bytes cannot be a float. */
 		if (t->size <= 2)
 			gpr_or_stack(c, t->size, NULL);
 		else
@@ -58,10 +49,8 @@ static void place_small_aggregate(struct arg_cursor *c, const struct arg_type *t
 	}
 	for (size_t i = 0; i < t->nfields; i++)
 		any_float |= t->fields[i].is_float;
-	if (!any_float || (t->nfields > 1 && !overlapping(t)))
+	if (!any_float || t->nfields > 1)
 		gpr_or_stack(c, t->size, NULL);
-	else if (t->nfields == 1 && t->fields[0].size == t->size)
-		fpr_or_stack(c, t->size, NULL);
 	else
 		arg_lose(c);
 }
