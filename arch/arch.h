@@ -232,6 +232,12 @@ struct arch {
 	/* Where its C ABI passes a function's arguments (arch/args.h); NULL: not known. */
 	arg_placer *place_args;
 	/*
+	 * Whether a function's value comes back in memory whose address the
+	 * caller passes before the arguments, as a hidden first parameter
+	 * (arch/args.h).  NULL: never in an argument's place.
+	 */
+	arg_ret_by_address *ret_by_address;
+	/*
 	 * The runtime's sites, which a tool reading its recordings must know
 	 * too (arch/<family>/rt_*): -fpatchable-function-entry pads are traced
 	 * as a site of pad_site_len bytes at pad_site_offset from the

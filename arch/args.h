@@ -112,4 +112,11 @@ void arg_lose_stack(struct arg_cursor *c);
 /* Whether every field of an aggregate is a float of one size (counted in *n): AArch64's and ARM's HFAs. */
 bool arg_homogeneous_float(const struct arg_type *t, unsigned max, unsigned *n, uint8_t *size);
 
+/*
+ * Whether a function returning a value of type `ret` (not void) is passed
+ * the address to return it at as a hidden parameter before its first one:
+ * 1 or 0; -1 when its type does not say, and no parameter is placed.
+ */
+typedef int arg_ret_by_address(const struct arg_type *ret);
+
 #endif

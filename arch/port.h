@@ -212,6 +212,8 @@ void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t de
 void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem) RT_HIDDEN;
 /* rt_enter, and the arguments from the registers the trampoline saved at `regs` (arg_regs). */
 void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs) RT_HIDDEN;
+/* Both: the arguments, and a value returned at `mem`. */
+void rt_enter_args_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, uintptr_t mem) RT_HIDDEN;
 uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
 /* The return trampolines written into hooked return slots: wide FP needs its own. */
 extern void rt_return_regs(void) RT_HIDDEN;

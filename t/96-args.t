@@ -10,23 +10,28 @@
 # a recording reported (strings as addresses there).  Per machine, every
 # hook form it traces: x86_64 gcc -pg, -pg -mfentry, --nop, 5-byte pads
 # and clang; i386 gcc -pg and -pg -mfentry; AArch64's pads (its -pg sites
-# show "?" for every argument: gcc moves them before the call).  A
-# stripped program shows the same; without --args no call shows any.
+# show "?" for every argument: gcc moves them before the call); s390x gcc
+# -pg, --nop, -pg -mfentry, -mfentry -mrecord-mcount -mnop-mcount and clang
+# -pg -mfentry (every hook before the prologue, every argument seen), and
+# testdata/args/s390x.c for its ABI's corners (returns in memory moving the
+# arguments along, small aggregates, narrow stack values).  A stripped
+# program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
 SRC=$TOP/testdata/args
-CHECK=(python3 "$SRC/check_args.py" "$SRC/expect.txt")
+CHECK=(python3 "$SRC/check_args.py")
 EVENTS=(python3 "$TOP/testdata/runtime/perfetto_trace.py")
 D=$T_TMP
 
-# form LABEL DIR CC STRIP RMC-FLAGS CFLAGS...: compile, record, link, strip.
+# form LABEL DIR CC STRIP RMC-FLAGS CFLAGS...: compile, record, link, strip
+# (ARGS_SRC: another program than args.c).
 form() {
-	local label=$1 dir=$2 cc=$3 strip=$4 rmc=$5 out
+	local label=$1 dir=$2 cc=$3 strip=$4 rmc=$5 src=${ARGS_SRC:-$SRC/args.c} out
 	shift 5
 	[ "$rmc" != - ] || rmc=
 	mkdir -p "$dir"
-	compile_ok "[$label]" $cc -O2 -g "$@" -c "$SRC/args.c" -o "$dir/args.o" || return 1
+	compile_ok "[$label]" $cc -O2 -g "$@" -c "$src" -o "$dir/args.o" || return 1
 	# shellcheck disable=SC2086
 	if ! out=$("$RMC" --mode=user $rmc "$dir/args.o" 2>&1); then
 		ok 1 "[$label] recordmcount --mode=user $rmc"
@@ -39,8 +44,9 @@ form() {
 
 # check LABEL DIR [--unknown]: every format of a traced run, a recording,
 # and the stripped program (pads' tables need the symbols: not for them).
+# ARGS_EXPECT: the expectations of another program than args.c.
 check() {
-	local label=$1 dir=$2 unknown=${3:-} fmt out
+	local label=$1 dir=$2 unknown=${3:-} expect=${ARGS_EXPECT:-$SRC/expect.txt} fmt out
 	for fmt in text json perfetto; do
 		if ! out=$("$OBJPATCH" run --args --format "$fmt" -o "$dir/t.$fmt" -- "$dir/prog" 2>&1 >/dev/null); then
 			ok 1 "[$label] objpatch run --args --format $fmt"
@@ -48,16 +54,16 @@ check() {
 			continue
 		fi
 		if [ "$fmt" = perfetto ]; then
-			"${EVENTS[@]}" "$dir/t.$fmt" > "$dir/t.events" && out=$("${CHECK[@]}" events "$dir/t.events" $unknown 2>&1)
+			"${EVENTS[@]}" "$dir/t.$fmt" > "$dir/t.events" && out=$("${CHECK[@]}" "$expect" events "$dir/t.events" $unknown 2>&1)
 		else
-			out=$("${CHECK[@]}" "$fmt" "$dir/t.$fmt" $unknown 2>&1)
+			out=$("${CHECK[@]}" "$expect" "$fmt" "$dir/t.$fmt" $unknown 2>&1)
 		fi
 		ok $? "[$label] $fmt: every argument of every call as expected"
 		[ -z "$out" ] || diag "$out"
 	done
 	if "$OBJPATCH" record --args -o "$dir/t.data" -- "$dir/prog" > /dev/null 2>&1 &&
 	   "$OBJPATCH" report -o "$dir/t.report" "$dir/t.data" 2> "$dir/report.err"; then
-		out=$("${CHECK[@]}" text "$dir/t.report" --recording $unknown 2>&1)
+		out=$("${CHECK[@]}" "$expect" text "$dir/t.report" --recording $unknown 2>&1)
 		ok $? "[$label] record --args + report: the same, strings as their addresses"
 		[ -z "$out" ] || diag "$out"
 	else
@@ -66,7 +72,7 @@ check() {
 	fi
 	[[ $label != *-pads ]] || return 0
 	"$OBJPATCH" run --args -o "$dir/s.text" -- "$dir/prog.stripped" > /dev/null 2>&1
-	out=$("${CHECK[@]}" text "$dir/s.text" $unknown 2>&1)
+	out=$("${CHECK[@]}" "$expect" text "$dir/s.text" $unknown 2>&1)
 	ok $? "[$label] stripped: the same"
 	[ -z "$out" ] || diag "$out"
 }
@@ -117,6 +123,32 @@ if command -v aarch64-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/aarch64/libo
 		check aarch64-pg "$D/aarch64-pg" --unknown
 else
 	ok 1 "aarch64-linux-gnu-gcc and build/aarch64/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- s390x, under qemu-user: every form its port traces, all before the prologue ----
+P=s390x-linux-gnu
+if command -v $P-gcc > /dev/null && [ -f "$TOP/build/s390x/libobjpatch.so" ]; then
+	while read -r label cc rmc flags; do
+		dir=$D/$label
+		# shellcheck disable=SC2086
+		form "$label" "$dir" "$cc" $P-strip "$rmc" $flags && check "$label" "$dir"
+	done <<EOF2
+s390x-pg $P-gcc - -pg
+s390x-nop $P-gcc --nop -pg
+s390x-fentry $P-gcc - -pg -mfentry
+s390x-mrecord $P-gcc - -pg -mfentry -mrecord-mcount -mnop-mcount
+EOF2
+	# Returns in memory (r2 holds their address), small aggregates, narrow stack values.
+	ARGS_SRC=$SRC/s390x.c form s390x-corners "$D/s390x-corners" $P-gcc $P-strip - -pg -mfentry &&
+		ARGS_EXPECT=$SRC/s390x_expect.txt check s390x-corners "$D/s390x-corners"
+	if command -v clang > /dev/null; then
+		form s390x-clang "$D/s390x-clang" "clang --target=$P" $P-strip - -pg -mfentry -Wno-unknown-attributes &&
+			check s390x-clang "$D/s390x-clang"
+	else
+		skip "[s390x-clang] clang is not installed"
+	fi
+else
+	ok 1 "$P-gcc and build/s390x/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 done_testing

@@ -29,14 +29,34 @@ static enum arg_kind kind_of(enum type_class c)
 	}
 }
 
+/*
+ * Whether the machine passes the address of the function's return value
+ * before its parameters: 1 or 0, -1 when that is not known.
+ */
+static int hidden_first(const struct arch *a, const struct signature *sig)
+{
+	struct arg_type ret = { kind_of(sig->ret.cls), (uint32_t)sig->ret.size, NULL, 0 };
+
+	if (!a->ret_by_address || sig->ret.cls == TC_VOID)
+		return 0;
+	if (sig->ret.size > UINT32_MAX)
+		ret.kind = ARG_UNKNOWN;
+	return a->ret_by_address(&ret);
+}
+
 size_t trace_arg_places(const struct arch *a, bool big_endian, const struct signature *sig, struct arg_place *out)
 {
-	struct arg_type types[TRACE_MAX_ARGS];
+	/* One more: the hidden parameter a value returned in memory may need, first. */
+	struct arg_type all[TRACE_MAX_ARGS + 1], *types = all + 1;
+	struct arg_place placed[TRACE_MAX_ARGS + 1];
 	struct arg_field fields[MAX_FIELDS];
 	size_t n = sig->nparams < TRACE_MAX_ARGS ? sig->nparams : TRACE_MAX_ARGS, used = 0;
+	int hidden;
 
 	memset(out, 0, n * sizeof(*out));
 	if (!a || !a->place_args || !(sig->flags & PROTO_RELIABLE) || !sig->known)
+		return n;
+	if ((hidden = hidden_first(a, sig)) < 0)
 		return n;
 	for (size_t i = 0; i < n; i++) {
 		const struct sig_type *t = &sig->params[i].type;
@@ -53,7 +73,13 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 							     (uint8_t)t->members[m].size,
 							     t->members[m].cls == TC_FLOAT };
 	}
-	a->place_args(types, n, big_endian, out);
+	if (!hidden) {
+		a->place_args(types, n, big_endian, out);
+		return n;
+	}
+	all[0] = (struct arg_type){ ARG_INT, a->elfclass == ELFCLASS64 ? 8 : 4, NULL, 0 };	/* a pointer */
+	a->place_args(all, n + 1, big_endian, placed);
+	memcpy(out, placed + 1, n * sizeof(*out));
 	return n;
 }
 

@@ -58,20 +58,34 @@ SLOT = FRAME + 112	/* the traced function's slot, from our %r15 */
  * The call into C.  Every value a WIDE or ALL capture is for (long double,
  * __int128, structs, unions, complex) comes back in memory on s390x, at
  * the address in %r2 at the entry: rt_enter_mem keeps it for the exit.
+ * args (0/1): rt_enter_args(_mem), also given the registers SAVE_ARGS
+ * stored from 160(%r15) (the port's arg_regs); both hooks are called
+ * before the prologue, with every argument where the call left it.
  */
-.macro ENTER_C capture
+.macro ENTER_C capture, args
 	la %r3,SLOT(%r15)
 	lghi %r4,\capture
 .if \capture == 3 || \capture == 5
+.if \args
+	lg %r6,160+16(%r15)
+	la %r5,160(%r15)
+	brasl %r14,rt_enter_args_mem
+.else
 	lg %r5,160+16(%r15)
 	brasl %r14,rt_enter_mem
+.endif
+.else
+.if \args
+	la %r5,160(%r15)
+	brasl %r14,rt_enter_args
 .else
 	brasl %r14,rt_enter
 .endif
+.endif
 .endm
 
-/* ENTRY name, capture (enum capture in rt.h): gcc -pg's `brasl %r14,stub` */
-.macro ENTRY name, capture
+/* ENTRY name, capture (enum capture in rt.h), args: gcc -pg's `brasl %r14,stub` */
+.macro ENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -85,7 +99,7 @@ SLOT = FRAME + 112	/* the traced function's slot, from our %r15 */
 	SAVE_ARGS
 	.cfi_offset %r14, -(FRAME + 160 - 216)
 	lgr %r2,%r14
-	ENTER_C \capture
+	ENTER_C \capture, \args
 	lg %r1,SLOT(%r15)
 	stg %r1,FRAME+8(%r15)
 	RESTORE_ARGS
@@ -104,9 +118,15 @@ ENTRY rt_entry_mcount_fp, 2
 ENTRY rt_entry_mcount_wide, 3
 ENTRY rt_entry_mcount_string, 4
 ENTRY rt_entry_mcount_all, 5
+ENTRY rt_entry_args_mcount_gpr, 0, 1
+ENTRY rt_entry_args_mcount_none, 1, 1
+ENTRY rt_entry_args_mcount_fp, 2, 1
+ENTRY rt_entry_args_mcount_wide, 3, 1
+ENTRY rt_entry_args_mcount_string, 4, 1
+ENTRY rt_entry_args_mcount_all, 5, 1
 
-/* FENTRY name, capture: -mfentry's `brasl %r0,stub`, %r14 untouched */
-.macro FENTRY name, capture
+/* FENTRY name, capture, args: -mfentry's `brasl %r0,stub`, %r14 untouched */
+.macro FENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -120,7 +140,7 @@ ENTRY rt_entry_mcount_all, 5
 	SAVE_ARGS
 	.cfi_offset %r14, -(FRAME + 160 - 160)
 	lgr %r2,%r0
-	ENTER_C \capture
+	ENTER_C \capture, \args
 	RESTORE_ARGS
 	lg %r14,SLOT(%r15)
 	lgr %r1,%r0
@@ -139,6 +159,12 @@ FENTRY rt_entry_fentry_fp, 2
 FENTRY rt_entry_fentry_wide, 3
 FENTRY rt_entry_fentry_string, 4
 FENTRY rt_entry_fentry_all, 5
+FENTRY rt_entry_args_fentry_gpr, 0, 1
+FENTRY rt_entry_args_fentry_none, 1, 1
+FENTRY rt_entry_args_fentry_fp, 2, 1
+FENTRY rt_entry_args_fentry_wide, 3, 1
+FENTRY rt_entry_args_fentry_string, 4, 1
+FENTRY rt_entry_args_fentry_all, 5, 1
 
 /*
  * struct ret_regs (rt.h) at 160(%r15) while rt_exit runs: %r2, %r3 at 0,

@@ -27,6 +27,8 @@
 
 RT_ENTRIES(mcount)
 RT_ENTRIES(fentry)
+RT_ENTRIES_ARGS(mcount)
+RT_ENTRIES_ARGS(fentry)
 
 /* What gcc -pg puts around a site's call: the trampoline's return address is where they keep %r14. */
 static const struct insn_pattern stg_r14 = PAT(S390_STG_R14_8_R15), lg_r14 = PAT(S390_LG_R14_8_R15);
@@ -94,6 +96,17 @@ const struct rt_arch rt_arch_host = {
 	/* make_stubs() measures from the farthest site to the far end of the stub page. */
 	.reach = S390_RIL_REACH - 4096,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(fentry) },
+	/*
+	 * rt_s390x.S saves %r0-%r6 from its regs pointer, then %r14 and
+	 * %f0/%f2/%f4/%f6 from 64.  gcc's -pg sequence and -mfentry's call
+	 * (gcc's and clang's) both come before the prologue and leave every
+	 * argument register alone: %r15 is still the function's entry value,
+	 * so the slot is entry %r15 + 112 for both kinds and the caller's
+	 * stack arguments start 48 bytes above it (entry %r15 + 160).
+	 */
+	.arg_regs = { .gpr = { 16, 24, 32, 40, 48 }, .fpr = 64, .fpr_stride = 8,
+		      .stack_from_slot = { [SITE_MCOUNT] = 48, [SITE_FENTRY] = 48 } },
 	.encode_site = s390x_encode_site,
 	.prepare_site = s390x_prepare_site,
 	/* gcc's `stg` before the site, the site and the `lg` after it. */

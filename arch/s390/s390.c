@@ -7,6 +7,7 @@
  * lands before the function.)
  */
 #include "arch/arch.h"
+#include "arch/s390/args_s390x.h"
 #include "arch/s390/insn.h"
 
 static const char *const s390_hooks[] = { "_mcount", "mcount", NULL };
@@ -64,6 +65,8 @@ const struct arch arch_s390x = {
 	.insn_align = 2,
 	/* s390x: every struct, and long double, in memory */
 	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113 },
+	.place_args = arg_place_s390x,
+	.ret_by_address = arg_ret_by_address_s390x,
 	/* objpatch-cc: the runtime refuses clang's -pg here (README): -mfentry for both */
 	.cc = { "-pg -mfentry", "-pg -mfentry" },
 };

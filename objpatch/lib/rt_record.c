@@ -600,14 +600,24 @@ void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_
  * The frame rt_enter just pushed, if it did (a signal handler's calls in
  * between are gone again by now), learns where its value will be.
  */
-void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem)
+static void note_mem(uintptr_t *slot, uintptr_t mem)
 {
-	struct tstate *t;
+	struct tstate *t = self;
 
-	rt_enter(ra, slot, capture);
-	t = self;
 	if (t && t->depth && t->frames[t->depth - 1].slot == slot && is_return_trampoline(*slot))
 		t->frames[t->depth - 1].mem = mem;
+}
+
+void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem)
+{
+	rt_enter(ra, slot, capture);
+	note_mem(slot, mem);
+}
+
+void rt_enter_args_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, uintptr_t mem)
+{
+	rt_enter_args(ra, slot, capture, regs);
+	note_mem(slot, mem);
 }
 
 /*
