@@ -37,6 +37,7 @@
 #include "arch/riscv/insn.h"
 
 RT_ENTRIES(mcount)
+RT_ENTRIES_ARGS(mcount)
 
 /* The stubs' instructions, their immediates 0. */
 #define AUIPC_T1	(RV_AUIPC | RV_RD(RV_T1))
@@ -206,6 +207,18 @@ const struct rt_arch rt_arch_host = {
 	.reach = RV_JAL_REACH - RV_PAGE,
 	/* No entry hook: gcc and clang have no -mfentry here, and at a function's entry the call would take ra. */
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount) },
+	/*
+	 * rt_riscv64.S's save area: a0-a7 from sp, fa0-fa7 from sp + 64.
+	 * gcc and clang make _mcount an ordinary call after the prologue:
+	 * both move every argument out of a0-a7/fa0-fa7 first (gcc also
+	 * passes ra in a0), so the registers hold none of them.  The
+	 * caller's stack arguments are at the CFA, 8 bytes above the saved
+	 * ra in both compilers' frames, but they are not read either, as
+	 * on AArch64's -pg: every argument of these sites prints "?".
+	 */
+	.arg_regs = { .gpr = { 0, 8, 16, 24, 32, 40, 48, 56 }, .fpr = 64, .fpr_stride = 8,
+		      .unknown = { [SITE_MCOUNT] = ARGS_NO_REGS | ARGS_NO_STACK } },
 	.encode_site = rv_encode_site,
 	.prepare_site = rv_prepare_site,
 	/* The pair's two words (a relaxed `jal` at the end of its text has only one: see above). */
