@@ -12,8 +12,9 @@
 # and clang; i386 gcc -pg and -pg -mfentry; AArch64's pads (its -pg sites
 # show "?" for every argument: gcc moves them before the call); riscv64's
 # gcc -pg (relaxed, -mno-relax, --nop) and clang -pg, all "?" the same
-# way.  A stripped program shows the same; without --args no call shows
-# any.
+# way; ppc64le's gcc -pg (through a PLT stub), --nop and clang -pg, whose
+# register arguments are "?" the same way but whose stack arguments show.
+# A stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -39,7 +40,7 @@ form() {
 	compile_ok "[$label] strip" "$strip" -o "$dir/prog.stripped" "$dir/prog"
 }
 
-# check LABEL DIR [--unknown]: every format of a traced run, a recording,
+# check LABEL DIR [CHECK-OPTIONS]: every format of a traced run, a recording,
 # and the stripped program (pads' tables need the symbols: not for them).
 check() {
 	local label=$1 dir=$2 unknown=${3:-} fmt out
@@ -141,6 +142,28 @@ riscv64-clang clang,--target=riscv64-linux-gnu - -pg
 EOF2
 else
 	ok 1 "riscv64-linux-gnu-gcc and build/riscv64/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- ppc64le, under qemu-user: every form t/95-rt-ppc64le.t traces ----
+# gcc -pg (the linker's PLT stub to libc's _mcount and TOC restore after
+# each site), gcc -pg + recordmcount --nop, clang -pg.  Both compilers copy
+# the register arguments away and may reuse r3-r10/f1-f13 before calling
+# _mcount: those print "?".  The stack arguments are read from the
+# caller's parameter save area: they show.
+PPC_SHOWN=--shown=ten_ints.a9,ten_ints.a10,mixed.i,mixed.k,thirteen.a9,thirteen.a10,thirteen.a11,thirteen.a12
+if command -v powerpc64le-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/ppc64le/libobjpatch.so" ]; then
+	while read -r label cc rmc flags; do
+		dir=$D/$label
+		# shellcheck disable=SC2086
+		form "$label" "$dir" "${cc//,/ }" powerpc64le-linux-gnu-strip "$rmc" $flags &&
+			check "$label" "$dir" "--unknown $PPC_SHOWN"
+	done <<'EOF2'
+ppc64le-pg powerpc64le-linux-gnu-gcc - -pg
+ppc64le-nop powerpc64le-linux-gnu-gcc --nop -pg
+ppc64le-clang clang,--target=powerpc64le-linux-gnu - -pg
+EOF2
+else
+	ok 1 "powerpc64le-linux-gnu-gcc and build/ppc64le/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 done_testing
