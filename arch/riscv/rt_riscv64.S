@@ -26,7 +26,7 @@
  * given the save area: a0-a7 at sp, fa0-fa7 at sp + 64.  Neither compiler
  * leaves the arguments there: gcc's `mv a0, ra` takes a0 and both move
  * every argument to callee-saved registers before the call, so the port
- * says ARGS_NO_REGS for these sites, and they print "?".)
+ * says ARGS_NO_REGS for these sites: only their stack arguments show.)
  */
 .macro ENTRY name, capture, args=0
 	.globl \name

@@ -213,12 +213,15 @@ const struct rt_arch rt_arch_host = {
 	 * gcc and clang make _mcount an ordinary call after the prologue:
 	 * both move every argument out of a0-a7/fa0-fa7 first (gcc also
 	 * passes ra in a0), so the registers hold none of them.  The
-	 * caller's stack arguments are at the CFA, 8 bytes above the saved
-	 * ra in both compilers' frames, but they are not read either, as
-	 * on AArch64's -pg: every argument of these sites prints "?".
+	 * stack arguments are sure: both compilers save ra in the highest
+	 * word of the frame, just below the CFA (the caller's sp, where
+	 * they start), unless a varargs register save area lies between,
+	 * and that area is empty whenever a named argument is on the stack
+	 * (all of a0-a7 are taken then).  The slot is that word.
 	 */
 	.arg_regs = { .gpr = { 0, 8, 16, 24, 32, 40, 48, 56 }, .fpr = 64, .fpr_stride = 8,
-		      .unknown = { [SITE_MCOUNT] = ARGS_NO_REGS | ARGS_NO_STACK } },
+		      .stack_from_slot = { [SITE_MCOUNT] = 8 },
+		      .unknown = { [SITE_MCOUNT] = ARGS_NO_REGS } },
 	.encode_site = rv_encode_site,
 	.prepare_site = rv_prepare_site,
 	/* The pair's two words (a relaxed `jal` at the end of its text has only one: see above). */

@@ -12,9 +12,9 @@ for that function.  --recording: strings show as addresses (a recording
 keeps no characters).  --unknown: every value is "?" (a hook that cannot
 see the arguments); with --shown, except the parameters it lists
 (FUNCTION.PARAM, comma-separated), which show their values (a hook that
-sees the stack but not the registers: ppc64le's _mcount, which lists the
-arguments passed on the stack).  Prints what differs; exit status 1 if
-anything does.
+sees the stack but not the registers, as riscv64's and ppc64le's
+_mcount: the list is the arguments passed on the stack).  Prints what
+differs; exit status 1 if anything does.
 """
 import json
 import re
