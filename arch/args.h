@@ -33,6 +33,7 @@ struct arg_type {
 	uint32_t size;
 	const struct arg_field *fields;	/* aggregates: NULL when the table does not list them */
 	size_t nfields;
+	bool is_union;	/* an aggregate that is a union (RISC-V never flattens one into FP registers) */
 };
 
 enum arg_area {

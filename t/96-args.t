@@ -14,8 +14,11 @@
 # -pg, --nop, -pg -mfentry, -mfentry -mrecord-mcount -mnop-mcount and clang
 # -pg -mfentry (every hook before the prologue, every argument seen), and
 # testdata/args/s390x.c for its ABI's corners (returns in memory moving the
-# arguments along, small aggregates, narrow stack values).  A stripped
-# program shows the same; without --args no call shows any.
+# arguments along, small aggregates, narrow stack values); riscv64's
+# gcc -pg (relaxed, -mno-relax, --nop) and clang -pg, and ppc64le's gcc
+# -pg (through a PLT stub), --nop and clang -pg, whose register arguments
+# are "?" the same way but whose stack arguments show.
+# A stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -42,7 +45,7 @@ form() {
 	compile_ok "[$label] strip" "$strip" -o "$dir/prog.stripped" "$dir/prog"
 }
 
-# check LABEL DIR [--unknown]: every format of a traced run, a recording,
+# check LABEL DIR [CHECK-OPTIONS]: every format of a traced run, a recording,
 # and the stripped program (pads' tables need the symbols: not for them).
 # ARGS_EXPECT: the expectations of another program than args.c.
 check() {
@@ -149,6 +152,52 @@ EOF2
 	fi
 else
 	ok 1 "$P-gcc and build/s390x/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- riscv64, under qemu-user: every form t/95-rt-riscv64.t traces ----
+# gcc (`mv a0, ra` before the call) and clang both move the arguments out
+# of a0-a7/fa0-fa7 before calling _mcount: those are "?"; the stack
+# arguments, just above the saved ra, show.  Not gcc without a frame
+# pointer: args.c's fp() and ten_doubles() schedule more than 8 bytes
+# between `mv a0, ra` and the call, rt_rv_slot() does not see it and
+# takes s0 - 8, and the run aborts (with or without --args).
+RV_SHOWN=--shown=ten_ints.a9,ten_ints.a10,thirteen.a9,thirteen.a10,thirteen.a11,thirteen.a12
+if command -v riscv64-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/riscv64/libobjpatch.so" ]; then
+	while read -r label cc rmc flags; do
+		dir=$D/$label
+		# shellcheck disable=SC2086
+		form "$label" "$dir" "${cc//,/ }" riscv64-linux-gnu-strip "$rmc" $flags &&
+			check "$label" "$dir" "--unknown $RV_SHOWN"
+	done <<'EOF2'
+riscv64-pg riscv64-linux-gnu-gcc - -pg -fno-omit-frame-pointer
+riscv64-norelax riscv64-linux-gnu-gcc - -pg -fno-omit-frame-pointer -mno-relax
+riscv64-nop riscv64-linux-gnu-gcc --nop -pg -fno-omit-frame-pointer
+riscv64-clang clang,--target=riscv64-linux-gnu - -pg
+EOF2
+else
+	ok 1 "riscv64-linux-gnu-gcc and build/riscv64/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- ppc64le, under qemu-user: every form t/95-rt-ppc64le.t traces ----
+# gcc -pg (the linker's PLT stub to libc's _mcount and TOC restore after
+# each site), gcc -pg + recordmcount --nop, clang -pg.  Both compilers copy
+# the register arguments away and may reuse r3-r10/f1-f13 before calling
+# _mcount: those print "?".  The stack arguments are read from the
+# caller's parameter save area: they show.
+PPC_SHOWN=--shown=ten_ints.a9,ten_ints.a10,mixed.i,mixed.k,thirteen.a9,thirteen.a10,thirteen.a11,thirteen.a12
+if command -v powerpc64le-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/ppc64le/libobjpatch.so" ]; then
+	while read -r label cc rmc flags; do
+		dir=$D/$label
+		# shellcheck disable=SC2086
+		form "$label" "$dir" "${cc//,/ }" powerpc64le-linux-gnu-strip "$rmc" $flags &&
+			check "$label" "$dir" "--unknown $PPC_SHOWN"
+	done <<'EOF2'
+ppc64le-pg powerpc64le-linux-gnu-gcc - -pg
+ppc64le-nop powerpc64le-linux-gnu-gcc --nop -pg
+ppc64le-clang clang,--target=powerpc64le-linux-gnu - -pg
+EOF2
+else
+	ok 1 "powerpc64le-linux-gnu-gcc and build/ppc64le/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 done_testing

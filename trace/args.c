@@ -61,7 +61,7 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 	for (size_t i = 0; i < n; i++) {
 		const struct sig_type *t = &sig->params[i].type;
 
-		types[i] = (struct arg_type){ kind_of(t->cls), (uint32_t)t->size, NULL, 0 };
+		types[i] = (struct arg_type){ kind_of(t->cls), (uint32_t)t->size, NULL, 0, t->cls == TC_UNION };
 		if (t->size > UINT32_MAX)
 			types[i].kind = ARG_UNKNOWN;
 		if (types[i].kind != ARG_AGGREGATE || !t->nmembers || t->nmembers > MAX_FIELDS - used)

@@ -5,6 +5,7 @@
  * TOC-restore slot and stays as it is.
  */
 #include "arch/arch.h"
+#include "arch/powerpc/args_ppc64le.h"
 #include "arch/powerpc/insn.h"
 
 #define R_PPC64_REL24_NOTOC 116	/* Power10, not in every <elf.h> */
@@ -116,5 +117,6 @@ const struct arch arch_ppc64le = {
 	 */
 	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
 		    .float_as_double = true },
+	.place_args = arg_place_ppc64le,
 	.cc = { "-pg", "-pg" },
 };

@@ -36,8 +36,13 @@
 #define EGPR 32
 #define EFPR 96
 
-/* ENTRY name, capture (enum capture in rt.h) */
-.macro ENTRY name, capture
+/*
+ * ENTRY name, capture (enum capture in rt.h), args (0/1: rt_enter_args,
+ * given the frame: r3-r10 at EGPR, f1-f13 at EFPR.  Neither compiler
+ * leaves the arguments there for certain (gcc -O2 reuses r9 before the
+ * call), so only the caller's parameter save area is read: rt_ppc64le.c.)
+ */
+.macro ENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -78,7 +83,12 @@
 	ld 4, EFRAME(1)
 	addi 4, 4, 16
 	li 5, \capture
+.if \args
+	mr 6, 1
+	bl rt_enter_args
+.else
 	bl rt_enter
+.endif
 	nop
 	ld 3, EGPR+0(1)
 	ld 4, EGPR+8(1)
@@ -119,6 +129,12 @@ ENTRY rt_entry_mcount_fp, 2
 ENTRY rt_entry_mcount_wide, 3
 ENTRY rt_entry_mcount_string, 4
 ENTRY rt_entry_mcount_all, 5
+ENTRY rt_entry_args_mcount_gpr, 0, 1
+ENTRY rt_entry_args_mcount_none, 1, 1
+ENTRY rt_entry_args_mcount_fp, 2, 1
+ENTRY rt_entry_args_mcount_wide, 3, 1
+ENTRY rt_entry_args_mcount_string, 4, 1
+ENTRY rt_entry_args_mcount_all, 5, 1
 
 /*
  * No entry-hook sites on ppc64le (pad_site_len 0): the row the descriptor

@@ -6,6 +6,7 @@
  * site gets a local symbol of its own.
  */
 #include "arch/arch.h"
+#include "arch/riscv/args_riscv64.h"
 #include "arch/riscv/insn.h"
 
 static const char *const riscv_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
@@ -71,5 +72,6 @@ const struct arch arch_riscv64 = {
 	.insn_align = 2,
 	/* LP64D: structs of up to 16 bytes, and long double (binary128), in a0:a1 */
 	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113 },
+	.place_args = arg_place_riscv64,
 	.cc = { "-pg", "-pg" },
 };

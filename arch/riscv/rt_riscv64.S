@@ -21,8 +21,14 @@
 	.option pic
 	.text
 
-/* ENTRY name, capture (enum capture in rt.h) */
-.macro ENTRY name, capture
+/*
+ * ENTRY name, capture (enum capture in rt.h), args (0/1: rt_enter_args,
+ * given the save area: a0-a7 at sp, fa0-fa7 at sp + 64.  Neither compiler
+ * leaves the arguments there: gcc's `mv a0, ra` takes a0 and both move
+ * every argument to callee-saved registers before the call, so the port
+ * says ARGS_NO_REGS for these sites: only their stack arguments show.)
+ */
+.macro ENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, %function
@@ -60,7 +66,12 @@
 	mv a1, a0
 	ld a0, 152(sp)
 	li a2, \capture
+.if \args
+	mv a3, sp
+	call rt_enter_args
+.else
 	call rt_enter
+.endif
 1:
 	ld a0, 0(sp)
 	ld a1, 8(sp)
@@ -96,6 +107,12 @@ ENTRY rt_entry_mcount_fp, 2
 ENTRY rt_entry_mcount_wide, 3
 ENTRY rt_entry_mcount_string, 4
 ENTRY rt_entry_mcount_all, 5
+ENTRY rt_entry_args_mcount_gpr, 0, 1
+ENTRY rt_entry_args_mcount_none, 1, 1
+ENTRY rt_entry_args_mcount_fp, 2, 1
+ENTRY rt_entry_args_mcount_wide, 3, 1
+ENTRY rt_entry_args_mcount_string, 4, 1
+ENTRY rt_entry_args_mcount_all, 5, 1
 
 /*
  * struct ret_regs (rt.h) at sp while rt_exit runs: a0, a1 at 0, fa0 at 16

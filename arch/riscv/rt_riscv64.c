@@ -37,6 +37,7 @@
 #include "arch/riscv/insn.h"
 
 RT_ENTRIES(mcount)
+RT_ENTRIES_ARGS(mcount)
 
 /* The stubs' instructions, their immediates 0. */
 #define AUIPC_T1	(RV_AUIPC | RV_RD(RV_T1))
@@ -206,6 +207,21 @@ const struct rt_arch rt_arch_host = {
 	.reach = RV_JAL_REACH - RV_PAGE,
 	/* No entry hook: gcc and clang have no -mfentry here, and at a function's entry the call would take ra. */
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount) },
+	/*
+	 * rt_riscv64.S's save area: a0-a7 from sp, fa0-fa7 from sp + 64.
+	 * gcc and clang make _mcount an ordinary call after the prologue:
+	 * both move every argument out of a0-a7/fa0-fa7 first (gcc also
+	 * passes ra in a0), so the registers hold none of them.  The
+	 * stack arguments are sure: both compilers save ra in the highest
+	 * word of the frame, just below the CFA (the caller's sp, where
+	 * they start), unless a varargs register save area lies between,
+	 * and that area is empty whenever a named argument is on the stack
+	 * (all of a0-a7 are taken then).  The slot is that word.
+	 */
+	.arg_regs = { .gpr = { 0, 8, 16, 24, 32, 40, 48, 56 }, .fpr = 64, .fpr_stride = 8,
+		      .stack_from_slot = { [SITE_MCOUNT] = 8 },
+		      .unknown = { [SITE_MCOUNT] = ARGS_NO_REGS } },
 	.encode_site = rv_encode_site,
 	.prepare_site = rv_prepare_site,
 	/* The pair's two words (a relaxed `jal` at the end of its text has only one: see above). */

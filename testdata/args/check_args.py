@@ -3,33 +3,39 @@
 """t/96-args.t's checker: the arguments a trace shows, call by call, against
 expect.txt.
 
-usage: check_args.py EXPECT FORMAT TRACE [--recording] [--unknown]
+usage: check_args.py EXPECT FORMAT TRACE [--recording] [--unknown [--shown=F.P,...]]
 
 FORMAT is text (objpatch's function graph), json (Chrome trace events: each
 "B" event's args) or events (perfetto_trace.py's lines, the same).  Every
 call of a function expect.txt names is compared, in order, with its lines
 for that function.  --recording: strings show as addresses (a recording
 keeps no characters).  --unknown: every value is "?" (a hook that cannot
-see the arguments).  Prints what differs; exit status 1 if anything does.
+see the arguments); with --shown, except the parameters it lists
+(FUNCTION.PARAM, comma-separated), which show their values (a hook that
+sees the stack but not the registers, as riscv64's and ppc64le's
+_mcount: the list is the arguments passed on the stack).  Prints what
+differs; exit status 1 if anything does.
 """
 import json
 import re
 import sys
 
 
-def expected(path, recording, unknown):
+def expected(path, recording, unknown, shown):
     calls = []
     for line in open(path):
         line = line.rstrip("\n")
         if not line or line.startswith("#"):
             continue
         m = re.match(r"(\w+)\((.*)\)$", line)
-        args = m.group(2)
+        func, args = m.group(1), m.group(2)
         if recording:
             args = re.sub(r'="[^"]*"', "=<ptr>", args)
         if unknown:
-            args = re.sub(r"=([^,]|,(?! ))+", "=?", args)
-        calls.append((m.group(1), args))
+            args = re.sub(r"(\w+)=(?:[^,]|,(?! ))+",
+                          lambda p: p.group(0) if "%s.%s" % (func, p.group(1)) in shown else p.group(1) + "=?",
+                          args)
+        calls.append((func, args))
     return calls
 
 
@@ -71,11 +77,12 @@ def main():
     argv = sys.argv[1:]
     recording = "--recording" in argv
     unknown = "--unknown" in argv
+    shown = {p for a in argv if a.startswith("--shown=") for p in a[len("--shown="):].split(",")}
     argv = [a for a in argv if not a.startswith("--")]
-    if len(argv) != 3:
+    if len(argv) != 3 or (shown and not unknown):
         print(__doc__, file=sys.stderr)
         return 2
-    want = expected(argv[0], recording, unknown)
+    want = expected(argv[0], recording, unknown, shown)
     got = {"text": from_text, "json": from_json, "events": from_events}[argv[1]](argv[2])
     names = {n for n, _ in want}
     got = [(n, a) for n, a in got if n in names]

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef ARCH_POWERPC_ARGS_PPC64LE_H
+#define ARCH_POWERPC_ARGS_PPC64LE_H
+
+#include "arch/args.h"
+
+arg_placer arg_place_ppc64le;
+
+#endif

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef ARCH_RISCV_ARGS_RISCV64_H
+#define ARCH_RISCV_ARGS_RISCV64_H
+
+#include "arch/args.h"
+
+arg_placer arg_place_riscv64;
+
+#endif
