@@ -231,6 +231,8 @@ struct arch {
 	} values;
 	/* Where its C ABI passes a function's arguments (arch/args.h); NULL: not known. */
 	arg_placer *place_args;
+	/* A variadic function's named parameters, where the ABI passes them otherwise (armhf); NULL: the same. */
+	arg_placer *place_args_variadic;
 	/*
 	 * The runtime's sites, which a tool reading its recordings must know
 	 * too (arch/<family>/rt_*): -fpatchable-function-entry pads are traced

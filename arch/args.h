@@ -112,4 +112,11 @@ void arg_lose_stack(struct arg_cursor *c);
 /* Whether every field of an aggregate is a float of one size (counted in *n): AArch64's and ARM's HFAs. */
 bool arg_homogeneous_float(const struct arg_type *t, unsigned max, unsigned *n, uint8_t *size);
 
+/*
+ * Describes FP register n (a single-precision slot on ARM), which the
+ * placer chose itself (ARM's back-filling); the cursor's fpr is neither
+ * used nor moved.
+ */
+void arg_fpr_at(const struct arg_cursor *c, unsigned n, uint32_t size, uint8_t sub, struct arg_place *out);
+
 #endif

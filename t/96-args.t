@@ -10,8 +10,11 @@
 # a recording reported (strings as addresses there).  Per machine, every
 # hook form it traces: x86_64 gcc -pg, -pg -mfentry, --nop, 5-byte pads
 # and clang; i386 gcc -pg and -pg -mfentry; AArch64's pads (its -pg sites
-# show "?" for every argument: gcc moves them before the call).  A
-# stripped program shows the same; without --args no call shows any.
+# show "?" for every argument: gcc moves them before the call); 32-bit ARM
+# gcc -pg and --nop, Thumb-2 and ARM code (registers shown, stack
+# arguments "?": machine-arm.txt), clang --nop, Thumb-2 and ARM code
+# (every argument "?": an ordinary call).  A stripped program shows the
+# same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -117,6 +120,30 @@ if command -v aarch64-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/aarch64/libo
 		check aarch64-pg "$D/aarch64-pg" --unknown
 else
 	ok 1 "aarch64-linux-gnu-gcc and build/aarch64/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- 32-bit ARM (armhf), under qemu-user: Thumb-2 and ARM code ----
+# gcc's hook runs after the prologue: registers as the call left them, the
+# caller's stack at a distance the hook does not know (machine-arm.txt);
+# clang's `bl mcount` is an ordinary call: every argument "?".
+P=arm-linux-gnueabihf
+if command -v $P-gcc > /dev/null && command -v clang > /dev/null && [ -f "$TOP/build/arm/libobjpatch.so" ]; then
+	while read -r label cc rmc unknown flags; do
+		dir=$D/$label
+		[ "$unknown" = machine ] && unknown="--machine $SRC/machine-arm.txt"
+		[ "$cc" = clang ] && cc="clang --target=$P"
+		# shellcheck disable=SC2086
+		form "$label" "$dir" "$cc" $P-strip "$rmc" $flags && check "$label" "$dir" "$unknown"
+	done <<EOF2
+arm-pg $P-gcc - machine -pg -mthumb
+arm-pg-arm $P-gcc - machine -pg -marm
+arm-nop $P-gcc --nop machine -pg -mthumb
+arm-nop-arm $P-gcc --nop machine -pg -marm
+arm-clang clang --nop --unknown -w -pg -mthumb
+arm-clang-arm clang --nop --unknown -w -pg -marm
+EOF2
+else
+	ok 1 "$P-gcc, clang and build/arm/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 done_testing

@@ -53,7 +53,10 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 							     (uint8_t)t->members[m].size,
 							     t->members[m].cls == TC_FLOAT };
 	}
-	a->place_args(types, n, big_endian, out);
+	if ((sig->flags & PROTO_VARARGS) && a->place_args_variadic)
+		a->place_args_variadic(types, n, big_endian, out);
+	else
+		a->place_args(types, n, big_endian, out);
 	return n;
 }
 

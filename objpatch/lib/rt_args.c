@@ -133,7 +133,8 @@ static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, uns
 static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct rt_site *site)
 {
 	const struct signature *sig = sym_func_sig(&m->syms.funcs[site->func]);
-	unsigned unknown = rt_arch_host.arg_regs.unknown[site->kind];
+	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
+	unsigned unknown = ar->unknown_at ? ar->unknown_at(site->addr, site->len, site->kind) : ar->unknown[site->kind];
 	struct arg_place places[TRACE_MAX_ARGS];
 	struct rt_arg_spec *s = calloc(1, sizeof(*s));
 	size_t n, k = 0;
@@ -152,7 +153,8 @@ static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct
 int rt_args_enable(const struct rt_module *m, const struct rt_site *s)
 {
 	const struct rt_arg_spec *spec;
-	uintptr_t ra = s->addr + s->len + rt_arch_host.ra_after_site;
+	uintptr_t ra = s->addr + (rt_arch_host.ra_from_site ? rt_arch_host.ra_from_site
+							    : s->len + rt_arch_host.ra_after_site);
 
 	if (!rt.args || rt_args_spec(ra))
 		return 0;

@@ -3,21 +3,36 @@
 """t/96-args.t's checker: the arguments a trace shows, call by call, against
 expect.txt.
 
-usage: check_args.py EXPECT FORMAT TRACE [--recording] [--unknown]
+usage: check_args.py EXPECT FORMAT TRACE [--recording] [--unknown] [--machine FILE]
 
 FORMAT is text (objpatch's function graph), json (Chrome trace events: each
 "B" event's args) or events (perfetto_trace.py's lines, the same).  Every
 call of a function expect.txt names is compared, in order, with its lines
 for that function.  --recording: strings show as addresses (a recording
 keeps no characters).  --unknown: every value is "?" (a hook that cannot
-see the arguments).  Prints what differs; exit status 1 if anything does.
+see the arguments).  --machine FILE: lines "FUNCTION PARAM=VALUE..." that
+replace expect.txt's values of every call of that function, for what one
+machine's hook shows differently: "?" for the arguments it cannot see (the
+caller's stack, after a prologue of unknown size), a long double that is
+a double there.  Every other value must be as expect.txt says.  Prints
+what differs; exit status 1 if anything does.
 """
 import json
 import re
 import sys
 
 
-def expected(path, recording, unknown):
+def machine_values(path):
+    """FUNCTION -> [(PARAM, VALUE)] from a --machine file."""
+    values = {}
+    for line in open(path) if path else []:
+        words = line.split("#")[0].split()
+        if words:
+            values.setdefault(words[0], []).extend(tuple(w.split("=", 1)) for w in words[1:])
+    return values
+
+
+def expected(path, recording, unknown, machine):
     calls = []
     for line in open(path):
         line = line.rstrip("\n")
@@ -25,6 +40,10 @@ def expected(path, recording, unknown):
             continue
         m = re.match(r"(\w+)\((.*)\)$", line)
         args = m.group(2)
+        for param, value in machine.get(m.group(1), []):
+            args, n = re.subn(r"(^|, )%s=([^,]|,(?! ))+" % re.escape(param), r"\g<1>%s=%s" % (param, value), args)
+            if n != 1:
+                raise SystemExit("--machine: no parameter %s in %s" % (param, m.group(1)))
         if recording:
             args = re.sub(r'="[^"]*"', "=<ptr>", args)
         if unknown:
@@ -71,11 +90,16 @@ def main():
     argv = sys.argv[1:]
     recording = "--recording" in argv
     unknown = "--unknown" in argv
+    machine = None
+    if "--machine" in argv[:-1]:
+        i = argv.index("--machine")
+        machine = argv[i + 1]
+        del argv[i:i + 2]
     argv = [a for a in argv if not a.startswith("--")]
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    want = expected(argv[0], recording, unknown)
+    want = expected(argv[0], recording, unknown, machine_values(machine))
     got = {"text": from_text, "json": from_json, "events": from_events}[argv[1]](argv[2])
     names = {n for n, _ in want}
     got = [(n, a) for n, a in got if n in names]
