@@ -84,6 +84,14 @@ struct rt_arch {
 		 * told apart by their bytes); NULL: unknown[kind].
 		 */
 		uint8_t (*unknown_at)(uintptr_t site, size_t len, unsigned kind);
+		/*
+		 * Where one site's caller's stack arguments are, in bytes from
+		 * the saved registers, for a hook whose distance from them
+		 * depends on its function (ARM: the prologue that ran before
+		 * it; `func` is the function's address); false: not known,
+		 * they print "?".  NULL: stack_from_slot.
+		 */
+		bool (*stack_at)(uintptr_t func, uintptr_t site, size_t len, int32_t *from_regs);
 	} arg_regs;
 	/* A hook call returns this many bytes past the site's end (MIPS: its delay slot). */
 	uint8_t ra_after_site;

@@ -11,10 +11,10 @@
 # hook form it traces: x86_64 gcc -pg, -pg -mfentry, --nop, 5-byte pads
 # and clang; i386 gcc -pg and -pg -mfentry; AArch64's pads (its -pg sites
 # show "?" for every argument: gcc moves them before the call); 32-bit ARM
-# gcc -pg and --nop, Thumb-2 and ARM code (registers shown, stack
-# arguments "?": machine-arm.txt), clang --nop, Thumb-2 and ARM code
-# (every argument "?": an ordinary call).  A stripped program shows the
-# same; without --args no call shows any.
+# gcc -pg and --nop, Thumb-2 and ARM code (stack arguments past a prologue
+# the runtime reads; "?" after stack probes it does not), clang --nop,
+# Thumb-2 and ARM code (every argument "?": an ordinary call).  A stripped
+# program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -124,21 +124,24 @@ fi
 
 # ---- 32-bit ARM (armhf), under qemu-user: Thumb-2 and ARM code ----
 # gcc's hook runs after the prologue: registers as the call left them, the
-# caller's stack at a distance the hook does not know (machine-arm.txt);
-# clang's `bl mcount` is an ordinary call: every argument "?".
+# caller's stack past the prologue the runtime reads (a stack probe it does
+# not read: "?", machine-arm-probe.txt); clang's `bl mcount` is an
+# ordinary call: every argument "?".
 P=arm-linux-gnueabihf
 if command -v $P-gcc > /dev/null && command -v clang > /dev/null && [ -f "$TOP/build/arm/libobjpatch.so" ]; then
 	while read -r label cc rmc unknown flags; do
 		dir=$D/$label
-		[ "$unknown" = machine ] && unknown="--machine $SRC/machine-arm.txt"
+		[[ $unknown != machine* ]] || unknown="--machine $SRC/$unknown.txt"
 		[ "$cc" = clang ] && cc="clang --target=$P"
 		# shellcheck disable=SC2086
 		form "$label" "$dir" "$cc" $P-strip "$rmc" $flags && check "$label" "$dir" "$unknown"
 	done <<EOF2
-arm-pg $P-gcc - machine -pg -mthumb
-arm-pg-arm $P-gcc - machine -pg -marm
-arm-nop $P-gcc --nop machine -pg -mthumb
-arm-nop-arm $P-gcc --nop machine -pg -marm
+arm-pg $P-gcc - machine-arm -pg -mthumb
+arm-pg-arm $P-gcc - machine-arm -pg -marm
+arm-nop $P-gcc --nop machine-arm -pg -mthumb
+arm-nop-arm $P-gcc --nop machine-arm -pg -marm
+arm-probe $P-gcc - machine-arm-probe -pg -mthumb -fstack-clash-protection
+arm-probe-arm $P-gcc - machine-arm-probe -pg -marm -fstack-clash-protection
 arm-clang clang --nop --unknown -w -pg -mthumb
 arm-clang-arm clang --nop --unknown -w -pg -marm
 EOF2

@@ -12,11 +12,11 @@
  * glibc's __gnu_mcount_nc keeps them; sp is 8-byte aligned for the C call
  * whatever the site left (gcc's push leaves it 4 off).
  *
- * The entry_args forms (objpatch --args) also copy r0-r3 just below the
- * saved d0-d7, so that one area holds every argument register at fixed
- * offsets (rt_arm.c's arg_regs): r0-r3 from its start, s0-s15 from byte
- * 16.  gcc's hook runs after the prologue, which pushes and reserves but
- * leaves the argument registers as the call left them.
+ * The entry_args forms (objpatch --args) save r0-r3 just below d0-d7, so
+ * that one area holds every argument register at fixed offsets (rt_arm.c's
+ * arg_regs): r0-r3 from its start, s0-s15 from byte 16.  gcc's hook runs
+ * after the prologue, which pushes and reserves but leaves the argument
+ * registers as the call left them.
  *
  * Return: the traced function returns here (`bx lr` or `pop {pc}`, both
  * interworking; our address is even: ARM state).  r0-r3 and d0-d7 are
@@ -31,9 +31,9 @@
 	.text
 
 /*
- * ARGS_AREA: r0-r3 below the saved d0-d7, the area's address in r3, the
- * fourth argument of rt_arm_enter_args / rt_enter_args (sp stays 8-byte
- * aligned: 16 bytes).  DROP_ARGS_AREA undoes it before vpop.
+ * ARGS_AREA (after `vpush {d0-d7}`): r0-r3 below the saved d0-d7, the
+ * area's address in r3, the fourth argument of rt_enter_args (sp stays
+ * 8-byte aligned: 16 bytes).  DROP_ARGS_AREA undoes it before vpop.
  */
 .macro ARGS_AREA
 	push {r0-r3}
@@ -44,8 +44,8 @@
 	add sp, sp, #16
 .endm
 
-/* ENTRY name, capture (enum capture in rt.h), args (0/1: rt_arm_enter_args, given ARGS_AREA) */
-.macro ENTRY name, capture, args=0
+/* ENTRY name, capture (enum capture in rt.h) */
+.macro ENTRY name, capture
 	.globl \name
 	.hidden \name
 	.type \name, %function
@@ -59,21 +59,51 @@
 	bic ip, r4, #7
 	mov sp, ip
 	vpush {d0-d7}
-.if \args
-	ARGS_AREA
-.endif
 	bic r0, lr, #1		/* the site's return address, without the state bit */
 	mov r1, r5
 	mov r2, #\capture
-.if \args
-	bl rt_arm_enter_args
-	DROP_ARGS_AREA
-.else
 	bl rt_arm_enter
-.endif
 	vpop {d0-d7}
 	mov sp, r4
 	pop {r0-r5, ip, lr}
+	mov ip, lr
+	ldr lr, [sp], #4
+	bx ip
+	.fnend
+	.size \name, . - \name
+.endm
+
+/*
+ * ENTRY_ARGS name, capture: ENTRY for objpatch --args, calling
+ * rt_arm_enter_args.  Its ARGS_AREA lies ARGS_TO_PUSHED (80) bytes below
+ * the word `push {lr}` left, whatever sp's alignment, so that the caller's
+ * stack arguments are at a distance from it the prologue's size gives
+ * (rt_arm.c); sp is aligned for the C call below it.
+ */
+.macro ENTRY_ARGS name, capture
+	.globl \name
+	.hidden \name
+	.type \name, %function
+	.p2align 4
+\name:
+	.fnstart
+	.cantunwind
+	vpush {d0-d7}
+	push {r0-r3}		/* ARGS_AREA: r0-r3 just below d0-d7 */
+	push {r4, r5, ip, lr}
+	add r3, sp, #16		/* the area */
+	add r5, sp, #96		/* the word `push {lr}` left */
+	mov r4, sp
+	bic ip, r4, #7
+	mov sp, ip
+	bic r0, lr, #1		/* the site's return address, without the state bit */
+	mov r1, r5
+	mov r2, #\capture
+	bl rt_arm_enter_args
+	mov sp, r4
+	pop {r4, r5, ip, lr}
+	pop {r0-r3}
+	vpop {d0-d7}
 	mov ip, lr
 	ldr lr, [sp], #4
 	bx ip
@@ -88,12 +118,12 @@ ENTRY rt_entry_mcount_fp, 2
 ENTRY rt_entry_mcount_wide, 3
 ENTRY rt_entry_mcount_string, 4
 ENTRY rt_entry_mcount_all, 5
-ENTRY rt_entry_args_mcount_gpr, 0, 1
-ENTRY rt_entry_args_mcount_none, 1, 1
-ENTRY rt_entry_args_mcount_fp, 2, 1
-ENTRY rt_entry_args_mcount_wide, 3, 1
-ENTRY rt_entry_args_mcount_string, 4, 1
-ENTRY rt_entry_args_mcount_all, 5, 1
+ENTRY_ARGS rt_entry_args_mcount_gpr, 0
+ENTRY_ARGS rt_entry_args_mcount_none, 1
+ENTRY_ARGS rt_entry_args_mcount_fp, 2
+ENTRY_ARGS rt_entry_args_mcount_wide, 3
+ENTRY_ARGS rt_entry_args_mcount_string, 4
+ENTRY_ARGS rt_entry_args_mcount_all, 5
 
 /*
  * clang's `bl mcount` (no `push {lr}` before it): the prologue made a frame

@@ -56,6 +56,7 @@
 #include "arch/port.h"
 #include "arch/arm/arm.h"
 #include "arch/arm/insn.h"
+#include "arch/arm/rt_arm_frame.h"
 
 RT_ENTRIES(mcount)
 RT_ENTRIES_ARGS(mcount)
@@ -290,6 +291,25 @@ static uint8_t arm_args_unknown(uintptr_t site, size_t len, unsigned kind)
 	return rt_arch_host.arg_regs.unknown[kind];
 }
 
+/*
+ * Where a gcc site's caller's stack arguments are, from rt_arm.S's
+ * ENTRY_ARGS area: the word `push {lr}` left is ARGS_TO_PUSHED above
+ * it, the function's entry sp 4 + the prologue's size above that.
+ */
+#define ARGS_TO_PUSHED 80
+static bool arm_stack_at(uintptr_t func, uintptr_t site, size_t len, int32_t *from_regs)
+{
+	bool thumb = len == 2;
+	uintptr_t push = site - (thumb ? 2 : 4);
+	uint32_t size;
+
+	if ((len != 2 && len != 4) || !is(thumb ? &thumb_form()->prefix : &arm_form()->prefix, push) ||
+	    !arm_prologue_size(func, push, thumb, &size))
+		return false;
+	*from_regs = (int32_t)(ARGS_TO_PUSHED + 4 + size);
+	return true;
+}
+
 /* An address the stubs load: data, in the data's byte order. */
 static void put_literal(uint8_t *p, uint32_t w)
 {
@@ -368,13 +388,12 @@ const struct rt_arch rt_arch_host = {
 	/*
 	 * rt_arm.S's ARGS_AREA: r0-r3, then d0-d7 as s0-s15.  gcc's hook
 	 * sees the argument registers as the call left them (its prologue
-	 * only pushes and reserves), but runs after that prologue, whose
-	 * size the slot does not tell: the caller's stack arguments are at
-	 * no known distance.  clang's sites: arm_args_unknown().
+	 * only pushes and reserves), but runs after that prologue:
+	 * arm_stack_at() reads it.  clang's sites: arm_args_unknown().
 	 */
 	.arg_regs = { .gpr = { 0, 4, 8, 12 }, .fpr = 16, .fpr_stride = 4,
-		      .unknown = { [SITE_MCOUNT] = ARGS_NO_STACK, [SITE_FENTRY] = ARGS_NO_REGS | ARGS_NO_STACK },
-		      .unknown_at = arm_args_unknown },
+		      .unknown = { [SITE_FENTRY] = ARGS_NO_REGS | ARGS_NO_STACK },
+		      .unknown_at = arm_args_unknown, .stack_at = arm_stack_at },
 	.site_nop = arm_site_nop,
 	.prepare_site = arm_prepare_site,
 	/* gcc's `push {lr}` before the call, the call itself. */

@@ -104,10 +104,11 @@ static int make_room(void)
 /*
  * Where a piece is at the site's entry, for its kind of hook: an offset
  * from the registers the trampoline saved, or from the return address
- * slot for the caller's stack.  A register's value is its low `size`
- * bytes: at its end on a big-endian machine.
+ * slot for the caller's stack (from the registers, at *stack, where the
+ * port finds it per site).  A register's value is its low `size` bytes:
+ * at its end on a big-endian machine.
  */
-static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, unsigned unknown)
+static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, unsigned unknown, const int32_t *stack)
 {
 	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
 	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
@@ -124,6 +125,8 @@ static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, uns
 	default:
 		if (unknown & ARGS_NO_STACK)
 			break;
+		if (stack)
+			return (struct rt_arg_src){ *stack + p->at, 0, p->size };
 		return (struct rt_arg_src){ ar->stack_from_slot[kind] + p->at, 1, p->size };
 	}
 	return (struct rt_arg_src){ 0, 0, 0 };
@@ -137,14 +140,18 @@ static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct
 	unsigned unknown = ar->unknown_at ? ar->unknown_at(site->addr, site->len, site->kind) : ar->unknown[site->kind];
 	struct arg_place places[TRACE_MAX_ARGS];
 	struct rt_arg_spec *s = calloc(1, sizeof(*s));
+	int32_t stack = 0;
 	size_t n, k = 0;
 
 	if (!s)
 		return NULL;
+	if (ar->stack_at && !(unknown & ARGS_NO_STACK) &&
+	    !ar->stack_at(m->syms.funcs[site->func].addr, site->addr, site->len, &stack))
+		unknown |= ARGS_NO_STACK;
 	n = sig ? trace_arg_places(rt_arch_host.desc, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sig, places) : 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < places[i].npieces; j++)
-			s->src[k++] = source_of(&places[i].piece[j], site->kind, unknown);
+			s->src[k++] = source_of(&places[i].piece[j], site->kind, unknown, ar->stack_at ? &stack : NULL);
 	s->npieces = (uint8_t)k;
 	s->flags = (uint8_t)unknown;
 	return s;
