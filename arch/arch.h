@@ -231,6 +231,8 @@ struct arch {
 	} values;
 	/* Where its C ABI passes a function's arguments (arch/args.h); NULL: not known. */
 	arg_placer *place_args;
+	/* A variadic function's named parameters, where the ABI passes them otherwise (armhf); NULL: the same. */
+	arg_placer *place_args_variadic;
 	/*
 	 * Whether a function's value comes back in memory whose address the
 	 * caller passes before the arguments, as a hidden first parameter

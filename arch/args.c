@@ -98,3 +98,11 @@ bool arg_homogeneous_float(const struct arg_type *t, unsigned max, unsigned *n, 
 	*size = t->fields[0].size;
 	return true;
 }
+
+void arg_fpr_at(const struct arg_cursor *c, unsigned n, uint32_t size, uint8_t sub, struct arg_place *out)
+{
+	if (!out || c->lost)
+		return;
+	out->npieces = 0;
+	piece(out, ARG_AREA_FPR, (uint8_t)size, sub, (uint16_t)n);
+}

@@ -120,4 +120,11 @@ bool arg_homogeneous_float(const struct arg_type *t, unsigned max, unsigned *n, 
  */
 typedef int arg_ret_by_address(const struct arg_type *ret);
 
+/*
+ * Describes FP register n (a single-precision slot on ARM), which the
+ * placer chose itself (ARM's back-filling); the cursor's fpr is neither
+ * used nor moved.
+ */
+void arg_fpr_at(const struct arg_cursor *c, unsigned n, uint32_t size, uint8_t sub, struct arg_place *out);
+
 #endif

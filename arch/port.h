@@ -78,9 +78,30 @@ struct rt_arch {
 		 * registers).  Those arguments print "?".
 		 */
 		uint8_t unknown[SITE_KINDS];
+		/*
+		 * The same for one site, where its kind does not tell (ARM:
+		 * clang's sites are recorded as SITE_MCOUNT like gcc's, and
+		 * told apart by their bytes); NULL: unknown[kind].
+		 */
+		uint8_t (*unknown_at)(uintptr_t site, size_t len, unsigned kind);
+		/*
+		 * Where one site's caller's stack arguments are, in bytes from
+		 * the saved registers, for a hook whose distance from them
+		 * depends on its function (ARM: the prologue that ran before
+		 * it; `func` is the function's address); false: not known,
+		 * they print "?".  NULL: stack_from_slot.
+		 */
+		bool (*stack_at)(uintptr_t func, uintptr_t site, size_t len, int32_t *from_regs);
 	} arg_regs;
 	/* A hook call returns this many bytes past the site's end (MIPS: its delay slot). */
 	uint8_t ra_after_site;
+	/*
+	 * Where a hook call returns from the site's address, when a toggle
+	 * writes only part of the call (ARM: 4, of which a Thumb site's
+	 * toggle writes the first halfword); 0: the site's end and
+	 * ra_after_site.
+	 */
+	uint8_t ra_from_site;
 	/*
 	 * -fpatchable-function-entry pads are traced as entry-hook sites
 	 * (SITE_FENTRY) where the descriptor gives their place (pad_site_len,
@@ -214,6 +235,9 @@ void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem
 void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs) RT_HIDDEN;
 /* Both: the arguments, and a value returned at `mem`. */
 void rt_enter_args_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, uintptr_t mem) RT_HIDDEN;
+/* Both: rt_enter_dead's bound and rt_enter_args' registers (ARM). */
+void rt_enter_args_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead, const uint8_t *regs)
+	RT_HIDDEN;
 uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
 /* The return trampolines written into hooked return slots: wide FP needs its own. */
 extern void rt_return_regs(void) RT_HIDDEN;

@@ -17,8 +17,11 @@
 # arguments along, small aggregates, narrow stack values); riscv64's
 # gcc -pg (relaxed, -mno-relax, --nop) and clang -pg, and ppc64le's gcc
 # -pg (through a PLT stub), --nop and clang -pg, whose register arguments
-# are "?" the same way but whose stack arguments show.
-# A stripped program shows the same; without --args no call shows any.
+# are "?" the same way but whose stack arguments show; 32-bit ARM
+# gcc -pg and --nop, Thumb-2 and ARM code (stack arguments past a prologue
+# the runtime reads; "?" after stack probes it does not), clang --nop,
+# Thumb-2 and ARM code (every argument "?": an ordinary call).  A stripped
+# program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -198,6 +201,33 @@ ppc64le-clang clang,--target=powerpc64le-linux-gnu - -pg
 EOF2
 else
 	ok 1 "powerpc64le-linux-gnu-gcc and build/ppc64le/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- 32-bit ARM (armhf), under qemu-user: Thumb-2 and ARM code ----
+# gcc's hook runs after the prologue: registers as the call left them, the
+# caller's stack past the prologue the runtime reads (a stack probe it does
+# not read: "?", machine-arm-probe.txt); clang's `bl mcount` is an
+# ordinary call: every argument "?".
+P=arm-linux-gnueabihf
+if command -v $P-gcc > /dev/null && command -v clang > /dev/null && [ -f "$TOP/build/arm/libobjpatch.so" ]; then
+	while read -r label cc rmc unknown flags; do
+		dir=$D/$label
+		[[ $unknown != machine* ]] || unknown="--machine $SRC/$unknown.txt"
+		[ "$cc" = clang ] && cc="clang --target=$P"
+		# shellcheck disable=SC2086
+		form "$label" "$dir" "$cc" $P-strip "$rmc" $flags && check "$label" "$dir" "$unknown"
+	done <<EOF2
+arm-pg $P-gcc - machine-arm -pg -mthumb
+arm-pg-arm $P-gcc - machine-arm -pg -marm
+arm-nop $P-gcc --nop machine-arm -pg -mthumb
+arm-nop-arm $P-gcc --nop machine-arm -pg -marm
+arm-probe $P-gcc - machine-arm-probe -pg -mthumb -fstack-clash-protection
+arm-probe-arm $P-gcc - machine-arm-probe -pg -marm -fstack-clash-protection
+arm-clang clang --nop --unknown -w -pg -mthumb
+arm-clang-arm clang --nop --unknown -w -pg -marm
+EOF2
+else
+	ok 1 "$P-gcc, clang and build/arm/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 done_testing

@@ -35,13 +35,23 @@ static enum arg_kind kind_of(enum type_class c)
  */
 static int hidden_first(const struct arch *a, const struct signature *sig)
 {
-	struct arg_type ret = { kind_of(sig->ret.cls), (uint32_t)sig->ret.size, NULL, 0 };
+	struct arg_type ret = { .kind = kind_of(sig->ret.cls), .size = (uint32_t)sig->ret.size };
 
 	if (!a->ret_by_address || sig->ret.cls == TC_VOID)
 		return 0;
 	if (sig->ret.size > UINT32_MAX)
 		ret.kind = ARG_UNKNOWN;
 	return a->ret_by_address(&ret);
+}
+
+/* Variadic functions may place even their named parameters differently (ARM's floats). */
+static void place(const struct arch *a, const struct signature *sig, const struct arg_type *types, size_t n,
+		  bool big_endian, struct arg_place *out)
+{
+	if ((sig->flags & PROTO_VARARGS) && a->place_args_variadic)
+		a->place_args_variadic(types, n, big_endian, out);
+	else
+		a->place_args(types, n, big_endian, out);
 }
 
 size_t trace_arg_places(const struct arch *a, bool big_endian, const struct signature *sig, struct arg_place *out)
@@ -74,11 +84,11 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 							     t->members[m].cls == TC_FLOAT };
 	}
 	if (!hidden) {
-		a->place_args(types, n, big_endian, out);
+		place(a, sig, types, n, big_endian, out);
 		return n;
 	}
-	all[0] = (struct arg_type){ ARG_INT, a->elfclass == ELFCLASS64 ? 8 : 4, NULL, 0 };	/* a pointer */
-	a->place_args(all, n + 1, big_endian, placed);
+	all[0] = (struct arg_type){ .kind = ARG_INT, .size = a->elfclass == ELFCLASS64 ? 8 : 4 };	/* a pointer */
+	place(a, sig, all, n + 1, big_endian, placed);
 	memcpy(out, placed + 1, n * sizeof(*out));
 	return n;
 }

@@ -6,6 +6,7 @@
  */
 #include "arch/arch.h"
 #include "arch/arm/arm.h"
+#include "arch/arm/args_arm.h"
 #include "arch/arm/insn.h"
 
 static const char *const arm_hooks[] = { "__gnu_mcount_nc", "mcount", "__fentry__", NULL };
@@ -90,5 +91,7 @@ const struct arch arch_arm = {
 	.insn_align = 2,
 	/* AAPCS: structs of one word in r0; long double is a double */
 	.values = { .struct_regs = 1, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 53 },
+	.place_args = arg_place_arm,
+	.place_args_variadic = arg_place_arm_variadic,
 	.cc = { "-pg", "-pg" },
 };

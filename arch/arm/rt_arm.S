@@ -12,6 +12,12 @@
  * glibc's __gnu_mcount_nc keeps them; sp is 8-byte aligned for the C call
  * whatever the site left (gcc's push leaves it 4 off).
  *
+ * The entry_args forms (objpatch --args) save r0-r3 just below d0-d7, so
+ * that one area holds every argument register at fixed offsets (rt_arm.c's
+ * arg_regs): r0-r3 from its start, s0-s15 from byte 16.  gcc's hook runs
+ * after the prologue, which pushes and reserves but leaves the argument
+ * registers as the call left them.
+ *
  * Return: the traced function returns here (`bx lr` or `pop {pc}`, both
  * interworking; our address is even: ARM state).  r0-r3 and d0-d7 are
  * saved (r0:r1 for 64-bit integers, s0/d0 for float/double, d0-d3 for
@@ -23,6 +29,20 @@
 	.arm
 	.fpu vfpv3-d16
 	.text
+
+/*
+ * ARGS_AREA (after `vpush {d0-d7}`): r0-r3 below the saved d0-d7, the
+ * area's address in r3, the fourth argument of rt_enter_args (sp stays
+ * 8-byte aligned: 16 bytes).  DROP_ARGS_AREA undoes it before vpop.
+ */
+.macro ARGS_AREA
+	push {r0-r3}
+	mov r3, sp
+.endm
+
+.macro DROP_ARGS_AREA
+	add sp, sp, #16
+.endm
 
 /* ENTRY name, capture (enum capture in rt.h) */
 .macro ENTRY name, capture
@@ -53,6 +73,44 @@
 	.size \name, . - \name
 .endm
 
+/*
+ * ENTRY_ARGS name, capture: ENTRY for objpatch --args, calling
+ * rt_arm_enter_args.  Its ARGS_AREA lies ARGS_TO_PUSHED (80) bytes below
+ * the word `push {lr}` left, whatever sp's alignment, so that the caller's
+ * stack arguments are at a distance from it the prologue's size gives
+ * (rt_arm.c); sp is aligned for the C call below it.
+ */
+.macro ENTRY_ARGS name, capture
+	.globl \name
+	.hidden \name
+	.type \name, %function
+	.p2align 4
+\name:
+	.fnstart
+	.cantunwind
+	vpush {d0-d7}
+	push {r0-r3}		/* ARGS_AREA: r0-r3 just below d0-d7 */
+	push {r4, r5, ip, lr}
+	add r3, sp, #16		/* the area */
+	add r5, sp, #96		/* the word `push {lr}` left */
+	mov r4, sp
+	bic ip, r4, #7
+	mov sp, ip
+	bic r0, lr, #1		/* the site's return address, without the state bit */
+	mov r1, r5
+	mov r2, #\capture
+	bl rt_arm_enter_args
+	mov sp, r4
+	pop {r4, r5, ip, lr}
+	pop {r0-r3}
+	vpop {d0-d7}
+	mov ip, lr
+	ldr lr, [sp], #4
+	bx ip
+	.fnend
+	.size \name, . - \name
+.endm
+
 /* One per enum capture (rt.h), in its order. */
 ENTRY rt_entry_mcount_gpr, 0
 ENTRY rt_entry_mcount_none, 1
@@ -60,14 +118,23 @@ ENTRY rt_entry_mcount_fp, 2
 ENTRY rt_entry_mcount_wide, 3
 ENTRY rt_entry_mcount_string, 4
 ENTRY rt_entry_mcount_all, 5
+ENTRY_ARGS rt_entry_args_mcount_gpr, 0
+ENTRY_ARGS rt_entry_args_mcount_none, 1
+ENTRY_ARGS rt_entry_args_mcount_fp, 2
+ENTRY_ARGS rt_entry_args_mcount_wide, 3
+ENTRY_ARGS rt_entry_args_mcount_string, 4
+ENTRY_ARGS rt_entry_args_mcount_all, 5
 
 /*
  * clang's `bl mcount` (no `push {lr}` before it): the prologue made a frame
  * record, lr saved just above the frame pointer, r7 in Thumb code and r11
  * in ARM code (bit 0 of lr says which the site is); that word is the slot.
- * lr holds the site's return address and nothing is popped.
+ * lr holds the site's return address and nothing is popped.  With args=1
+ * (rt_enter_args, given ARGS_AREA) the registers are saved all the same,
+ * but clang made the hook an ordinary call: what they hold by then is not
+ * the arguments, and rt_arm.c's arg_regs says so (each prints "?").
  */
-.macro PLAIN name, capture
+.macro PLAIN name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, %function
@@ -83,10 +150,18 @@ ENTRY rt_entry_mcount_all, 5
 	bic ip, r4, #7
 	mov sp, ip
 	vpush {d0-d7}
+.if \args
+	ARGS_AREA
+.endif
 	bic r0, lr, #1
 	mov r1, r5
 	mov r2, #\capture
+.if \args
+	bl rt_enter_args
+	DROP_ARGS_AREA
+.else
 	bl rt_enter
+.endif
 	vpop {d0-d7}
 	mov sp, r4
 	pop {r0-r5, ip, lr}
@@ -102,6 +177,12 @@ PLAIN rt_entry_clang_fp, 2
 PLAIN rt_entry_clang_wide, 3
 PLAIN rt_entry_clang_string, 4
 PLAIN rt_entry_clang_all, 5
+PLAIN rt_entry_args_clang_gpr, 0, 1
+PLAIN rt_entry_args_clang_none, 1, 1
+PLAIN rt_entry_args_clang_fp, 2, 1
+PLAIN rt_entry_args_clang_wide, 3, 1
+PLAIN rt_entry_args_clang_string, 4, 1
+PLAIN rt_entry_args_clang_all, 5, 1
 
 /*
  * struct ret_regs at sp while rt_exit runs: r0, r1 at 0 and 8 (each

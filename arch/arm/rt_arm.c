@@ -56,10 +56,13 @@
 #include "arch/port.h"
 #include "arch/arm/arm.h"
 #include "arch/arm/insn.h"
+#include "arch/arm/rt_arm_frame.h"
 
 RT_ENTRIES(mcount)
+RT_ENTRIES_ARGS(mcount)
 /* clang's `bl mcount`, with no `push {lr}` before it (rt_arm.S). */
 RT_ENTRIES(clang)
+RT_ENTRIES_ARGS(clang)
 
 /* The stubs' instructions. */
 #define ARM_LDR_PC	0xe59ff000u	/* ldr pc, [pc, #imm12] */
@@ -275,6 +278,38 @@ static const uint8_t *arm_site_nop(uintptr_t site, size_t len)
 	return len == 4 ? arm_pop : thumb_pop;
 }
 
+/*
+ * What a site's hook cannot see (struct rt_arg_regs).  clang's sites are
+ * recorded as SITE_MCOUNT too, and take the SITE_FENTRY row's trampolines
+ * (arm_encode_call): their `bl mcount` is an ordinary call, after code
+ * that used and reused the argument registers.
+ */
+static uint8_t arm_args_unknown(uintptr_t site, size_t len, unsigned kind)
+{
+	if ((len == 4 || len == 2) && is_clang_site(site, len))
+		kind = SITE_FENTRY;
+	return rt_arch_host.arg_regs.unknown[kind];
+}
+
+/*
+ * Where a gcc site's caller's stack arguments are, from rt_arm.S's
+ * ENTRY_ARGS area: the word `push {lr}` left is ARGS_TO_PUSHED above
+ * it, the function's entry sp 4 + the prologue's size above that.
+ */
+#define ARGS_TO_PUSHED 80
+static bool arm_stack_at(uintptr_t func, uintptr_t site, size_t len, int32_t *from_regs)
+{
+	bool thumb = len == 2;
+	uintptr_t push = site - (thumb ? 2 : 4);
+	uint32_t size;
+
+	if ((len != 2 && len != 4) || !is(thumb ? &thumb_form()->prefix : &arm_form()->prefix, push) ||
+	    !arm_prologue_size(func, push, thumb, &size))
+		return false;
+	*from_regs = (int32_t)(ARGS_TO_PUSHED + 4 + size);
+	return true;
+}
+
 /* An address the stubs load: data, in the data's byte order. */
 static void put_literal(uint8_t *p, uint32_t w)
 {
@@ -349,11 +384,23 @@ const struct rt_arch rt_arch_host = {
 	/* Thumb's blx reaches 4 MiB; make_stubs() measures to the far end of the area. */
 	.reach = T32_BLX_REACH - STUB_AREA,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(clang) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(clang) },
+	/*
+	 * rt_arm.S's ARGS_AREA: r0-r3, then d0-d7 as s0-s15.  gcc's hook
+	 * sees the argument registers as the call left them (its prologue
+	 * only pushes and reserves), but runs after that prologue:
+	 * arm_stack_at() reads it.  clang's sites: arm_args_unknown().
+	 */
+	.arg_regs = { .gpr = { 0, 4, 8, 12 }, .fpr = 16, .fpr_stride = 4,
+		      .unknown = { [SITE_FENTRY] = ARGS_NO_REGS | ARGS_NO_STACK },
+		      .unknown_at = arm_args_unknown, .stack_at = arm_stack_at },
 	.site_nop = arm_site_nop,
 	.prepare_site = arm_prepare_site,
 	/* gcc's `push {lr}` before the call, the call itself. */
 	.site_before = 4,
 	.site_after = 4,
+	/* ARM's `bl` and Thumb's `blx` (both 4 bytes), whose Thumb toggle writes 2. */
+	.ra_from_site = 4,
 	.stub_area = STUB_AREA,
 	.fill_stubs = arm_fill_stubs,
 };
@@ -463,12 +510,21 @@ static uintptr_t leaf_dead_bound(uintptr_t *slot)
 }
 
 void rt_arm_enter(uintptr_t ra, uintptr_t *pushed, unsigned capture) RT_HIDDEN;
+void rt_arm_enter_args(uintptr_t ra, uintptr_t *pushed, unsigned capture, const uint8_t *regs) RT_HIDDEN;
 
 void rt_arm_enter(uintptr_t ra, uintptr_t *pushed, unsigned capture)
 {
 	uintptr_t *slot = lr_slot(ra, pushed);
 
 	rt_enter_dead(ra, slot, capture, slot == pushed ? leaf_dead_bound(slot) : (uintptr_t)slot);
+}
+
+/* The same, with the argument registers rt_arm.S saved at `regs`. */
+void rt_arm_enter_args(uintptr_t ra, uintptr_t *pushed, unsigned capture, const uint8_t *regs)
+{
+	uintptr_t *slot = lr_slot(ra, pushed);
+
+	rt_enter_args_dead(ra, slot, capture, slot == pushed ? leaf_dead_bound(slot) : (uintptr_t)slot, regs);
 }
 
 /* No counter user space can read in general (CNTVCT only where the kernel allows it). */

@@ -70,11 +70,12 @@ static int make_room(void)
 /*
  * Where a piece is at the site's entry, for its kind of hook: an offset
  * from the registers the trampoline saved, or from the return address
- * slot for the caller's stack; and how to take its `size` bytes out of the
- * 8 read there.  A register's value is its low `size` bytes: at its end on
+ * slot for the caller's stack (or from the registers, at *stack, where the
+ * port finds it per site); and how to take its `size` bytes out of the 8
+ * read there.  A register's value is its low `size` bytes: at its end on
  * a big-endian machine.
  */
-static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, unsigned unknown)
+static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, unsigned unknown, const int32_t *stack)
 {
 	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
 	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
@@ -93,6 +94,8 @@ static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, uns
 	default:
 		if (unknown & ARGS_NO_STACK)
 			break;
+		if (stack)
+			return (struct rt_arg_src){ mask, *stack + p->at, 0, shift };
 		return (struct rt_arg_src){ mask, ar->stack_from_slot[kind] + p->at, 1, shift };
 	}
 	return (struct rt_arg_src){ 0 };	/* not seen: 0 */
@@ -102,21 +105,27 @@ static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, uns
 static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct rt_site *site)
 {
 	const struct signature *sig = sym_func_sig(&m->syms.funcs[site->func]);
-	unsigned unknown = rt_arch_host.arg_regs.unknown[site->kind];
+	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
+	unsigned unknown = ar->unknown_at ? ar->unknown_at(site->addr, site->len, site->kind) : ar->unknown[site->kind];
 	struct arg_place places[TRACE_MAX_ARGS];
 	struct arg_word_pos pos[TRACE_MAX_ARGS * ARG_MAX_PIECES];
 	struct rt_arg_spec *s = calloc(1, sizeof(*s));
+	int32_t stack = 0;
 	size_t n, k = 0;
 
 	if (!s)
 		return NULL;
+	if (ar->stack_at && !(unknown & ARGS_NO_STACK) &&
+	    !ar->stack_at(m->syms.funcs[site->func].addr, site->addr, site->len, &stack))
+		unknown |= ARGS_NO_STACK;
 	n = sig ? trace_arg_places(rt_arch_host.desc, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sig, places) : 0;
 	s->nwords = (uint8_t)trace_arg_pack(places, n, pos);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < places[i].npieces; j++, k++) {
 			struct rt_arg_word *w = &s->word[pos[k].word];
 
-			*(pos[k].shift ? &w->hi : &w->lo) = source_of(&places[i].piece[j], site->kind, unknown);
+			*(pos[k].shift ? &w->hi : &w->lo) =
+				source_of(&places[i].piece[j], site->kind, unknown, ar->stack_at ? &stack : NULL);
 		}
 	s->flags = (uint8_t)(unknown | ARGS_PACKED);
 	return s;
@@ -125,7 +134,8 @@ static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct
 int rt_args_enable(const struct rt_module *m, const struct rt_site *s)
 {
 	const struct rt_arg_spec *spec;
-	uintptr_t ra = s->addr + s->len + rt_arch_host.ra_after_site;
+	uintptr_t ra = s->addr + (rt_arch_host.ra_from_site ? rt_arch_host.ra_from_site
+							    : s->len + rt_arch_host.ra_after_site);
 
 	if (!rt.args || rt_args_spec(ra))
 		return 0;

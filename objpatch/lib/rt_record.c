@@ -596,6 +596,11 @@ void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_
 	enter(ra, slot, capture, (uintptr_t)slot, regs);
 }
 
+void rt_enter_args_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead, const uint8_t *regs)
+{
+	enter(ra, slot, capture, dead, regs);
+}
+
 /*
  * The frame rt_enter just pushed, if it did (a signal handler's calls in
  * between are gone again by now), learns where its value will be.

@@ -3,7 +3,7 @@
 """t/96-args.t's checker: the arguments a trace shows, call by call, against
 expect.txt.
 
-usage: check_args.py EXPECT FORMAT TRACE [--recording] [--unknown [--shown=F.P,...]]
+usage: check_args.py EXPECT FORMAT TRACE [--recording] [--unknown [--shown=F.P,...]] [--machine FILE]
 
 FORMAT is text (objpatch's function graph), json (Chrome trace events: each
 "B" event's args) or events (perfetto_trace.py's lines, the same).  Every
@@ -13,15 +13,30 @@ keeps no characters).  --unknown: every value is "?" (a hook that cannot
 see the arguments); with --shown, except the parameters it lists
 (FUNCTION.PARAM, comma-separated), which show their values (a hook that
 sees the stack but not the registers, as riscv64's and ppc64le's
-_mcount: the list is the arguments passed on the stack).  Prints what
-differs; exit status 1 if anything does.
+_mcount: the list is the arguments passed on the stack).  --machine
+FILE: lines "FUNCTION PARAM=VALUE..." that
+replace expect.txt's values of every call of that function, for what one
+machine's hook shows differently: "?" for the arguments it cannot see (the
+caller's stack, after a prologue of unknown size), a long double that is
+a double there.  Every other value must be as expect.txt says.  Prints
+what differs; exit status 1 if anything does.
 """
 import json
 import re
 import sys
 
 
-def expected(path, recording, unknown, shown):
+def machine_values(path):
+    """FUNCTION -> [(PARAM, VALUE)] from a --machine file."""
+    values = {}
+    for line in open(path) if path else []:
+        words = line.split("#")[0].split()
+        if words:
+            values.setdefault(words[0], []).extend(tuple(w.split("=", 1)) for w in words[1:])
+    return values
+
+
+def expected(path, recording, unknown, shown, machine):
     calls = []
     for line in open(path):
         line = line.rstrip("\n")
@@ -29,6 +44,10 @@ def expected(path, recording, unknown, shown):
             continue
         m = re.match(r"(\w+)\((.*)\)$", line)
         func, args = m.group(1), m.group(2)
+        for param, value in machine.get(func, []):
+            args, n = re.subn(r"(^|, )%s=([^,]|,(?! ))+" % re.escape(param), r"\g<1>%s=%s" % (param, value), args)
+            if n != 1:
+                raise SystemExit("--machine: no parameter %s in %s" % (param, func))
         if recording:
             args = re.sub(r'="[^"]*"', "=<ptr>", args)
         if unknown:
@@ -78,11 +97,16 @@ def main():
     recording = "--recording" in argv
     unknown = "--unknown" in argv
     shown = {p for a in argv if a.startswith("--shown=") for p in a[len("--shown="):].split(",")}
+    machine = None
+    if "--machine" in argv[:-1]:
+        i = argv.index("--machine")
+        machine = argv[i + 1]
+        del argv[i:i + 2]
     argv = [a for a in argv if not a.startswith("--")]
     if len(argv) != 3 or (shown and not unknown):
         print(__doc__, file=sys.stderr)
         return 2
-    want = expected(argv[0], recording, unknown, shown)
+    want = expected(argv[0], recording, unknown, shown, machine_values(machine))
     got = {"text": from_text, "json": from_json, "events": from_events}[argv[1]](argv[2])
     names = {n for n, _ in want}
     got = [(n, a) for n, a in got if n in names]
