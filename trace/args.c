@@ -30,18 +30,23 @@ static enum arg_kind kind_of(enum type_class c)
 }
 
 /*
- * Whether the machine passes the address of the function's return value
- * before its parameters: 1 or 0, -1 when that is not known.
+ * What a placer needs of a type; an aggregate's members go to fields[*used]
+ * on, while MAX_FIELDS last (else the placer gets none, and says "?").
  */
-static int hidden_first(const struct arch *a, const struct signature *sig)
+static struct arg_type arg_type_of(const struct sig_type *t, struct arg_field *fields, size_t *used)
 {
-	struct arg_type ret = { .kind = kind_of(sig->ret.cls), .size = (uint32_t)sig->ret.size };
+	struct arg_type at = { kind_of(t->cls), (uint32_t)t->size, NULL, 0, t->cls == TC_UNION };
 
-	if (!a->ret_by_address || sig->ret.cls == TC_VOID)
-		return 0;
-	if (sig->ret.size > UINT32_MAX)
-		ret.kind = ARG_UNKNOWN;
-	return a->ret_by_address(&ret);
+	if (t->size > UINT32_MAX)
+		at.kind = ARG_UNKNOWN;
+	if (at.kind != ARG_AGGREGATE || !t->nmembers || t->nmembers > MAX_FIELDS - *used)
+		return at;
+	at.fields = &fields[*used];
+	at.nfields = t->nmembers;
+	for (size_t m = 0; m < t->nmembers; m++)
+		fields[(*used)++] = (struct arg_field){ (uint32_t)t->members[m].offset, (uint8_t)t->members[m].size,
+							t->members[m].cls == TC_FLOAT };
+	return at;
 }
 
 /* Variadic functions may place even their named parameters differently (ARM's floats). */
@@ -61,28 +66,18 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 	struct arg_place placed[TRACE_MAX_ARGS + 1];
 	struct arg_field fields[MAX_FIELDS];
 	size_t n = sig->nparams < TRACE_MAX_ARGS ? sig->nparams : TRACE_MAX_ARGS, used = 0;
-	int hidden;
+	struct arg_type ret;
+	int hidden = 0;
 
 	memset(out, 0, n * sizeof(*out));
 	if (!a || !a->place_args || !(sig->flags & PROTO_RELIABLE) || !sig->known)
 		return n;
-	if ((hidden = hidden_first(a, sig)) < 0)
+	/* Whether the value comes back in memory whose address goes first (-1: not known, nothing placed). */
+	ret = arg_type_of(&sig->ret, fields, &used);
+	if (a->ret_by_address && sig->ret.cls != TC_VOID && (hidden = a->ret_by_address(&ret)) < 0)
 		return n;
-	for (size_t i = 0; i < n; i++) {
-		const struct sig_type *t = &sig->params[i].type;
-
-		types[i] = (struct arg_type){ kind_of(t->cls), (uint32_t)t->size, NULL, 0, t->cls == TC_UNION };
-		if (t->size > UINT32_MAX)
-			types[i].kind = ARG_UNKNOWN;
-		if (types[i].kind != ARG_AGGREGATE || !t->nmembers || t->nmembers > MAX_FIELDS - used)
-			continue;
-		types[i].fields = &fields[used];
-		types[i].nfields = t->nmembers;
-		for (size_t m = 0; m < t->nmembers; m++)
-			fields[used++] = (struct arg_field){ (uint32_t)t->members[m].offset,
-							     (uint8_t)t->members[m].size,
-							     t->members[m].cls == TC_FLOAT };
-	}
+	for (size_t i = 0; i < n; i++)
+		types[i] = arg_type_of(&sig->params[i].type, fields, &used);
 	if (!hidden) {
 		place(a, sig, types, n, big_endian, out);
 		return n;

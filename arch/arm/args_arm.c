@@ -199,3 +199,28 @@ void arg_place_arm_variadic(const struct arg_type *p, size_t n, bool big_endian,
 {
 	place(p, n, big_endian, true, out);
 }
+
+/*
+ * AAPCS: an aggregate of up to 4 bytes comes back in r0, a homogeneous
+ * float aggregate (VFP variant) in s0-s15/d0-d7, any other in memory
+ * whose address the caller passes in r0.
+ */
+int arg_ret_by_address_arm(const struct arg_type *ret)
+{
+	unsigned members;
+	uint8_t member_size;
+
+	switch (ret->kind) {
+	case ARG_INT:
+	case ARG_FLOAT:
+		return 0;
+	case ARG_AGGREGATE:
+		if (ret->size <= 4)
+			return 0;
+		if (!ret->fields || ret->is_union)
+			return -1;	/* a float aggregate or not: only its members say */
+		return !arg_homogeneous_float(ret, 4, &members, &member_size);
+	default:
+		return -1;
+	}
+}

@@ -7,5 +7,6 @@
 /* AAPCS with the VFP variant (armhf), and the base standard variadic functions use. */
 arg_placer arg_place_arm;
 arg_placer arg_place_arm_variadic;
+arg_ret_by_address arg_ret_by_address_arm;
 
 #endif

@@ -92,6 +92,7 @@ const struct arch arch_arm = {
 	/* AAPCS: structs of one word in r0; long double is a double */
 	.values = { .struct_regs = 1, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 53 },
 	.place_args = arg_place_arm,
+	.ret_by_address = arg_ret_by_address_arm,
 	.place_args_variadic = arg_place_arm_variadic,
 	.cc = { "-pg", "-pg" },
 };

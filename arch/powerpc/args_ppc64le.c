@@ -130,3 +130,28 @@ void arg_place_ppc64le(const struct arg_type *p, size_t n, bool big_endian, stru
 			arg_lose(&c);	/* long double: IBM double-double (f-regs) or IEEE (a VR, aligned) */
 	}
 }
+
+/*
+ * ELFv2: an aggregate of up to 16 bytes comes back in r3:r4, a homogeneous
+ * float aggregate of up to 8 members in f1-f8, any other in memory whose
+ * address the caller passes in r3.
+ */
+int arg_ret_by_address_ppc64le(const struct arg_type *ret)
+{
+	unsigned members;
+	uint8_t member_size;
+
+	switch (ret->kind) {
+	case ARG_INT:
+	case ARG_FLOAT:
+		return 0;
+	case ARG_AGGREGATE:
+		if (ret->size <= 16)
+			return 0;
+		if (!ret->fields || ret->is_union)
+			return -1;
+		return !arg_homogeneous_float(ret, 8, &members, &member_size);
+	default:
+		return -1;
+	}
+}

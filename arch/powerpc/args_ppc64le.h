@@ -5,5 +5,6 @@
 #include "arch/args.h"
 
 arg_placer arg_place_ppc64le;
+arg_ret_by_address arg_ret_by_address_ppc64le;
 
 #endif

@@ -118,5 +118,6 @@ const struct arch arch_ppc64le = {
 	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
 		    .float_as_double = true },
 	.place_args = arg_place_ppc64le,
+	.ret_by_address = arg_ret_by_address_ppc64le,
 	.cc = { "-pg", "-pg" },
 };

@@ -129,3 +129,17 @@ void arg_place_riscv64(const struct arg_type *p, size_t n, bool big_endian, stru
 			arg_lose(&c);
 	}
 }
+
+/* LP64D: an aggregate over 16 bytes comes back in memory, its address passed in a0. */
+int arg_ret_by_address_riscv64(const struct arg_type *ret)
+{
+	switch (ret->kind) {
+	case ARG_INT:
+	case ARG_FLOAT:
+		return 0;
+	case ARG_AGGREGATE:
+		return ret->size > 16;
+	default:
+		return -1;
+	}
+}

@@ -5,5 +5,6 @@
 #include "arch/args.h"
 
 arg_placer arg_place_riscv64;
+arg_ret_by_address arg_ret_by_address_riscv64;
 
 #endif

@@ -73,5 +73,6 @@ const struct arch arch_riscv64 = {
 	/* LP64D: structs of up to 16 bytes, and long double (binary128), in a0:a1 */
 	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113 },
 	.place_args = arg_place_riscv64,
+	.ret_by_address = arg_ret_by_address_riscv64,
 	.cc = { "-pg", "-pg" },
 };

@@ -98,3 +98,35 @@ void arg_place_i386(const struct arg_type *p, size_t n, bool big_endian, struct 
 		arg_take_stack(&c, size, 4, scalar ? o : NULL);
 	}
 }
+
+/*
+ * SysV x86_64: an aggregate over 16 bytes comes back in memory, its
+ * address passed in rdi; smaller ones, __int128 and long double (st0) in
+ * registers.
+ */
+int arg_ret_by_address_x86_64(const struct arg_type *ret)
+{
+	switch (ret->kind) {
+	case ARG_INT:
+	case ARG_FLOAT:
+		return 0;
+	case ARG_AGGREGATE:
+		return ret->size > 16;
+	default:
+		return -1;
+	}
+}
+
+/* i386 (gcc's default on Linux): every struct and union comes back in memory, its address first on the stack. */
+int arg_ret_by_address_i386(const struct arg_type *ret)
+{
+	switch (ret->kind) {
+	case ARG_INT:
+	case ARG_FLOAT:
+		return 0;
+	case ARG_AGGREGATE:
+		return 1;
+	default:
+		return -1;
+	}
+}

@@ -106,6 +106,7 @@ const struct arch arch_x86_64 = {
 	/* SysV x86_64: structs of two eightbytes come back in rax:rdx */
 	.values = { .struct_regs = 2, .errno_max = 133, .ldbl_mant = 64 },
 	.place_args = arg_place_x86_64,
+	.ret_by_address = arg_ret_by_address_x86_64,
 	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
 	.pad_site_len = 5,
 	/*
@@ -165,6 +166,7 @@ const struct arch arch_i386 = {
 	 */
 	.values = { .struct_regs = 0, .errno_max = 133, .ldbl_mant = 64, .float_as_double = true },
 	.place_args = arg_place_i386,
+	.ret_by_address = arg_ret_by_address_i386,
 	.pad_site_len = 5,
 	/*
 	 * objpatch-cc: the runtime traces no pads here; gcc refuses -mfentry

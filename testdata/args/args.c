@@ -80,6 +80,18 @@ N double ldbl(long double x, int after)
 	return (double)x + after;
 }
 
+/* Returned in memory on most machines: its address comes first, and every argument moves along. */
+N struct big make_big(long a, int b)
+{
+	return (struct big){ a, b, a + b, a - b };
+}
+
+/* Returned in registers (i386: in memory too). */
+N struct small make_small(int x, int y)
+{
+	return (struct small){ x + y, x - y };
+}
+
 N int sum_varargs(const char *what, int n, ...)
 {
 	va_list ap;
@@ -120,6 +132,10 @@ int main(void)
 	printf("%ld\n", big_value((struct big){ 1, 2, 3, 4 }, 5));
 	printf("%g\n", pair_value((struct pair){ 0.5, 1.5 }, 2.5));
 	printf("%g\n", ldbl(1.25L, 6));
+	struct big mb = make_big(7, -8);
+	printf("%ld\n", mb.a + mb.b + mb.c + mb.d);
+	struct small ms = make_small(3, 4);
+	printf("%d\n", ms.x * ms.y);
 	printf("%d\n", sum_varargs("x", 3, 10, 20, 30));
 	printf("%d\n", fact(4));
 	return 0;
