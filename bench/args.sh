@@ -19,7 +19,7 @@
 # bench/RESULTS-runtime.md; empty: not written) and BENCH_DIR/args/args.md.
 #
 # Environment: BENCH_DIR (default build/bench); ARGS_REPS (default 9);
-# ARGS_ITERS (default 3000000); ARGS_CG_ITERS (callgrind's two runs: N and
+# ARGS_ITERS (default 1000000); ARGS_CG_ITERS (callgrind's two runs: N and
 # 2N, default 20000; 0: no callgrind); ARGS_BASE_REV (default 5556c8f, the
 # last commit before arguments); CC (default gcc).  About 3 minutes on 2
 # cores, plus a minute the first time to build the base revision.
@@ -30,7 +30,7 @@ cd "$top"
 
 out=${BENCH_DIR:-$top/build/bench}/args
 REPS=${ARGS_REPS:-9}
-ITERS=${ARGS_ITERS:-3000000}
+ITERS=${ARGS_ITERS:-1000000}
 CG_ITERS=${ARGS_CG_ITERS:-20000}
 BASE_REV=${ARGS_BASE_REV:-5556c8f}
 CC=${CC:-gcc}
