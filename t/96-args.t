@@ -10,7 +10,11 @@
 # a recording reported (strings as addresses there).  Per machine, every
 # hook form it traces: x86_64 gcc -pg, -pg -mfentry, --nop, 5-byte pads
 # and clang; i386 gcc -pg and -pg -mfentry; AArch64's pads (its -pg sites
-# show "?" for every argument: gcc moves them before the call).  A
+# show "?" for every argument: gcc moves them before the call); MIPS n64
+# (mips64el) gcc -pg as PIE, non-PIC, each also after recordmcount --nop,
+# -mlong-calls after --nop, and clang -pg (the hook follows the prologue,
+# which leaves the argument registers alone; the runtime reads the
+# prologue for the entry sp, where the stack arguments are).  A
 # stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +24,8 @@ CHECK=(python3 "$SRC/check_args.py" "$SRC/expect.txt")
 EVENTS=(python3 "$TOP/testdata/runtime/perfetto_trace.py")
 D=$T_TMP
 
-# form LABEL DIR CC STRIP RMC-FLAGS CFLAGS...: compile, record, link, strip.
+# form LABEL DIR CC STRIP RMC-FLAGS CFLAGS...: compile, record, link (with
+# FORM_LDFLAGS), strip.
 form() {
 	local label=$1 dir=$2 cc=$3 strip=$4 rmc=$5 out
 	shift 5
@@ -33,7 +38,8 @@ form() {
 		diag "$out"
 		return 1
 	fi
-	compile_ok "[$label] link" $cc -o "$dir/prog" "$dir/args.o" &&
+	# shellcheck disable=SC2086
+	compile_ok "[$label] link" $cc ${FORM_LDFLAGS:-} -o "$dir/prog" "$dir/args.o" &&
 	compile_ok "[$label] strip" "$strip" -o "$dir/prog.stripped" "$dir/prog"
 }
 
@@ -117,6 +123,25 @@ if command -v aarch64-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/aarch64/libo
 		check aarch64-pg "$D/aarch64-pg" --unknown
 else
 	ok 1 "aarch64-linux-gnu-gcc and build/aarch64/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- MIPS n64 (mips64el), under qemu-user: the forms t/95-rt-mips64el.t traces ----
+if command -v mips64el-linux-gnuabi64-gcc > /dev/null && [ -f "$TOP/build/mips64el/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags flags; do
+		[ "$ldflags" != - ] || ldflags=
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=${ldflags//+/ } form "$label" "$D/$label" "${cc//,/ }" mips64el-linux-gnuabi64-strip "$rmc" $flags &&
+			check "$label" "$D/$label"
+	done <<'EOF2'
+mips64el-pg mips64el-linux-gnuabi64-gcc - - -pg
+mips64el-clang clang,--target=mips64el-linux-gnuabi64 - - -pg
+mips64el-nopic mips64el-linux-gnuabi64-gcc - -no-pie+-Wl,-Ttext-segment=0x10000000 -pg -fno-pic -mno-abicalls
+mips64el-nopic-nop mips64el-linux-gnuabi64-gcc --nop -no-pie+-Wl,-Ttext-segment=0x10000000 -pg -fno-pic -mno-abicalls
+mips64el-pg-nop mips64el-linux-gnuabi64-gcc --nop - -pg
+mips64el-longcalls-nop mips64el-linux-gnuabi64-gcc --nop - -pg -mlong-calls
+EOF2
+else
+	ok 1 "mips64el-linux-gnuabi64-gcc and build/mips64el/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 done_testing

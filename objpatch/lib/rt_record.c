@@ -499,13 +499,13 @@ static inline uint64_t load_piece(const uint8_t *p, unsigned size)
  * without the arguments that follow it.
  */
 static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate *t, uintptr_t ra, uint32_t depth,
-								   uint64_t ts, const uintptr_t *slot,
+								   uint64_t ts, const uint8_t *stack,
 								   const uint8_t *regs)
 {
 	const struct rt_arg_spec *spec = rt_args_spec(ra);
 	size_t n = spec ? spec->npieces : 0;
 	uint64_t *w = reserve(t, EV_ENTRY_WORDS + EV_HEADER_WORDS + n);
-	const uint8_t *base[2] = { regs, (const uint8_t *)slot };
+	const uint8_t *base[2] = { regs, stack };
 
 	if (!w) {
 		lose(t);
@@ -548,7 +548,7 @@ static bool is_return_trampoline(uintptr_t a)
  * NULL) have none of their code: --args off costs nothing per call.
  */
 static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t *slot, unsigned capture,
-							 uintptr_t dead, const uint8_t *regs)
+							 uintptr_t dead, const uint8_t *regs, const uint8_t *stack)
 {
 	struct tstate *t = thread_state();
 	struct frame *f;
@@ -583,7 +583,7 @@ static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t 
 	}
 	if (tail && !t->depth)
 		goto out;	/* no frame it could belong to: left as it is */
-	if (!(regs ? emit_entry_args(t, ra, t->depth, ts, slot, regs) : emit_entry(t, ra, t->depth, ts)))
+	if (!(regs ? emit_entry_args(t, ra, t->depth, ts, stack, regs) : emit_entry(t, ra, t->depth, ts)))
 		goto out;
 	f = &t->frames[t->depth];
 	f->ret = *slot;
@@ -603,17 +603,22 @@ out:
 
 void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead)
 {
-	enter(ra, slot, capture, dead, NULL);
+	enter(ra, slot, capture, dead, NULL, NULL);
 }
 
 void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
 {
-	enter(ra, slot, capture, (uintptr_t)slot, NULL);
+	enter(ra, slot, capture, (uintptr_t)slot, NULL, NULL);
 }
 
 void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs)
 {
-	enter(ra, slot, capture, (uintptr_t)slot, regs);
+	enter(ra, slot, capture, (uintptr_t)slot, regs, (const uint8_t *)slot);
+}
+
+void rt_enter_args_at(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, const uint8_t *stack)
+{
+	enter(ra, slot, capture, (uintptr_t)slot, regs, stack);
 }
 
 /*
