@@ -11,10 +11,11 @@
 # hook form it traces: x86_64 gcc -pg, -pg -mfentry, --nop, 5-byte pads
 # and clang; i386 gcc -pg and -pg -mfentry; AArch64's pads (its -pg sites
 # show "?" for every argument: gcc moves them before the call); MIPS n64
-# (mips64el) gcc -pg as PIE, non-PIC, each also after recordmcount --nop,
-# -mlong-calls after --nop, and clang -pg (the hook follows the prologue,
-# which leaves the argument registers alone; the runtime reads the
-# prologue for the entry sp, where the stack arguments are).  A
+# (mips64el) and o32 (mipsel): gcc -pg as PIE, non-PIC, each also after
+# recordmcount --nop, -mlong-calls after --nop, and clang -pg (the hook
+# follows the prologue, which leaves the argument registers alone; the
+# runtime reads the prologue for the entry sp, where the stack arguments
+# are; o32's long double is a double, and shows its value).  A
 # stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
@@ -43,7 +44,7 @@ form() {
 	compile_ok "[$label] strip" "$strip" -o "$dir/prog.stripped" "$dir/prog"
 }
 
-# check LABEL DIR [--unknown]: every format of a traced run, a recording,
+# check LABEL DIR [OPTION]: every format of a traced run, a recording,
 # and the stripped program (pads' tables need the symbols: not for them).
 check() {
 	local label=$1 dir=$2 unknown=${3:-} fmt out
@@ -142,6 +143,25 @@ mips64el-longcalls-nop mips64el-linux-gnuabi64-gcc --nop - -pg -mlong-calls
 EOF2
 else
 	ok 1 "mips64el-linux-gnuabi64-gcc and build/mips64el/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- MIPS o32 (mipsel), under qemu-user: the forms t/95-rt-mipsel.t traces (long double is double) ----
+if command -v mipsel-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/mipsel/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags flags; do
+		[ "$ldflags" != - ] || ldflags=
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=${ldflags//+/ } form "$label" "$D/$label" "${cc//,/ }" mipsel-linux-gnu-strip "$rmc" $flags &&
+			check "$label" "$D/$label" --ldbl-double
+	done <<'EOF2'
+mipsel-pg mipsel-linux-gnu-gcc - - -pg
+mipsel-clang clang,--target=mipsel-linux-gnu - - -pg
+mipsel-nopic mipsel-linux-gnu-gcc - -no-pie -pg -fno-pic -mno-abicalls
+mipsel-nopic-nop mipsel-linux-gnu-gcc --nop -no-pie -pg -fno-pic -mno-abicalls
+mipsel-pg-nop mipsel-linux-gnu-gcc --nop - -pg
+mipsel-longcalls-nop mipsel-linux-gnu-gcc --nop - -pg -mlong-calls
+EOF2
+else
+	ok 1 "mipsel-linux-gnu-gcc and build/mipsel/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 done_testing

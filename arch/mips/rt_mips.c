@@ -34,6 +34,12 @@
  *
  * MIPS has no entry hook (-mfentry), and gcc's
  * -fpatchable-function-entry pads are not traced here (pad_site_len 0).
+ *
+ * Arguments (--args): the hook follows the prologue, so the argument
+ * registers hold the arguments only if the prologue left them alone,
+ * which rt_mips_enter() checks per site, and the stack arguments lie at
+ * the entry sp, which the same walk of the prologue gives (o32: the caller's
+ * 16 bytes of home space, then the words past $a0-$a3).
  */
 #include <elf.h>
 #include <stdio.h>
@@ -212,9 +218,7 @@ const struct rt_arch rt_arch_host = {
 	.reach_region = REGION,
 	/* No entry hooks: the second row only fills the stub page's layout. */
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(mcount) },
-#if _MIPS_SIM != _ABIO32	/* o32: not tested yet */
 	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(mcount) },
-#endif
 	/*
 	 * rt_mips.S's save area.  rt_mips_enter passes the function's entry
 	 * sp as where the stack arguments are (rt_enter_args_at): n64's stack
