@@ -220,9 +220,12 @@ void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_
  * rt_enter_args, with the caller's stack arguments at `stack` +
  * stack_from_slot (not from the slot): where the slot's distance from
  * them differs by function (MIPS: ra is saved where the prologue says).
+ * `unknown` (ARGS_NO_STACK, ARGS_NO_REGS): what this call's hook could not
+ * see, beyond what arg_regs says of every site of its kind; not read,
+ * printed "?".
  */
 void rt_enter_args_at(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs,
-		      const uint8_t *stack) RT_HIDDEN;
+		      const uint8_t *stack, unsigned unknown) RT_HIDDEN;
 uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
 /* The return trampolines written into hooked return slots: wide FP needs its own. */
 extern void rt_return_regs(void) RT_HIDDEN;

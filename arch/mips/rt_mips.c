@@ -360,8 +360,8 @@ void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capt
  * it could reuse theirs).  The caller's stack arguments start at the
  * entry sp, which the walk gives when it reaches the function's start
  * (the slot is not at a fixed distance from it: gcc saves ra below FP
- * registers, a varargs function its argument registers above ra).
- * Otherwise the entry is recorded without arguments.
+ * registers, a varargs function its argument registers above ra).  What
+ * is not known so is not read, and prints "?" (rt_enter_args_at).
  */
 enum frame_kind { FRAME_UNKNOWN, FRAME_SAVED, FRAME_LEAF };
 
@@ -429,10 +429,11 @@ static __thread struct {
 	uint8_t kind, flags;
 } prologues[PROLOGUE_CACHE] __attribute__((tls_model("initial-exec")));
 
-static void enter(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, uintptr_t stack)
+static void enter(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, uintptr_t stack,
+		  unsigned unknown)
 {
 	if (regs)
-		rt_enter_args_at(ra, slot, capture, regs, (const uint8_t *)stack);
+		rt_enter_args_at(ra, slot, capture, regs, (const uint8_t *)stack, unknown);
 	else
 		rt_enter(ra, slot, capture);
 }
@@ -440,7 +441,7 @@ static void enter(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t
 void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capture)
 {
 	uintptr_t call = ra - 8, *slot, kept;
-	unsigned h = (unsigned)(call >> 2) % PROLOGUE_CACHE, flags;
+	unsigned h = (unsigned)(call >> 2) % PROLOGUE_CACHE, flags, unknown = 0;
 	const uint8_t *regs = NULL;
 	uint8_t saved[EFRAME] __attribute__((aligned(8)));
 	enum frame_kind kind;
@@ -462,14 +463,18 @@ void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capt
 	if (kind == FRAME_UNKNOWN)
 		return;
 	/* The save area starts EREGSLOT bytes below at's copy (rt_mips.S). */
-	if ((capture & RT_MIPS_ARGS) && flags == (PROLOGUE_ENTRY_SP | PROLOGUE_ARGS_KEPT))
+	if (capture & RT_MIPS_ARGS)
 		regs = (const uint8_t *)regslot - EREGSLOT;
+	if (!(flags & PROLOGUE_ENTRY_SP))
+		unknown |= ARGS_NO_STACK;
+	if (!(flags & PROLOGUE_ARGS_KEPT))
+		unknown |= ARGS_NO_REGS;
 	capture &= ~RT_MIPS_ARGS;
 	slot = (uintptr_t *)(sp + off);
 	if (kind == FRAME_SAVED) {
 		if (*slot != *regslot)
 			return;
-		enter(ra, slot, capture, regs, sp + entry);
+		enter(ra, slot, capture, regs, sp + entry, unknown);
 		/* ra as well: whichever the function returns through leads to the return trampoline. */
 		*regslot = *slot;
 		return;
@@ -484,7 +489,7 @@ void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capt
 	}
 	kept = *slot;
 	*slot = *regslot;
-	enter(ra, slot, capture, regs, sp + entry);
+	enter(ra, slot, capture, regs, sp + entry, unknown);
 	*regslot = *slot;
 	*slot = kept;
 }

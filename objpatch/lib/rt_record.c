@@ -500,7 +500,7 @@ static inline uint64_t load_piece(const uint8_t *p, unsigned size)
  */
 static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate *t, uintptr_t ra, uint32_t depth,
 								   uint64_t ts, const uint8_t *stack,
-								   const uint8_t *regs)
+								   const uint8_t *regs, unsigned unknown)
 {
 	const struct rt_arg_spec *spec = rt_args_spec(ra);
 	size_t n = spec ? spec->npieces : 0;
@@ -514,11 +514,15 @@ static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate 
 	w[0] = ts;
 	w[1] = EV_ENTRY_WORD(ra, depth);
 	w[2] = ts;
-	w[3] = EV_HEADER(EV_ARGS, depth, spec ? spec->flags : ARGS_UNPLACED, EV_HEADER_WORDS + n);
+	w[3] = EV_HEADER(EV_ARGS, depth, spec ? spec->flags | unknown : ARGS_UNPLACED, EV_HEADER_WORDS + n);
 	for (size_t i = 0; i < n; i++) {
 		const struct rt_arg_src *s = &spec->src[i];
 
-		w[4 + i] = load_piece(base[s->from_slot] + s->off, s->size);
+		/* What this call's hook could not see is not read: it prints "?". */
+		if (unknown & (s->from_slot ? ARGS_NO_STACK : ARGS_NO_REGS))
+			w[4 + i] = 0;
+		else
+			w[4 + i] = load_piece(base[s->from_slot] + s->off, s->size);
 	}
 	commit(t, EV_ENTRY_WORDS + EV_HEADER_WORDS + n);
 	return true;
@@ -548,7 +552,8 @@ static bool is_return_trampoline(uintptr_t a)
  * NULL) have none of their code: --args off costs nothing per call.
  */
 static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t *slot, unsigned capture,
-							 uintptr_t dead, const uint8_t *regs, const uint8_t *stack)
+							 uintptr_t dead, const uint8_t *regs, const uint8_t *stack,
+							 unsigned unknown)
 {
 	struct tstate *t = thread_state();
 	struct frame *f;
@@ -583,7 +588,7 @@ static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t 
 	}
 	if (tail && !t->depth)
 		goto out;	/* no frame it could belong to: left as it is */
-	if (!(regs ? emit_entry_args(t, ra, t->depth, ts, stack, regs) : emit_entry(t, ra, t->depth, ts)))
+	if (!(regs ? emit_entry_args(t, ra, t->depth, ts, stack, regs, unknown) : emit_entry(t, ra, t->depth, ts)))
 		goto out;
 	f = &t->frames[t->depth];
 	f->ret = *slot;
@@ -603,22 +608,23 @@ out:
 
 void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead)
 {
-	enter(ra, slot, capture, dead, NULL, NULL);
+	enter(ra, slot, capture, dead, NULL, NULL, 0);
 }
 
 void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
 {
-	enter(ra, slot, capture, (uintptr_t)slot, NULL, NULL);
+	enter(ra, slot, capture, (uintptr_t)slot, NULL, NULL, 0);
 }
 
 void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs)
 {
-	enter(ra, slot, capture, (uintptr_t)slot, regs, (const uint8_t *)slot);
+	enter(ra, slot, capture, (uintptr_t)slot, regs, (const uint8_t *)slot, 0);
 }
 
-void rt_enter_args_at(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, const uint8_t *stack)
+void rt_enter_args_at(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, const uint8_t *stack,
+		      unsigned unknown)
 {
-	enter(ra, slot, capture, (uintptr_t)slot, regs, stack);
+	enter(ra, slot, capture, (uintptr_t)slot, regs, stack, unknown);
 }
 
 /*
