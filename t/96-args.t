@@ -15,7 +15,8 @@
 # recordmcount --nop, -mlong-calls after --nop, and clang -pg (the hook
 # follows the prologue, which leaves the argument registers alone; the
 # runtime reads the prologue for the entry sp, where the stack arguments
-# are; o32's long double is a double, and shows its value).  A
+# are; o32's long double is a double, and shows its value), and on both
+# abi_mips.c with gcc -pg: the placing rules args.c does not reach.  A
 # stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
@@ -25,14 +26,14 @@ CHECK=(python3 "$SRC/check_args.py" "$SRC/expect.txt")
 EVENTS=(python3 "$TOP/testdata/runtime/perfetto_trace.py")
 D=$T_TMP
 
-# form LABEL DIR CC STRIP RMC-FLAGS CFLAGS...: compile, record, link (with
-# FORM_LDFLAGS), strip.
+# form LABEL DIR CC STRIP RMC-FLAGS CFLAGS...: compile (testdata/args/args.c,
+# or FORM_SRC there), record, link (with FORM_LDFLAGS), strip.
 form() {
 	local label=$1 dir=$2 cc=$3 strip=$4 rmc=$5 out
 	shift 5
 	[ "$rmc" != - ] || rmc=
 	mkdir -p "$dir"
-	compile_ok "[$label]" $cc -O2 -g "$@" -c "$SRC/args.c" -o "$dir/args.o" || return 1
+	compile_ok "[$label]" $cc -O2 -g "$@" -c "$SRC/${FORM_SRC:-args.c}" -o "$dir/args.o" || return 1
 	# shellcheck disable=SC2086
 	if ! out=$("$RMC" --mode=user $rmc "$dir/args.o" 2>&1); then
 		ok 1 "[$label] recordmcount --mode=user $rmc"
@@ -141,6 +142,11 @@ mips64el-nopic-nop mips64el-linux-gnuabi64-gcc --nop -no-pie+-Wl,-Ttext-segment=
 mips64el-pg-nop mips64el-linux-gnuabi64-gcc --nop - -pg
 mips64el-longcalls-nop mips64el-linux-gnuabi64-gcc --nop - -pg -mlong-calls
 EOF2
+	# The placing rules args.c does not reach (abi_mips.c), with gcc -pg.
+	FORM_SRC=abi_mips.c form mips64el-abi "$D/mips64el-abi" mips64el-linux-gnuabi64-gcc \
+		mips64el-linux-gnuabi64-strip - -pg &&
+		CHECK[2]=$SRC/expect_mips64el.txt && check mips64el-abi "$D/mips64el-abi"
+	CHECK[2]=$SRC/expect.txt
 else
 	ok 1 "mips64el-linux-gnuabi64-gcc and build/mips64el/libobjpatch.so (scripts/deps.sh, make)"
 fi
@@ -160,6 +166,9 @@ mipsel-nopic-nop mipsel-linux-gnu-gcc --nop -no-pie -pg -fno-pic -mno-abicalls
 mipsel-pg-nop mipsel-linux-gnu-gcc --nop - -pg
 mipsel-longcalls-nop mipsel-linux-gnu-gcc --nop - -pg -mlong-calls
 EOF2
+	FORM_SRC=abi_mips.c form mipsel-abi "$D/mipsel-abi" mipsel-linux-gnu-gcc mipsel-linux-gnu-strip - -pg &&
+		CHECK[2]=$SRC/expect_mipsel.txt && check mipsel-abi "$D/mipsel-abi"
+	CHECK[2]=$SRC/expect.txt
 else
 	ok 1 "mipsel-linux-gnu-gcc and build/mipsel/libobjpatch.so (scripts/deps.sh, make)"
 fi
