@@ -68,7 +68,11 @@ struct rt_arch {
 		uint16_t gpr[8];	/* each integer argument register's offset in the save area */
 		uint16_t fpr;		/* the first FP argument register's */
 		uint8_t fpr_stride;	/* from one FP register (ARM: single-precision slot) to the next */
-		/* The caller's outgoing argument area, from the return address slot rt_enter gets, by site kind. */
+		/*
+		 * The caller's outgoing argument area, from the return address
+		 * slot rt_enter gets (rt_enter_args_at: from its `stack`), by
+		 * site kind.
+		 */
 		int16_t stack_from_slot[SITE_KINDS];
 		/*
 		 * By site kind, what a hook called after the prologue cannot
@@ -238,6 +242,16 @@ void rt_enter_args_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, const ui
 /* Both: rt_enter_dead's bound and rt_enter_args' registers (ARM). */
 void rt_enter_args_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead, const uint8_t *regs)
 	RT_HIDDEN;
+/*
+ * rt_enter_args, with the caller's stack arguments at `stack` +
+ * stack_from_slot (not from the slot): where the slot's distance from
+ * them differs by function (MIPS: ra is saved where the prologue says).
+ * `unknown` (ARGS_NO_STACK, ARGS_NO_REGS): what this call's hook could not
+ * see, beyond what arg_regs says of every site of its kind; not read,
+ * printed "?".
+ */
+void rt_enter_args_at(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs,
+		      const uint8_t *stack, unsigned unknown) RT_HIDDEN;
 uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
 /* The return trampolines written into hooked return slots: wide FP needs its own. */
 extern void rt_return_regs(void) RT_HIDDEN;

@@ -20,8 +20,14 @@
 # are "?" the same way but whose stack arguments show; 32-bit ARM
 # gcc -pg and --nop, Thumb-2 and ARM code (stack arguments past a prologue
 # the runtime reads; "?" after stack probes it does not), clang --nop,
-# Thumb-2 and ARM code (every argument "?": an ordinary call).  A stripped
-# program shows the same; without --args no call shows any.
+# Thumb-2 and ARM code (every argument "?": an ordinary call); MIPS n64
+# (mips64el) and o32 (mipsel): gcc -pg as PIE, non-PIC, each also after
+# recordmcount --nop, -mlong-calls after --nop, and clang -pg (the hook
+# follows the prologue, which leaves the argument registers alone; the
+# runtime reads the prologue for the entry sp, where the stack arguments
+# are; o32's long double is a double, and shows its value), and on both
+# abi_mips.c with gcc -pg: the placing rules args.c does not reach.  A
+# stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -30,8 +36,8 @@ CHECK=(python3 "$SRC/check_args.py")
 EVENTS=(python3 "$TOP/testdata/runtime/perfetto_trace.py")
 D=$T_TMP
 
-# form LABEL DIR CC STRIP RMC-FLAGS CFLAGS...: compile, record, link, strip
-# (ARGS_SRC: another program than args.c).
+# form LABEL DIR CC STRIP RMC-FLAGS CFLAGS...: compile, record, link (with
+# FORM_LDFLAGS), strip (ARGS_SRC: another program than args.c).
 form() {
 	local label=$1 dir=$2 cc=$3 strip=$4 rmc=$5 src=${ARGS_SRC:-$SRC/args.c} out
 	shift 5
@@ -44,7 +50,8 @@ form() {
 		diag "$out"
 		return 1
 	fi
-	compile_ok "[$label] link" $cc -o "$dir/prog" "$dir/args.o" &&
+	# shellcheck disable=SC2086
+	compile_ok "[$label] link" $cc ${FORM_LDFLAGS:-} -o "$dir/prog" "$dir/args.o" &&
 	compile_ok "[$label] strip" "$strip" -o "$dir/prog.stripped" "$dir/prog"
 }
 
@@ -228,6 +235,50 @@ arm-clang-arm clang --nop --unknown -w -pg -marm
 EOF2
 else
 	ok 1 "$P-gcc, clang and build/arm/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- MIPS n64 (mips64el), under qemu-user: the forms t/95-rt-mips64el.t traces ----
+if command -v mips64el-linux-gnuabi64-gcc > /dev/null && [ -f "$TOP/build/mips64el/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags flags; do
+		[ "$ldflags" != - ] || ldflags=
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=${ldflags//+/ } form "$label" "$D/$label" "${cc//,/ }" mips64el-linux-gnuabi64-strip "$rmc" $flags &&
+			check "$label" "$D/$label"
+	done <<'EOF2'
+mips64el-pg mips64el-linux-gnuabi64-gcc - - -pg
+mips64el-clang clang,--target=mips64el-linux-gnuabi64 - - -pg
+mips64el-nopic mips64el-linux-gnuabi64-gcc - -no-pie+-Wl,-Ttext-segment=0x10000000 -pg -fno-pic -mno-abicalls
+mips64el-nopic-nop mips64el-linux-gnuabi64-gcc --nop -no-pie+-Wl,-Ttext-segment=0x10000000 -pg -fno-pic -mno-abicalls
+mips64el-pg-nop mips64el-linux-gnuabi64-gcc --nop - -pg
+mips64el-longcalls-nop mips64el-linux-gnuabi64-gcc --nop - -pg -mlong-calls
+EOF2
+	# The placing rules args.c does not reach (abi_mips.c), with gcc -pg.
+	ARGS_SRC=$SRC/abi_mips.c form mips64el-abi "$D/mips64el-abi" mips64el-linux-gnuabi64-gcc \
+		mips64el-linux-gnuabi64-strip - -pg &&
+		ARGS_EXPECT=$SRC/expect_mips64el.txt check mips64el-abi "$D/mips64el-abi"
+else
+	ok 1 "mips64el-linux-gnuabi64-gcc and build/mips64el/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- MIPS o32 (mipsel), under qemu-user: the forms t/95-rt-mipsel.t traces (long double is double) ----
+if command -v mipsel-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/mipsel/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags flags; do
+		[ "$ldflags" != - ] || ldflags=
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=${ldflags//+/ } form "$label" "$D/$label" "${cc//,/ }" mipsel-linux-gnu-strip "$rmc" $flags &&
+			check "$label" "$D/$label" "--machine $SRC/machine-o32.txt"
+	done <<'EOF2'
+mipsel-pg mipsel-linux-gnu-gcc - - -pg
+mipsel-clang clang,--target=mipsel-linux-gnu - - -pg
+mipsel-nopic mipsel-linux-gnu-gcc - -no-pie -pg -fno-pic -mno-abicalls
+mipsel-nopic-nop mipsel-linux-gnu-gcc --nop -no-pie -pg -fno-pic -mno-abicalls
+mipsel-pg-nop mipsel-linux-gnu-gcc --nop - -pg
+mipsel-longcalls-nop mipsel-linux-gnu-gcc --nop - -pg -mlong-calls
+EOF2
+	ARGS_SRC=$SRC/abi_mips.c form mipsel-abi "$D/mipsel-abi" mipsel-linux-gnu-gcc mipsel-linux-gnu-strip - -pg &&
+		ARGS_EXPECT=$SRC/expect_mipsel.txt check mipsel-abi "$D/mipsel-abi"
+else
+	ok 1 "mipsel-linux-gnu-gcc and build/mipsel/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 done_testing

@@ -6,6 +6,7 @@
  * first instruction of the sequence.
  */
 #include "arch/arch.h"
+#include "arch/mips/args_mips.h"
 #include "arch/mips/insn.h"
 
 #define R_MIPS_PC32 248		/* GNU extension, not in every <elf.h> */
@@ -168,6 +169,8 @@ const struct arch arch_mips32 = {
 	.insn_align = 4,
 	/* o32: every struct in memory; MIPS's own errno numbers above 34 */
 	.values = { .struct_regs = 0, .errno_max = 34, .ldbl_mant = 53 },
+	.place_args = arg_place_mips_o32,
+	.ret_by_address = arg_ret_by_address_mips_o32,
 	/* a recorded site is the sequence's first word: the call is further */
 	.ra_span = MIPS_SEQ_AFTER + 4,
 	.cc = { "-pg", "-pg" },
@@ -231,6 +234,8 @@ const struct arch arch_mips64 = {
 	.insn_align = 4,
 	/* n64: structs of up to 16 bytes in v0:v1 */
 	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113 },
+	.place_args = arg_place_mips_n64,
+	.ret_by_address = arg_ret_by_address_mips_n64,
 	.ra_span = MIPS_SEQ_AFTER + 4,
 	.cc = { "-pg", "-pg" },
 };

@@ -7,7 +7,9 @@
  *
  * Entry: every register the hook convention keeps (glibc's _mcount: the
  * argument registers, v0 which gcc uses for the static chain there; we
- * also keep v1, t7, gp and the FP argument registers) is saved,
+ * also keep v1, t7, gp and the FP argument registers) is saved (the
+ * argument registers first, where rt_mips.c's arg_regs says: the
+ * entry_args trampolines record them),
  * rt_mips_enter() (rt_mips.c) finds the return address's slot and calls
  * rt_enter, and we return to the function with ra = our copy of at, which
  * rt_mips_enter may have replaced, and (o32) sp 8 higher than we got it:
@@ -24,12 +26,15 @@
 	.set nomips16
 	.text
 
+/* Added to the capture rt_mips_enter() gets: record the arguments from our save area (rt_mips.c). */
+#define RT_MIPS_ARGS 0x200
+
 #if _MIPS_SIM == _ABIO32
 
 #define EFRAME 72	/* o32: 16 bytes of argument area, then the saves */
 #define EREGSLOT 48
 
-.macro ENTRY name, capture
+.macro ENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -62,7 +67,7 @@
 	addiu $6, $sp, EREGSLOT
 	lw $25, %got(rt_mips_enter)($28)
 	jalr $25
-	li $7, \capture
+	li $7, \capture + RT_MIPS_ARGS * \args
 	lw $4, 16($sp)
 	lw $5, 20($sp)
 	lw $6, 24($sp)
@@ -89,7 +94,7 @@
 #define EFRAME 176
 #define EREGSLOT 96
 
-.macro ENTRY name, capture
+.macro ENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -130,7 +135,7 @@
 	daddiu $6, $sp, EREGSLOT
 	ld $25, %got_disp(rt_mips_enter)($28)
 	jalr $25
-	li $7, \capture
+	li $7, \capture + RT_MIPS_ARGS * \args
 	ld $4, 0($sp)
 	ld $5, 8($sp)
 	ld $6, 16($sp)
@@ -163,13 +168,19 @@
 
 #endif
 
-/* One per enum capture (rt.h), in its order. */
+/* One per enum capture (rt.h), in its order; then the same recording the arguments too. */
 ENTRY rt_entry_mcount_gpr, 0
 ENTRY rt_entry_mcount_none, 1
 ENTRY rt_entry_mcount_fp, 2
 ENTRY rt_entry_mcount_wide, 3
 ENTRY rt_entry_mcount_string, 4
 ENTRY rt_entry_mcount_all, 5
+ENTRY rt_entry_args_mcount_gpr, 0, 1
+ENTRY rt_entry_args_mcount_none, 1, 1
+ENTRY rt_entry_args_mcount_fp, 2, 1
+ENTRY rt_entry_args_mcount_wide, 3, 1
+ENTRY rt_entry_args_mcount_string, 4, 1
+ENTRY rt_entry_args_mcount_all, 5, 1
 
 	.globl rt_return_regs
 	.hidden rt_return_regs

@@ -34,6 +34,12 @@
  *
  * MIPS has no entry hook (-mfentry), and gcc's
  * -fpatchable-function-entry pads are not traced here (pad_site_len 0).
+ *
+ * Arguments (--args): the hook follows the prologue, so the argument
+ * registers hold the arguments only if the prologue left them alone,
+ * which rt_mips_enter() checks per site, and the stack arguments lie at
+ * the entry sp, which the same walk of the prologue gives (o32: the caller's
+ * 16 bytes of home space, then the words past $a0-$a3).
  */
 #include <elf.h>
 #include <stdio.h>
@@ -45,17 +51,30 @@
 #include "arch/mips/insn.h"
 
 RT_ENTRIES(mcount)
+RT_ENTRIES_ARGS(mcount)
+
+/* rt_mips.S's flag on the capture: record the arguments (an entry_args trampoline). */
+#define RT_MIPS_ARGS 0x200u
 
 #if _MIPS_SIM == _ABIO32
 #define SAVE_RA		MIPS_SW_RA_SP
 #define ADD_SP		MIPS_ADDIU_SP
 #define DISABLED	MIPS_ADDIU_SP_8		/* the hook's pop */
 #define DESC_HOST	(&arch_mips32)
+/* rt_mips.S's frame (EFRAME) and its at copy's offset (EREGSLOT); the argument registers are $4-$7, $f12, $f14. */
+#define EFRAME		72
+#define EREGSLOT	48
+#define ARG_GPRS	4
+#define ARG_FPRS	4	/* $f12-$f15: two doubles as register pairs */
 #else
 #define SAVE_RA		MIPS_SD_RA_SP
 #define ADD_SP		MIPS_DADDIU_SP
 #define DISABLED	MIPS_NOP
 #define DESC_HOST	(&arch_mips64)
+#define EFRAME		176
+#define EREGSLOT	96
+#define ARG_GPRS	8	/* $4-$11 */
+#define ARG_FPRS	8	/* $f12-$f19 */
 #endif
 #define REGION		((uintptr_t)MIPS_JAL_REGION)
 /* The stubs' instructions, their immediates 0. */
@@ -199,7 +218,21 @@ const struct rt_arch rt_arch_host = {
 	.reach_region = REGION,
 	/* No entry hooks: the second row only fills the stub page's layout. */
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(mcount) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(mcount) },
+	/*
+	 * rt_mips.S's save area.  rt_mips_enter passes the function's entry
+	 * sp as where the stack arguments are (rt_enter_args_at): n64's stack
+	 * slots start there, and so do o32's argument words, whose offsets
+	 * the placer counts from the 16 bytes of home space for $a0-$a3.
+	 */
+#if _MIPS_SIM == _ABIO32
+	.arg_regs = { .gpr = { 16, 20, 24, 28 }, .fpr = 56, .fpr_stride = 8 },
+#else
+	.arg_regs = { .gpr = { 0, 8, 16, 24, 32, 40, 48, 56 }, .fpr = 112, .fpr_stride = 8 },
+#endif
 	.site_nop = mips_site_nop,
+	/* The call word's delay slot: the hook returns past it. */
+	.ra_after_site = 4,
 	.prepare_site = mips_prepare_site,
 	/* The sequence around the recorded word (arch/mips/insn.h). */
 	.site_before = MIPS_SEQ_BEFORE,
@@ -236,6 +269,62 @@ static bool writes_sp(uint32_t w)
 		op == 26 || op == 27 || op == 55) && ((w >> 16) & 31) == 29;
 }
 
+static bool is_gpr_arg(unsigned r)
+{
+	return r >= 4 && r < 4 + ARG_GPRS;
+}
+
+static bool is_fpr_arg(unsigned r)
+{
+	return r >= 12 && r < 12 + ARG_FPRS;
+}
+
+/*
+ * Whether an instruction may write an argument register (GPR or FP):
+ * false only for the forms known to write elsewhere or nowhere, which are
+ * what a prologue holds.
+ */
+static bool writes_arg(uint32_t w)
+{
+	unsigned op = MIPS_OP(w), rs = (w >> 21) & 31, rt = (w >> 16) & 31, rd = (w >> 11) & 31;
+	unsigned fd = (w >> 6) & 31;
+
+	switch (op) {
+	case 0:		/* SPECIAL: rd (or hi/lo) */
+	case 28:	/* SPECIAL2: mul */
+		return is_gpr_arg(rd);
+	case 2:		/* j */
+	case 3:		/* jal: ra */
+	case 40 ... 47:	/* stores, cache */
+	case 57:	/* swc1 */
+	case 61:	/* sdc1 */
+	case 63:	/* sd */
+		return false;
+	case 8 ... 15:	/* ALU immediate, lui */
+	case 24 ... 27:	/* daddi, daddiu, ldl, ldr */
+	case 32 ... 39:	/* loads */
+	case 55:	/* ld */
+		return is_gpr_arg(rt);
+	case 49:	/* lwc1 */
+	case 53:	/* ldc1 */
+		return is_fpr_arg(rt);
+	case 31:	/* SPECIAL3 (ext, ins, seb, rdhwr...): rt or rd */
+		return is_gpr_arg(rt) || is_gpr_arg(rd);
+	case 17:	/* COP1 */
+		if (rs < 4)	/* mfc1, dmfc1, cfc1, mfhc1 */
+			return is_gpr_arg(rt);
+		if (rs < 8)	/* mtc1, dmtc1, ctc1, mthc1 */
+			return is_fpr_arg(rd);
+		if (rs == 8)	/* bc1 */
+			return false;
+		return is_fpr_arg(fd);
+	case 19:	/* COP1X: madd, lwxc1... */
+		return is_fpr_arg(fd);
+	default:
+		return true;
+	}
+}
+
 void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capture) RT_HIDDEN;
 
 /*
@@ -262,40 +351,70 @@ void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capt
  * holds meanwhile: a leaf's saved register, or (o32) the 8 bytes the
  * sequence pushed.  rt_enter works on our copy of at put there, and the
  * word gets its own value back before the function goes on.
+ *
+ * Arguments (an entry_args trampoline): the registers as it saved them
+ * are the function's arguments if nothing from its entry to the hook
+ * (the delay slot included) wrote an argument register, which holds for
+ * gcc's prologue and is checked for each (clang makes the hook an
+ * ordinary call and moves the arguments to other registers before it;
+ * it could reuse theirs).  The caller's stack arguments start at the
+ * entry sp, which the walk gives when it reaches the function's start
+ * (the slot is not at a fixed distance from it: gcc saves ra below FP
+ * registers, a varargs function its argument registers above ra).  What
+ * is not known so is not read, and prints "?" (rt_enter_args_at).
  */
 enum frame_kind { FRAME_UNKNOWN, FRAME_SAVED, FRAME_LEAF };
 
-/* What the prologue before `call` says, and the word's offset from the hook's sp. */
-static enum frame_kind read_prologue(uintptr_t call, intptr_t *off)
+/* What read_prologue() found besides the slot: the arguments can be recorded when both hold. */
+#define PROLOGUE_ENTRY_SP	1	/* *entry is the entry sp's offset from the hook's */
+#define PROLOGUE_ARGS_KEPT	2	/* no argument register was written before the hook */
+
+/*
+ * What the prologue before `call` says, the word's offset from the hook's
+ * sp, and PROLOGUE_* flags.  A saved ra is known from its store even when
+ * the rest of the walk fails (no flags then).
+ */
+static enum frame_kind read_prologue(uintptr_t call, intptr_t *off, intptr_t *entry, unsigned *flags)
 {
 	intptr_t pushed = 0, last = 0;
 	uint32_t w = word(call + 4);
-	unsigned n = 0;
+	unsigned n = 0, writes = 0, last_writes = 0;
+	bool saved = false;
 
+	*flags = 0;
+	writes = writes_arg(w);
 	if ((w & MIPS_OP_RS_RT_MASK) == ADD_SP)
 		pushed = last = mips_simm(w);
 	for (uintptr_t a = call - 4;; a -= 4) {
 		if (++n > 64)
-			return FRAME_UNKNOWN;
+			return saved ? FRAME_SAVED : FRAME_UNKNOWN;
 		w = word(a);
 		if (is_branch(w)) {
-			pushed -= last;	/* the instruction after it was its delay slot */
+			/* The instruction after it was its delay slot. */
+			pushed -= last;
+			writes -= last_writes;
 			break;
 		}
 		if (is_trap(w))
 			break;
 		last = 0;
-		if ((w & MIPS_OP_RS_RT_MASK) == SAVE_RA) {
+		writes += last_writes = writes_arg(w);
+		if (!saved && (w & MIPS_OP_RS_RT_MASK) == SAVE_RA) {
 			*off = -pushed + mips_simm(w);
-			return FRAME_SAVED;
-		}
-		if ((w & MIPS_OP_RS_RT_MASK) == ADD_SP)
+			saved = true;
+		} else if ((w & MIPS_OP_RS_RT_MASK) == ADD_SP) {
 			pushed += last = mips_simm(w);
-		else if (writes_sp(w))
-			return FRAME_UNKNOWN;
+		} else if (writes_sp(w)) {
+			return saved ? FRAME_SAVED : FRAME_UNKNOWN;
+		}
 	}
-	*off = -pushed - (intptr_t)sizeof(uintptr_t);
-	return FRAME_LEAF;
+	if (!saved)
+		*off = -pushed - (intptr_t)sizeof(uintptr_t);
+	*entry = -pushed;
+	*flags |= PROLOGUE_ENTRY_SP;
+	if (!writes)
+		*flags |= PROLOGUE_ARGS_KEPT;
+	return saved ? FRAME_SAVED : FRAME_LEAF;
 }
 
 /*
@@ -306,40 +425,71 @@ static enum frame_kind read_prologue(uintptr_t call, intptr_t *off)
 #define PROLOGUE_CACHE 64
 static __thread struct {
 	uintptr_t call;
-	int32_t off;
-	uint8_t kind;
+	int32_t off, entry;
+	uint8_t kind, flags;
 } prologues[PROLOGUE_CACHE] __attribute__((tls_model("initial-exec")));
+
+static void enter(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, uintptr_t stack,
+		  unsigned unknown)
+{
+	if (regs)
+		rt_enter_args_at(ra, slot, capture, regs, (const uint8_t *)stack, unknown);
+	else
+		rt_enter(ra, slot, capture);
+}
 
 void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capture)
 {
 	uintptr_t call = ra - 8, *slot, kept;
-	unsigned h = (unsigned)(call >> 2) % PROLOGUE_CACHE;
+	unsigned h = (unsigned)(call >> 2) % PROLOGUE_CACHE, flags, unknown = 0;
+	const uint8_t *regs = NULL;
+	uint8_t saved[EFRAME] __attribute__((aligned(8)));
 	enum frame_kind kind;
-	intptr_t off = 0;
+	intptr_t off = 0, entry = 0;
 
 	if (prologues[h].call == call) {
 		kind = prologues[h].kind;
 		off = prologues[h].off;
+		entry = prologues[h].entry;
+		flags = prologues[h].flags;
 	} else {
-		kind = read_prologue(call, &off);
+		kind = read_prologue(call, &off, &entry, &flags);
 		prologues[h].call = call;
 		prologues[h].off = (int32_t)off;
+		prologues[h].entry = (int32_t)entry;
 		prologues[h].kind = (uint8_t)kind;
+		prologues[h].flags = (uint8_t)flags;
 	}
 	if (kind == FRAME_UNKNOWN)
 		return;
+	/* The save area starts EREGSLOT bytes below at's copy (rt_mips.S). */
+	if (capture & RT_MIPS_ARGS)
+		regs = (const uint8_t *)regslot - EREGSLOT;
+	if (!(flags & PROLOGUE_ENTRY_SP))
+		unknown |= ARGS_NO_STACK;
+	if (!(flags & PROLOGUE_ARGS_KEPT))
+		unknown |= ARGS_NO_REGS;
+	capture &= ~RT_MIPS_ARGS;
 	slot = (uintptr_t *)(sp + off);
 	if (kind == FRAME_SAVED) {
 		if (*slot != *regslot)
 			return;
-		rt_enter(ra, slot, capture);
+		enter(ra, slot, capture, regs, sp + entry, unknown);
 		/* ra as well: whichever the function returns through leads to the return trampoline. */
 		*regslot = *slot;
 		return;
 	}
+	/*
+	 * n64: a leaf without a frame has its slot in our frame, where $f19
+	 * was saved: the arguments are read from a copy made before.
+	 */
+	if (regs && (uintptr_t)slot - (uintptr_t)regs < EFRAME) {
+		memcpy(saved, regs, EFRAME);
+		regs = saved;
+	}
 	kept = *slot;
 	*slot = *regslot;
-	rt_enter(ra, slot, capture);
+	enter(ra, slot, capture, regs, sp + entry, unknown);
 	*regslot = *slot;
 	*slot = kept;
 }

@@ -467,10 +467,13 @@ static inline __attribute__((always_inline)) bool emit_entry(struct tstate *t, u
 }
 
 /* A piece's value from where the entry trampoline or the caller left it (struct rt_arg_src). */
-static inline uint64_t load_piece(const uint8_t *const base[2], const struct rt_arg_src *s)
+static inline uint64_t load_piece(const uint8_t *const base[2], const struct rt_arg_src *s, unsigned unknown)
 {
 	uint64_t v;
 
+	/* What this call's hook could not see is not read: it prints "?". */
+	if (__builtin_expect(unknown & (s->from_slot ? ARGS_NO_STACK : ARGS_NO_REGS), 0))
+		return 0;
 	memcpy(&v, base[s->from_slot] + s->off, sizeof(v));
 	return v >> s->shift & s->mask;
 }
@@ -482,13 +485,13 @@ static inline uint64_t load_piece(const uint8_t *const base[2], const struct rt_
  * without the arguments that follow it.
  */
 static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate *t, uintptr_t ra, uint32_t depth,
-								   uint64_t ts, const uintptr_t *slot,
-								   const uint8_t *regs)
+								   uint64_t ts, const uint8_t *stack,
+								   const uint8_t *regs, unsigned unknown)
 {
 	const struct rt_arg_spec *spec = rt_args_spec(ra);
 	size_t n = spec ? spec->nwords : 0;
 	uint64_t *w = reserve(t, EV_ENTRY_WORDS + EV_HEADER_WORDS + n);
-	const uint8_t *base[2] = { regs, (const uint8_t *)slot };
+	const uint8_t *base[2] = { regs, stack };
 
 	if (!w) {
 		lose(t);
@@ -497,9 +500,9 @@ static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate 
 	w[0] = ts;
 	w[1] = EV_ENTRY_WORD(ra, depth);
 	w[2] = ts;
-	w[3] = EV_HEADER(EV_ARGS, depth, spec ? spec->flags : ARGS_UNPLACED, EV_HEADER_WORDS + n);
+	w[3] = EV_HEADER(EV_ARGS, depth, spec ? spec->flags | unknown : ARGS_UNPLACED, EV_HEADER_WORDS + n);
 	for (size_t i = 0; i < n; i++)
-		w[4 + i] = load_piece(base, &spec->word[i].lo) | load_piece(base, &spec->word[i].hi) << 32;
+		w[4 + i] = load_piece(base, &spec->word[i].lo, unknown) | load_piece(base, &spec->word[i].hi, unknown) << 32;
 	commit(t, EV_ENTRY_WORDS + EV_HEADER_WORDS + n);
 	return true;
 }
@@ -528,7 +531,8 @@ static bool is_return_trampoline(uintptr_t a)
  * NULL) have none of their code: --args off costs nothing per call.
  */
 static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t *slot, unsigned capture,
-							 uintptr_t dead, const uint8_t *regs)
+							 uintptr_t dead, const uint8_t *regs, const uint8_t *stack,
+							 unsigned unknown)
 {
 	struct tstate *t = thread_state();
 	struct frame *f;
@@ -563,7 +567,7 @@ static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t 
 	}
 	if (tail && !t->depth)
 		goto out;	/* no frame it could belong to: left as it is */
-	if (!(regs ? emit_entry_args(t, ra, t->depth, ts, slot, regs) : emit_entry(t, ra, t->depth, ts)))
+	if (!(regs ? emit_entry_args(t, ra, t->depth, ts, stack, regs, unknown) : emit_entry(t, ra, t->depth, ts)))
 		goto out;
 	f = &t->frames[t->depth];
 	f->ret = *slot;
@@ -583,22 +587,28 @@ out:
 
 void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead)
 {
-	enter(ra, slot, capture, dead, NULL);
+	enter(ra, slot, capture, dead, NULL, NULL, 0);
 }
 
 void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture)
 {
-	enter(ra, slot, capture, (uintptr_t)slot, NULL);
+	enter(ra, slot, capture, (uintptr_t)slot, NULL, NULL, 0);
 }
 
 void rt_enter_args(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs)
 {
-	enter(ra, slot, capture, (uintptr_t)slot, regs);
+	enter(ra, slot, capture, (uintptr_t)slot, regs, (const uint8_t *)slot, 0);
+}
+
+void rt_enter_args_at(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs, const uint8_t *stack,
+		      unsigned unknown)
+{
+	enter(ra, slot, capture, (uintptr_t)slot, regs, stack, unknown);
 }
 
 void rt_enter_args_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t dead, const uint8_t *regs)
 {
-	enter(ra, slot, capture, dead, regs);
+	enter(ra, slot, capture, dead, regs, (const uint8_t *)slot, 0);
 }
 
 /*
