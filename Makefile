@@ -128,7 +128,7 @@ CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_Q
 	$(wildcard arch/*/rt_$(call cross_field,$(m),2).c), \
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
-.PHONY: all check demo install clean bench bench-runtime bench-e2e bench-layout bench-cross bench-instrument bench-wrapper $(CROSS_RUNTIMES)
+.PHONY: all check demo install clean bench bench-runtime bench-args bench-e2e bench-layout bench-cross bench-instrument bench-wrapper $(CROSS_RUNTIMES)
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(BUILD)/objpatch-c++ $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the targets are not installed: a sanitized host
@@ -279,6 +279,11 @@ bench-runtime: all
 	bench/format.sh
 	bench/e2e.sh
 	bench/profile.sh
+	bench/args.sh
+
+# What typed arguments cost per traced call (issue 20), its section of bench/RESULTS-runtime.md.
+bench-args: all
+	bench/args.sh
 
 bench-e2e: all
 	bench/e2e.sh
