@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "objpatch/cli/annotate.h"
+#include "objpatch/cli/attach.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
 #include "objpatch/cli/run.h"
@@ -441,6 +442,8 @@ int main(int argc, char **argv)
 		{ "record", run_main },
 		{ "report", report_main },
 		{ "annotate", annotate_main },
+		/* Not in the usage yet: only its first step, --inject-only, is there (issue 21). */
+		{ "attach", attach_main },
 	};
 
 	if (argc < 2) {

@@ -136,7 +136,7 @@ static bool runtime_at(char *out, size_t len, const char *self, const struct run
 	return n > 0 && (size_t)n < len && access(out, R_OK) == 0;
 }
 
-static int find_runtime(char *out, size_t len, const char *sub)
+int run_find_runtime(char *out, size_t len, const char *sub)
 {
 	char self[PATH_MAX], *slash;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -427,7 +427,7 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 			fprintf(stderr, "objpatch run: %s: %s\n", o->lib, strerror(errno));
 			return -1;
 		}
-	} else if (find_runtime(lib, PATH_MAX, sub) < 0) {
+	} else if (run_find_runtime(lib, PATH_MAX, sub) < 0) {
 		fprintf(stderr, "objpatch run: %slibobjpatch.so is neither beside objpatch nor installed in %s%s: "
 			"build it with make (and make install), or give one with --lib\n",
 			sub, OBJPATCH_LIBDIR, sub[0] ? "/objpatch" : "");

@@ -4,5 +4,10 @@
 #define OBJPATCH_CLI_RUN_H
 
 int run_main(int argc, char **argv);
+/*
+ * The runtime objpatch loads into programs: "" this machine's, "NAME/"
+ * another's (arch/machines.h's qemu name).  0, or -1 when none is there.
+ */
+int run_find_runtime(char *out, size_t len, const char *sub);
 
 #endif

@@ -92,8 +92,30 @@ static void check_filter(void)
 }
 
 /*
+ * Whether `objpatch attach` is loading the runtime: environ is read
+ * itself, as objpatch wrote it, since a program may have a getenv() of
+ * its own that reads something else (bash's reads its variable table).
+ */
+static bool attaching(void)
+{
+	extern char **environ;
+
+	for (char **e = environ; e && *e; e++)
+		if (!strcmp(*e, RT_ATTACH_VAR "=1"))
+			return true;
+	return false;
+}
+
+/*
  * The environment's filter is applied before the first scan, so that the
  * start-up pass writes every site once, straight to its final state.
+ *
+ * Loaded into a running process by `objpatch attach` (whose environment
+ * holds OBJPATCH_ATTACH for the length of that dlopen), the runtime stays
+ * dormant: the process's own OBJPATCH_* variables were not set for this
+ * attach, and a runtime that started would change what the process does
+ * (its sites rewritten, a writer thread, a trace at exit, a variable its
+ * children inherit).  Nothing is set up until objpatch asks.
  */
 __attribute__((constructor)) static void rt_init(void)
 {
@@ -101,6 +123,8 @@ __attribute__((constructor)) static void rt_init(void)
 	size_t patched = 0;
 	char err[256];
 
+	if (attaching())
+		return;
 	rt_read_settings();
 	rt_timestamp_init();
 	rt_output_init();

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A process for objpatch attach to load the runtime into (t/97-attach.t):
+ * workers that check their own results in a loop (floating point kept in
+ * vector registers across many instructions, integer hashes, malloc and
+ * free of patterned blocks), and a reader blocked in read() on standard
+ * input.  Any value a stop and a remote call disturbed shows up as a wrong
+ * result: the program says which and exits 3.
+ *
+ * It prints "ready" once every thread runs, then waits for a line on
+ * standard input; with it, the workers stop, each prints its rounds, the
+ * reader prints what it read, and the program exits 7.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WORKERS 4
+
+static atomic_bool stop;
+static atomic_int running;
+
+static void wrong(const char *what, long round, double got, double want)
+{
+	printf("wrong: %s at round %ld: %.17g, expected %.17g\n", what, round, got, want);
+	fflush(stdout);
+	_exit(3);
+}
+
+/* The sum of k*k for k = 1..n in doubles, exact below 2^53: n(n+1)(2n+1)/6. */
+static void squares(long round)
+{
+	volatile long n = 2000 + round % 7;
+	double s = 0, k;
+
+	for (k = 1; k <= n; k++)
+		s += k * k;
+	if (s != (double)(n * (n + 1) * (2 * n + 1) / 6))
+		wrong("sum of squares", round, s, (double)(n * (n + 1) * (2 * n + 1) / 6));
+}
+
+/* An FNV-1a hash of the round's bytes, computed twice, once backwards through memmove'd copies. */
+static void hashes(long round)
+{
+	unsigned char a[256], b[256];
+	uint64_t h1 = 14695981039346656037u, h2 = 14695981039346656037u;
+
+	for (int i = 0; i < 256; i++)
+		a[i] = (unsigned char)(i * 31 + round);
+	memmove(b, a, sizeof(a));
+	memmove(b + 1, b, sizeof(b) - 1);
+	for (int i = 0; i < 256; i++)
+		h1 = (h1 ^ a[i]) * 1099511628211u;
+	for (int i = 1; i < 256; i++)
+		h2 = (h2 ^ b[i]) * 1099511628211u;
+	h2 = (h2 ^ a[255]) * 1099511628211u;
+	if (h1 != h2)
+		wrong("hash", round, (double)h1, (double)h2);
+}
+
+/* Blocks of many sizes, filled, checked and freed: the allocator is busy all the time. */
+static void allocations(long round)
+{
+	void *p[64];
+
+	for (int i = 0; i < 64; i++) {
+		size_t size = 16 + (size_t)((i * 977 + round) % 4000);
+
+		if (!(p[i] = malloc(size)))
+			wrong("malloc", round, 0, (double)size);
+		memset(p[i], i, size);
+	}
+	for (int i = 0; i < 64; i++) {
+		if (((unsigned char *)p[i])[0] != (unsigned char)i)
+			wrong("block", round, ((unsigned char *)p[i])[0], i);
+		free(p[i]);
+	}
+}
+
+static void *worker(void *arg)
+{
+	long id = (long)arg, round = 0;
+
+	atomic_fetch_add(&running, 1);
+	while (!atomic_load(&stop)) {
+		squares(round);
+		hashes(round);
+		if (id % 2)
+			allocations(round);
+		round++;
+	}
+	return (void *)round;
+}
+
+static void *reader(void *arg)
+{
+	static char line[128];
+	ssize_t n;
+
+	(void)arg;
+	atomic_fetch_add(&running, 1);
+	do
+		n = read(0, line, sizeof(line) - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		printf("read failed: %s\n", strerror(errno));
+	else
+		line[n] = 0;
+	atomic_store(&stop, true);
+	return n < 0 ? NULL : line;
+}
+
+int main(void)
+{
+	pthread_t w[WORKERS], r;
+	void *rounds, *line;
+	int bad = 0;
+
+	for (long i = 0; i < WORKERS; i++)
+		pthread_create(&w[i], NULL, worker, (void *)i);
+	pthread_create(&r, NULL, reader, NULL);
+	while (atomic_load(&running) < WORKERS + 1)
+		sched_yield();
+	printf("ready\n");
+	fflush(stdout);
+	pthread_join(r, &line);
+	for (int i = 0; i < WORKERS; i++) {
+		pthread_join(w[i], &rounds);
+		printf("worker %d: %s\n", i, (long)rounds > 0 ? "ran, all right" : "never ran");
+		bad |= (long)rounds <= 0;
+	}
+	printf("read: %s", line ? (char *)line : "(failed)\n");
+	return bad || !line ? 1 : 7;
+}
