@@ -110,6 +110,37 @@ scenario() {
 # ---- x86_64 ----
 compile_ok "[x86_64] target" gcc "${CFLAGS[@]}" -o "$D/target" "$SRC" && scenario x86_64 "$D/target" 0
 
+# A thread holds the loader's lock (blocked inside dl_iterate_phdr's
+# callback): dlopen in the thread objpatch picks waits for it.  objpatch
+# says so in one line after 2 s and lets the other threads run; once the
+# holder lets go (a byte on its pipe), the load ends as any other.
+rm -f "$D/hold" "$D/attach.err"
+mkfifo "$D/hold" "$D/attach.err"
+if started hold "$D/target" hold-loader 5<> "$D/hold"; then
+	reader_thread 0 > /dev/null
+	"$OBJPATCH" attach --inject-only "$pid" > "$D/attach.out" 2> "$D/attach.err" &
+	attacher=$!
+	exec 6< "$D/attach.err"
+	read -r -t 60 line <&6
+	[[ "$line" =~ "dlopen has not returned in thread "[0-9]+" after 2 s: another thread holds a lock" ]]
+	ok $? "[hold] one line says dlopen waits for a lock another thread holds ($line)"
+	echo x > "$D/hold"
+	wait "$attacher"
+	is "$?" 0 "[hold] the load ends once the holder lets go: status 0"
+	grep -q "loaded, dormant" "$D/attach.out"
+	ok $? "[hold] ... and says loaded"
+	exec 6<&-
+	echo "line" >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "[hold] the program exits with its own status"
+	is "$(grep -c 'ran, all right' <<< "$out")" 4 "[hold] every worker's results were right"
+else
+	ok 1 "[hold] the target starts and says ready"
+fi
+
 # bash has a getenv() of its own, which reads its variable table, not
 # environ, and a copy of environ in the executable: the runtime still
 # sees objpatch's variable and stays dormant.  Its only thread is

@@ -36,7 +36,7 @@
 #define CALL_ALONE_MS 2000
 /* And then with the other threads running, before the call is given up as deadlocked. */
 #define CALL_SHARED_MS 10000
-/* Rounds of letting the process run while every thread is inside malloc or the loader. */
+/* Rounds of letting the process run while a thread is inside malloc or the loader. */
 #define PICK_ROUNDS 200
 /* How much of a stack is searched for return addresses into the code to avoid. */
 #define STACK_SCAN 16384
@@ -311,30 +311,47 @@ static bool thread_inside(struct inject *in, struct inject_thread *t, struct rem
 	return false;
 }
 
+/*
+ * The first thread not inside `avoid`, or -1; *clear: no thread at all
+ * is inside (none holds a lock the call could wait for).
+ */
 static ssize_t first_free(struct inject *in, struct remote_state *s, const struct inject_range *avoid,
-			  size_t navoid)
+			  size_t navoid, bool *clear)
 {
-	for (size_t i = 0; i < in->n; i++)
-		if (!in->t[i].gone && !in->t[i].signal_stop && !thread_inside(in, &in->t[i], s, avoid, navoid))
-			return (ssize_t)i;
-	return -1;
+	ssize_t free_one = -1;
+
+	*clear = true;
+	for (size_t i = 0; i < in->n; i++) {
+		if (in->t[i].gone)
+			continue;
+		if (thread_inside(in, &in->t[i], s, avoid, navoid))
+			*clear = false;
+		else if (free_one < 0 && !in->t[i].signal_stop)
+			free_one = (ssize_t)i;
+	}
+	return free_one;
 }
 
 ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t navoid)
 {
 	struct remote_state *s = malloc(sizeof(*s));
 	ssize_t pick = -1;
+	bool clear = false;
 
 	if (!s)
 		return fail(in, "%d: out of memory", (int)in->pid);
-	for (int round = 0; round < PICK_ROUNDS && pick < 0 && !all_gone(in); round++) {
-		if ((pick = first_free(in, s, avoid, navoid)) >= 0)
+	/* Best: no thread inside; else, after a while, at least not the one that calls. */
+	for (int round = 0; round < PICK_ROUNDS && !all_gone(in); round++) {
+		pick = first_free(in, s, avoid, navoid, &clear);
+		if (clear && pick >= 0)
 			break;
 		resume_others(in, NULL);
 		pause_ms(1);
 		if (restop_others(in, NULL) < 0)
 			break;
 	}
+	if (!in->err[0] && !clear)
+		pick = first_free(in, s, avoid, navoid, &clear);
 	free(s);
 	if (in->err[0])
 		return -1;
@@ -400,7 +417,7 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 		if (r == 0 && now_ms() < deadline) {
 			pause_ms(1);
 		} else if (r == 0 && !shared) {
-			fprintf(stderr, "objpatch: attach: %d: %s has not returned in thread %d after %d s: another thread "
+			fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %d s: another thread "
 				"holds a lock it needs (malloc's or the loader's); the other threads run until it returns\n",
 				(int)in->pid, what, (int)t->tid, CALL_ALONE_MS / 1000);
 			resume_others(in, t);

@@ -48,8 +48,9 @@ int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port);
 /*
  * The thread to borrow: one whose pc and the top of whose stack hold no
  * address of `avoid` (it is not inside malloc or the loader, whose locks
- * the call would need).  The process is let run for a moment and stopped
- * again while every thread is inside; -1 with in->err set on failure.
+ * the call would need), at a moment when no thread is inside: the
+ * process is let run for a moment and stopped again until then, or for
+ * a bounded number of rounds.  -1 with in->err set on failure.
  */
 ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t navoid);
 

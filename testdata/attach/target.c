@@ -10,8 +10,14 @@
  * It prints "ready" once every thread runs, then waits for a line on
  * standard input; with it, the workers stop, each prints its rounds, the
  * reader prints what it read, and the program exits 7.
+ *
+ * `target hold-loader` also runs a thread that holds the loader's lock
+ * (inside dl_iterate_phdr's callback, blocked reading fd 5) until a byte
+ * comes on fd 5: a dlopen by another thread waits for it meanwhile.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -117,16 +123,40 @@ static void *reader(void *arg)
 	return n < 0 ? NULL : line;
 }
 
-int main(void)
+/* Blocked here, the thread holds the lock dlopen takes to add a module to the list. */
+static int hold_in_callback(struct dl_phdr_info *info, size_t size, void *data)
 {
-	pthread_t w[WORKERS], r;
+	char c;
+
+	(void)info;
+	(void)size;
+	(void)data;
+	atomic_fetch_add(&running, 1);
+	while (read(5, &c, 1) < 0 && errno == EINTR)
+		;
+	return 1;	/* no other module */
+}
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	dl_iterate_phdr(hold_in_callback, NULL);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t w[WORKERS], r, h;
 	void *rounds, *line;
-	int bad = 0;
+	int bad = 0, threads = WORKERS + 1;
+	bool hold = argc > 1 && !strcmp(argv[1], "hold-loader");
 
 	for (long i = 0; i < WORKERS; i++)
 		pthread_create(&w[i], NULL, worker, (void *)i);
 	pthread_create(&r, NULL, reader, NULL);
-	while (atomic_load(&running) < WORKERS + 1)
+	if (hold && !pthread_create(&h, NULL, holder, NULL))
+		threads++;
+	while (atomic_load(&running) < threads)
 		sched_yield();
 	printf("ready\n");
 	fflush(stdout);
@@ -136,6 +166,8 @@ int main(void)
 		printf("worker %d: %s\n", i, (long)rounds > 0 ? "ran, all right" : "never ran");
 		bad |= (long)rounds <= 0;
 	}
+	if (threads > WORKERS + 1)
+		pthread_join(h, NULL);
 	printf("read: %s", line ? (char *)line : "(failed)\n");
 	return bad || !line ? 1 : 7;
 }
