@@ -62,9 +62,9 @@ reader_thread() {
 	return 1
 }
 
-# scenario LABEL PROGRAM READ_NR
+# scenario LABEL PROGRAM READ_NR SLEEP_NR
 scenario() {
-	local label=$1 prog=$2 nr=$3 tid threads out st handles=() bad=0 i
+	local label=$1 prog=$2 nr=$3 snr=$4 tid stid threads out st handles=() bad=0 i
 	if ! started "$label" "$prog"; then
 		ok 1 "[$label] the target starts and says ready"
 		kill "$pid" 2> /dev/null
@@ -89,7 +89,16 @@ scenario() {
 	[[ "$out" =~ "by thread $tid)" ]]
 	ok $? "[$label] ... says that thread did it"
 	[[ "$out" =~ \(handle\ (0x[0-9a-f]+) ]] && handles+=("${BASH_REMATCH[1]}")
+	stid=$(reader_thread "$snr")
+	out=$("$OBJPATCH" attach --inject-only --thread="$stid" "$pid" 2>&1)
+	ok $? "[$label] a load by the thread inside clock_nanosleep() ($out)"
+	[[ "$out" =~ \(handle\ (0x[0-9a-f]+) ]] && handles+=("${BASH_REMATCH[1]}")
 	is "$(printf '%s\n' "${handles[@]}" | sort -u | wc -l)" 1 "[$label] every load gave the one handle"
+	printf 'not a library\n' > "$D/not-a-library"
+	out=$("$OBJPATCH" attach --inject-only --lib="$D/not-a-library" "$pid" 2>&1)
+	is "$?" 1 "[$label] a library dlopen refuses: status 1"
+	[[ "$out" =~ "$pid: loading $D/not-a-library: "(.*)$ ]]
+	ok $? "[$label] ... and one line with dlerror()'s words: ${BASH_REMATCH[1]:-$out}"
 	grep -q '/libobjpatch\.so' /proc/"$pid"/maps
 	ok $? "[$label] /proc/PID/maps holds libobjpatch.so"
 	is "$(ls /proc/"$pid"/task | wc -l)" "$threads" "[$label] dormant: the runtime started no thread"
@@ -102,13 +111,15 @@ scenario() {
 	st=$?
 	is "$st" 7 "[$label] the program exits with its own status"
 	is "$(grep -c 'ran, all right' <<< "$out")" 4 "[$label] every worker's results were right"
+	grep -q '^wrong' <<< "$out"
+	ok $((! $?)) "[$label] every sleep was whole and without error"
 	grep -q '^wrong' <<< "$out" && diag "$out"
 	is "$(grep '^read:' <<< "$out")" "read: line after the loads" "[$label] the interrupted read() returned the line written after"
 	is "$(cat "$D/$label.err")" "" "[$label] dormant: nothing on the program's standard error"
 }
 
 # ---- x86_64 ----
-compile_ok "[x86_64] target" gcc "${CFLAGS[@]}" -o "$D/target" "$SRC" && scenario x86_64 "$D/target" 0
+compile_ok "[x86_64] target" gcc "${CFLAGS[@]}" -o "$D/target" "$SRC" && scenario x86_64 "$D/target" 0 230
 
 # A thread holds the loader's lock (blocked inside dl_iterate_phdr's
 # callback): dlopen in the thread objpatch picks waits for it.  objpatch
@@ -262,7 +273,7 @@ elif compile_ok "[i386] target" i686-linux-gnu-gcc "${CFLAGS[@]}" -o "$D/target3
 	if ! why=$("$D/target32" < /dev/null 2>&1 > /dev/null) && [[ "$why" =~ "Exec format error" ]]; then
 		skip "[i386] this kernel runs no i386 program ($why)"
 	else
-		scenario i386 "$D/target32" 3
+		scenario i386 "$D/target32" 3 407
 	fi
 fi
 

@@ -3,8 +3,8 @@
  * A process for objpatch attach to load the runtime into (t/97-attach.t):
  * workers that check their own results in a loop (floating point kept in
  * vector registers across many instructions, integer hashes, malloc and
- * free of patterned blocks), and a reader blocked in read() on standard
- * input.  Any value a stop and a remote call disturbed shows up as a wrong
+ * free of patterned blocks), a reader blocked in read() on standard
+ * input, and a thread that sleeps.  Any value a stop and a remote call disturbed shows up as a wrong
  * result: the program says which and exits 3.
  *
  * It prints "ready" once every thread runs, then waits for a line on
@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WORKERS 4
@@ -123,6 +124,38 @@ static void *reader(void *arg)
 	return n < 0 ? NULL : line;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Sleeps of 100 ms, each whole and without error: a sleep a remote call
+ * interrupted restarts through restart_syscall (-ERESTART_RESTARTBLOCK)
+ * for the time that was left.
+ */
+static void *sleeper(void *arg)
+{
+	const struct timespec d = { 0, 100 * 1000000 };
+	long round = 0;
+
+	(void)arg;
+	atomic_fetch_add(&running, 1);
+	for (; !atomic_load(&stop); round++) {
+		uint64_t t0 = now_ns();
+		int rc = clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
+
+		if (rc)
+			wrong("clock_nanosleep's status", round, rc, 0);
+		if (now_ns() - t0 < 100 * 1000000u)
+			wrong("the time slept (ns)", round, (double)(now_ns() - t0), 100 * 1000000.0);
+	}
+	return (void *)round;
+}
+
 /* Blocked here, the thread holds the lock dlopen takes to add a module to the list. */
 static int hold_in_callback(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -146,14 +179,15 @@ static void *holder(void *arg)
 
 int main(int argc, char **argv)
 {
-	pthread_t w[WORKERS], r, h;
+	pthread_t w[WORKERS], r, h, s;
 	void *rounds, *line;
-	int bad = 0, threads = WORKERS + 1;
+	int bad = 0, threads = WORKERS + 2;
 	bool hold = argc > 1 && !strcmp(argv[1], "hold-loader");
 
 	for (long i = 0; i < WORKERS; i++)
 		pthread_create(&w[i], NULL, worker, (void *)i);
 	pthread_create(&r, NULL, reader, NULL);
+	pthread_create(&s, NULL, sleeper, NULL);
 	if (hold && !pthread_create(&h, NULL, holder, NULL))
 		threads++;
 	while (atomic_load(&running) < threads)
@@ -166,7 +200,8 @@ int main(int argc, char **argv)
 		printf("worker %d: %s\n", i, (long)rounds > 0 ? "ran, all right" : "never ran");
 		bad |= (long)rounds <= 0;
 	}
-	if (threads > WORKERS + 1)
+	pthread_join(s, NULL);
+	if (threads > WORKERS + 2)
 		pthread_join(h, NULL);
 	printf("read: %s", line ? (char *)line : "(failed)\n");
 	return bad || !line ? 1 : 7;
