@@ -62,6 +62,15 @@ reader_thread() {
 	return 1
 }
 
+# until_true CMD...: polls CMD (a process's state, which nothing announces).
+until_true() {
+	for _ in $(seq 1000); do
+		"$@" && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
 # scenario LABEL PROGRAM READ_NR SLEEP_NR
 scenario() {
 	local label=$1 prog=$2 nr=$3 snr=$4 tid stid threads out st handles=() bad=0 i
@@ -120,6 +129,24 @@ scenario() {
 
 # ---- x86_64 ----
 compile_ok "[x86_64] target" gcc "${CFLAGS[@]}" -o "$D/target" "$SRC" && scenario x86_64 "$D/target" 0 230
+
+# A process whose main thread has exited (pthread_exit) runs on with it
+# a zombie, whose /proc entry has no memory left: the rest is held, and
+# read through a live thread's entry.
+if started main-exits "$D/target" main-exits; then
+	until_true grep -q '^State:.*Z' /proc/"$pid"/status
+	out=$("$OBJPATCH" attach --inject-only "$pid" 2>&1)
+	ok $? "[main-exits] a load into a process whose main thread exited ($out)"
+	echo "line" >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "[main-exits] the program exits with its own status"
+	is "$(grep -c 'ran, all right' <<< "$out")" 4 "[main-exits] every worker's results were right"
+else
+	ok 1 "[main-exits] the target starts and says ready"
+fi
 
 # A thread holds the loader's lock (blocked inside dl_iterate_phdr's
 # callback): dlopen in the thread objpatch picks waits for it.  objpatch
@@ -195,15 +222,6 @@ untouched() {	# untouched LABEL PID
 
 refused "no such process" "no such process" $(($(cat /proc/sys/kernel/pid_max) + 1))
 refused "not a number" "not a process id" 12x
-
-# until_true CMD...: polls CMD (a process's state, which nothing announces).
-until_true() {
-	for _ in $(seq 1000); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	return 1
-}
 
 sleep 600 &
 sleeper=$!

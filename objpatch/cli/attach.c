@@ -119,7 +119,7 @@ static int refuse_ptrace(pid_t pid)
 }
 
 /* What a process must be before anything is done to it; 0 or the refusal's status. */
-static int check_process(pid_t pid, const struct remote_port **port)
+static int check_process(pid_t pid, const struct remote_port **port, pid_t *live)
 {
 	char state[64], tracer[32], exe[PATH_MAX], link[64];
 	uint16_t machine = 0;
@@ -130,17 +130,17 @@ static int check_process(pid_t pid, const struct remote_port **port)
 		return refuse(pid, "that is objpatch itself: give another process");
 	if (!proc_status_field(pid, "State", state, sizeof(state)))
 		return refuse(pid, "no such process: give the pid of a running process (pgrep NAME finds it)");
-	if (state[0] == 'Z' || state[0] == 'X')
+	if (!(*live = proc_live_thread(pid)))
 		return refuse(pid, "the process has exited (state %s): nothing runs there to attach to", state);
 	if (proc_status_field(pid, "TracerPid", tracer, sizeof(tracer)) && strcmp(tracer, "0"))
 		return refuse(pid, "already traced by process %s (a debugger, strace): a process has one tracer at a "
 			      "time; detach that one first", tracer);
 	if (state[0] == 'T')
 		return refuse(pid, "the process is stopped (state %s): continue it first (kill -CONT %d)", state, (int)pid);
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)*live);
 	n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
-	if (!proc_exe_machine(pid, &machine, &elfclass))
+	if (!proc_exe_machine(*live, &machine, &elfclass))
 		return errno == EACCES ? refuse_ptrace(pid) :
 		       refuse(pid, "its program %s is not an ELF file objpatch can read", n > 0 ? exe : link);
 	if (!strncmp(strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe, "qemu-", 5))
@@ -230,7 +230,8 @@ static void exe_environ(pid_t pid, struct target_syms *t)
 	elfobj_free(&obj);
 }
 
-static int find_symbols(pid_t pid, struct target_syms *t)
+/* `live`: a live thread of `pid`, whose /proc entry shows the memory. */
+static int find_symbols(pid_t pid, pid_t live, struct target_syms *t)
 {
 	struct proc_module m;
 	struct elfobj obj;
@@ -239,10 +240,10 @@ static int find_symbols(pid_t pid, struct target_syms *t)
 	uint64_t bias;
 
 	memset(t, 0, sizeof(*t));
-	if (!proc_find_module(pid, is_libc, &m))
+	if (!proc_find_module(live, is_libc, &m))
 		return refuse(pid, "no libc in the process (statically linked?): attach loads the runtime with "
 			      "libc's dlopen");
-	if (load_module(pid, &m, &obj, path, sizeof(path)) < 0)
+	if (load_module(live, &m, &obj, path, sizeof(path)) < 0)
 		return refuse(pid, "its libc %s: %s", m.path, obj.err[0] ? obj.err : strerror(errno));
 	bias = load_bias(&obj, &m);
 	if (dynsym_lookup(&obj, "dlopen", &s))
@@ -258,7 +259,7 @@ static int find_symbols(pid_t pid, struct target_syms *t)
 	if (!t->dlopen || !t->environ)
 		return refuse(pid, "its libc %s has no %s (glibc 2.34 or later has it)", m.path,
 			      t->dlopen ? "__environ" : "dlopen");
-	exe_environ(pid, t);
+	exe_environ(live, t);
 	return 0;
 }
 
@@ -434,7 +435,7 @@ int attach_main(int argc, char **argv)
 	struct target_syms syms;
 	char lib[PATH_MAX];
 	sigset_t held, old;
-	pid_t pid;
+	pid_t pid, live = 0;
 	int rc = cli_parse(&cmd, argc, argv, 2);
 
 	if (rc == CLI_HELP)
@@ -447,8 +448,8 @@ int attach_main(int argc, char **argv)
 	if (rc < 0 || !o.pid || !o.inject_only || parse_pid(o.pid, &pid) < 0)
 		return 2;
 	elf_version(EV_CURRENT);
-	if ((rc = check_process(pid, &port)) || (rc = runtime_for(pid, port, o.lib, lib, sizeof(lib))) ||
-	    (rc = find_symbols(pid, &syms)))
+	if ((rc = check_process(pid, &port, &live)) || (rc = runtime_for(pid, port, o.lib, lib, sizeof(lib))) ||
+	    (rc = find_symbols(pid, live, &syms)))
 		return rc;
 	/* objpatch killed while it holds the process would leave a thread mid-call: finish first. */
 	sigemptyset(&held);

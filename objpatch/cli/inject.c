@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "elf/elfobj.h"
 #include "objpatch/cli/inject.h"
+#include "objpatch/cli/proc.h"
 
 /* How long a call may take before the other threads are suspected of holding a lock it needs. */
 #define CALL_ALONE_MS 2000
@@ -145,8 +146,9 @@ static int stop_new_threads(struct inject *in)
 		if (!d)
 			return fail(in, "%d: %s: %s", (int)in->pid, path, strerror(errno));
 		while ((e = readdir(d)))
+			/* A zombie thread never stops: nothing of it runs anyway. */
 			if (e->d_name[0] != '.' && !known_thread(in, (pid_t)atoi(e->d_name)) &&
-			    seize(in, (pid_t)atoi(e->d_name)) < 0)
+			    !proc_exited((pid_t)atoi(e->d_name)) && seize(in, (pid_t)atoi(e->d_name)) < 0)
 				break;
 		closedir(d);
 		/* Those seized are waited for even after a failure: only a stopped thread can be let go. */
@@ -190,7 +192,12 @@ int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port)
 		return fail(in, "%d: the process is stopped (by a signal): continue it first (kill -CONT %d)", (int)pid,
 			    (int)pid);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	/* Through a live thread: a zombie main thread's entry has no memory. */
+	for (size_t i = 0; i < in->n; i++)
+		if (!in->t[i].gone) {
+			snprintf(path, sizeof(path), "/proc/%d/mem", (int)in->t[i].tid);
+			break;
+		}
 	if ((in->mem = open(path, O_RDWR | O_CLOEXEC)) < 0) {
 		fail(in, "%d: %s: %s", (int)pid, path, strerror(errno));
 		inject_detach(in);

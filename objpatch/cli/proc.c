@@ -3,6 +3,7 @@
  * /proc/PID's status, maps and exe, read for objpatch attach before and
  * while it holds the process.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -34,6 +35,32 @@ bool proc_status_field(pid_t pid, const char *field, char *out, size_t len)
 	}
 	fclose(f);
 	return found;
+}
+
+bool proc_exited(pid_t tid)
+{
+	char state[64];
+
+	return !proc_status_field(tid, "State", state, sizeof(state)) || state[0] == 'Z' || state[0] == 'X';
+}
+
+pid_t proc_live_thread(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	pid_t live = 0;
+	DIR *d;
+
+	if (!proc_exited(pid))
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!live && (e = readdir(d)))
+		if (e->d_name[0] != '.' && !proc_exited((pid_t)atoi(e->d_name)))
+			live = (pid_t)atoi(e->d_name);
+	closedir(d);
+	return live;
 }
 
 bool proc_exe_machine(pid_t pid, uint16_t *machine, uint8_t *elfclass)

@@ -11,6 +11,16 @@
 /* A field of /proc/PID/status ("TracerPid"), its value without the blanks; false if absent. */
 bool proc_status_field(pid_t pid, const char *field, char *out, size_t len);
 
+/*
+ * Whether thread (or process) `tid` has exited: a zombie, or gone.  A
+ * process whose main thread called pthread_exit() runs on with that
+ * thread a zombie, whose /proc entry has no memory, maps or exe left.
+ */
+bool proc_exited(pid_t tid);
+
+/* A thread of `pid` that has not exited, 0 if none: where /proc shows the process's memory. */
+pid_t proc_live_thread(pid_t pid);
+
 /* The ELF header's e_machine and class of /proc/PID/exe; false when it is not ELF or unreadable. */
 bool proc_exe_machine(pid_t pid, uint16_t *machine, uint8_t *elfclass);
 

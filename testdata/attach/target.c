@@ -11,6 +11,9 @@
  * standard input; with it, the workers stop, each prints its rounds, the
  * reader prints what it read, and the program exits 7.
  *
+ * `target main-exits`: the main thread leaves with pthread_exit() once
+ * all is running, and the reader finishes.
+ *
  * `target hold-loader` also runs a thread that holds the loader's lock
  * (inside dl_iterate_phdr's callback, blocked reading fd 5) until a byte
  * comes on fd 5: a dlopen by another thread waits for it meanwhile.
@@ -33,6 +36,9 @@
 
 static atomic_bool stop;
 static atomic_int running;
+static bool main_exits;
+
+static void finish(const char *line);
 
 static void wrong(const char *what, long round, double got, double want)
 {
@@ -121,6 +127,8 @@ static void *reader(void *arg)
 	else
 		line[n] = 0;
 	atomic_store(&stop, true);
+	if (main_exits)
+		finish(n < 0 ? NULL : line);
 	return n < 0 ? NULL : line;
 }
 
@@ -177,32 +185,50 @@ static void *holder(void *arg)
 	return NULL;
 }
 
+static pthread_t workers[WORKERS], sleeping, holding;
+static bool held;
+
+/* Every thread's result, then the exit: 7 when all is right. */
+static void finish(const char *line)
+{
+	void *rounds;
+	int bad = 0;
+
+	for (int i = 0; i < WORKERS; i++) {
+		pthread_join(workers[i], &rounds);
+		printf("worker %d: %s\n", i, (long)rounds > 0 ? "ran, all right" : "never ran");
+		bad |= (long)rounds <= 0;
+	}
+	pthread_join(sleeping, NULL);
+	if (held)
+		pthread_join(holding, NULL);
+	printf("read: %s", line ? line : "(failed)\n");
+	exit(bad || !line ? 1 : 7);
+}
+
 int main(int argc, char **argv)
 {
-	pthread_t w[WORKERS], r, h, s;
-	void *rounds, *line;
-	int bad = 0, threads = WORKERS + 2;
-	bool hold = argc > 1 && !strcmp(argv[1], "hold-loader");
+	const char *mode = argc > 1 ? argv[1] : "";
+	pthread_t r;
+	void *line;
+	int threads = WORKERS + 2;
 
+	main_exits = !strcmp(mode, "main-exits");
 	for (long i = 0; i < WORKERS; i++)
-		pthread_create(&w[i], NULL, worker, (void *)i);
+		pthread_create(&workers[i], NULL, worker, (void *)i);
 	pthread_create(&r, NULL, reader, NULL);
-	pthread_create(&s, NULL, sleeper, NULL);
-	if (hold && !pthread_create(&h, NULL, holder, NULL))
+	pthread_create(&sleeping, NULL, sleeper, NULL);
+	if (!strcmp(mode, "hold-loader") && !pthread_create(&holding, NULL, holder, NULL)) {
+		held = true;
 		threads++;
+	}
 	while (atomic_load(&running) < threads)
 		sched_yield();
 	printf("ready\n");
 	fflush(stdout);
+	/* The process goes on without its main thread, a zombie: the reader finishes. */
+	if (main_exits)
+		pthread_exit(NULL);
 	pthread_join(r, &line);
-	for (int i = 0; i < WORKERS; i++) {
-		pthread_join(w[i], &rounds);
-		printf("worker %d: %s\n", i, (long)rounds > 0 ? "ran, all right" : "never ran");
-		bad |= (long)rounds <= 0;
-	}
-	pthread_join(s, NULL);
-	if (threads > WORKERS + 2)
-		pthread_join(h, NULL);
-	printf("read: %s", line ? (char *)line : "(failed)\n");
-	return bad || !line ? 1 : 7;
+	finish(line);
 }
