@@ -276,6 +276,19 @@ else
 	skip "no qemu-aarch64 or aarch64-linux-gnu-gcc: no process of another machine to refuse"
 fi
 
+# A static program has no libc.so, so no dlopen to load the runtime with.
+if compile_ok "[static] target" gcc "${CFLAGS[@]}" -static -o "$D/target-static" "$SRC" &&
+   started static "$D/target-static"; then
+	refused "a static program" "no libc in the process (statically linked?)" "$pid"
+	untouched "a static program" "$pid"
+	echo "line" >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "refused, a static program: it exits with its own status"
+fi
+
 out=$("$OBJPATCH" attach 1 2>&1)
 is "$?" 2 "usage: attach without --inject-only is refused (status 2)"
 
