@@ -18,8 +18,8 @@
 bool dynsym_lookup(struct elfobj *obj, const char *name, GElf_Sym *out);
 
 /*
- * The address the first loadable segment asks for, page-aligned down: a
- * mapping of the file's offset 0 lies there plus the load bias.
+ * The address the first loadable segment gives the file's offset 0: the
+ * process maps that offset there plus the load bias.
  */
 bool dynsym_first_load(struct elfobj *obj, uint64_t *vaddr);
 

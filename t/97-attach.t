@@ -233,7 +233,7 @@ refused "a stopped process" "stopped (state T" "$sleeper"
 kill -CONT "$sleeper"
 
 if command -v strace > /dev/null; then
-	strace -o /dev/null -p "$sleeper" &
+	strace -o /dev/null -p "$sleeper" 2> /dev/null &
 	tracer=$!
 	until_true eval '[ "$(awk "/^TracerPid:/ { print \$2 }" /proc/$sleeper/status)" != 0 ]'
 	refused "already traced" "already traced by process $tracer" "$sleeper"

@@ -311,8 +311,10 @@ static int push_environment(struct inject *in, uint64_t *at, uint64_t environ_ar
 		n++;
 	if (word)
 		n = 0;	/* too long or unreadable: the variable alone */
-	if (!(words = calloc(n + 2, w)))
+	if (!(words = calloc(n + 2, w))) {
+		snprintf(in->err, sizeof(in->err), "%d: out of memory", (int)in->pid);
 		return -1;
+	}
 	memcpy(words, &flag, w);	/* little-endian: the low bytes first */
 	rc = n ? inject_read(in, environ_array, words + w, n * w) : 0;
 	if (rc == 0)
