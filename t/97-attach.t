@@ -73,7 +73,7 @@ until_true() {
 
 # scenario LABEL PROGRAM READ_NR SLEEP_NR
 scenario() {
-	local label=$1 prog=$2 nr=$3 snr=$4 tid stid threads out st handles=() bad=0 i
+	local label=$1 prog=$2 nr=$3 snr=$4 tid stid wtid threads out st handles=() bad=0 i
 	if ! started "$label" "$prog"; then
 		ok 1 "[$label] the target starts and says ready"
 		kill "$pid" 2> /dev/null
@@ -98,6 +98,14 @@ scenario() {
 	[[ "$out" =~ "by thread $tid)" ]]
 	ok $? "[$label] ... says that thread did it"
 	[[ "$out" =~ \(handle\ (0x[0-9a-f]+) ]] && handles+=("${BASH_REMATCH[1]}")
+	# A worker in the middle of its sums, doubles in vector registers:
+	# they and the flags come back whole.
+	wtid=$(grep -l '^worker0$' /proc/"$pid"/task/*/comm | cut -d/ -f5)
+	bad=0
+	for i in $(seq 10); do
+		out=$("$OBJPATCH" attach --inject-only --thread="$wtid" "$pid" 2>&1) || { bad=1; diag "$out"; break; }
+	done
+	ok $bad "[$label] 10 loads by a worker thread in the middle of its computation"
 	stid=$(reader_thread "$snr")
 	out=$("$OBJPATCH" attach --inject-only --thread="$stid" "$pid" 2>&1)
 	ok $? "[$label] a load by the thread inside clock_nanosleep() ($out)"
