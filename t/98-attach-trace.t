@@ -99,6 +99,81 @@ traced() {
 	finish "$label"
 }
 
-build fentry-nop --nop -pg -mfentry && traced fentry-nop
+# attaching LABEL OPTIONS...: objpatch attach in the background, its trace
+# in $D/LABEL.N.json (N counts the sessions), until its "tracing" line
+# says the sites are enabled; sets $attacher.
+attaching() {
+	local label=$1 line
+	shift
+	n_session=$((n_session + 1))
+	trace=$D/$label.$n_session.json
+	rm -f "$D/attach.err"
+	mkfifo "$D/attach.err"
+	"$OBJPATCH" attach --format json "$@" "$pid" > "$trace" 2> "$D/attach.err" &
+	attacher=$!
+	exec 6< "$D/attach.err"
+	read -r -t 30 line <&6
+	[[ "$line" == *"$pid: tracing; Ctrl-C detaches" ]] || { diag "objpatch attach said: $line"; return 1; }
+}
+
+# detaching: SIGINT to objpatch (Ctrl-C), which ends the session; its status.
+detaching() {
+	local st
+	kill -INT "$attacher"
+	wait "$attacher"
+	st=$?
+	cat <&6 > "$D/attach.rest"
+	exec 6<&-
+	[ -s "$D/attach.rest" ] && diag "objpatch attach said: $(head -3 "$D/attach.rest")"
+	return $st
+}
+
+# line TEXT: a line for the reader, and its answer.
+line() {
+	local answer
+	echo "$1" >&3
+	read -r -t 30 answer <&4
+	[[ "$answer" == "line "* ]]
+}
+
+# runtimes: the runtime's copies in $pid's maps (distinct files).
+runtimes() { grep libobjpatch /proc/"$pid"/maps | awk '{ print $6 }' | sort -u | wc -l; }
+
+# reattach LABEL: two sessions back to back, by the reader thread itself,
+# blocked in read() inside wait_line: the frame the first session opened
+# returns in the second one, which must not show it.
+reattach() {
+	local label=$1 base maps
+	n_session=0
+	if ! started "$label" "$D/$label"; then
+		ok 1 "[$label] the target starts and says ready"
+		return
+	fi
+	base=$(threads)
+	attaching "$label" --thread="$pid" --filter wait_line --filter line_length
+	ok $? "[$label] session 1, by the thread blocked in read(): tracing"
+	line one
+	ok $? "[$label] session 1: the reader answers a line"
+	detaching
+	ok $? "[$label] session 1: SIGINT to objpatch ends it, status 0"
+	check "$label" json "$D/$label.1.json" 'line_length 4' '@count line_length 1' '@count wait_line 1'
+	maps=$(grep -c libobjpatch /proc/"$pid"/maps)
+	attaching "$label" --filter wait_line --filter line_length
+	ok $? "[$label] session 2, at once: tracing"
+	is "$(grep -c libobjpatch /proc/"$pid"/maps) $(runtimes)" "$maps 1" "[$label] session 2 uses the runtime loaded for session 1 (no second copy)"
+	line two
+	ok $? "[$label] session 2: the reader answers a line"
+	detaching
+	ok $? "[$label] session 2: status 0"
+	# The wait_line entered in session 1 returned in session 2: not shown.
+	check "$label" json "$D/$label.2.json" 'line_length 4' '@count line_length 1' '@count wait_line 1'
+	line three
+	ok $? "[$label] dormant: the reader answers a line, nothing traced"
+	until_true eval '[ "$(threads)" = "$base" ]'
+	ok $? "[$label] dormant: no thread of the runtime left ($(threads) threads, $base before)"
+	finish "$label"
+}
+
+build fentry-nop --nop -pg -mfentry && traced fentry-nop && reattach fentry-nop
 
 done_testing

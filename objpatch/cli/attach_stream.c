@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "objpatch/cli/attach_stream.h"
 #include "objpatch/cli/proc.h"
+#include "trace/raw.h"
 
 /* The runtime connected during the call that started it: its connection is queued by the time we look. */
 #define ACCEPT_MS 5000
@@ -201,8 +202,34 @@ static int copy_out(int out, const char *buf, ssize_t n)
 	return 0;
 }
 
+/*
+ * Where the stream is, read from the recording as it grows: the records'
+ * types say when the runtime has begun (its first clock sample follows
+ * its modules, whose sites are patched by then) and when it has ended the
+ * recording (the exit instant's counts).
+ */
+struct progress {
+	uint64_t written, next;	/* bytes in the recording; where the next record's head is */
+	bool begun, ended;
+};
+
+static void follow(int out, struct progress *p)
+{
+	struct raw_record rec;
+	uint16_t header_bytes;
+
+	if (!p->next && p->written >= 22 && pread(out, &header_bytes, 2, 20) == 2)
+		p->next = header_bytes;
+	while (p->next && p->written >= p->next + sizeof(rec) &&
+	       pread(out, &rec, sizeof(rec), (off_t)p->next) == (ssize_t)sizeof(rec)) {
+		p->begun |= rec.type == RAW_CLOCK;
+		p->ended |= rec.type == RAW_COUNTS;
+		p->next += sizeof(rec) + rec.bytes;
+	}
+}
+
 /* The stream's next bytes: 1 more to come, 0 at its end, -1 after one line. */
-static int read_some(struct attach_channel *c, int out)
+static int read_some(struct attach_channel *c, int out, struct progress *p)
 {
 	char buf[65536];
 	ssize_t n = read(c->fd, buf, sizeof(buf));
@@ -220,6 +247,8 @@ static int read_some(struct attach_channel *c, int out)
 			strerror(errno));
 		return -1;
 	}
+	p->written += (uint64_t)n;
+	follow(out, p);
 	return 1;
 }
 
@@ -266,6 +295,9 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 	struct pollfd p[3] = { { .fd = c->fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
 			       { .fd = pidfd, .events = POLLIN } };
 
+	struct progress pr = { 0 };
+	bool said = false;
+
 	memset(e, 0, sizeof(*e));
 	while (!e->complete && !e->abandoned && rc == 0) {
 		int n = poll(p, 3, wait_ms(deadline, pidfd));
@@ -274,10 +306,15 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 			rc = -1;
 			fprintf(stderr, "objpatch attach: poll: %s\n", strerror(errno));
 		} else if (n > 0 && p[0].revents) {
-			int r = read_some(c, out);
+			int r = read_some(c, out, &pr);
 
 			rc = r < 0 ? -1 : 0;
 			e->complete = r == 0;
+			if (pr.begun && !said) {
+				/* A script waits for this line to know the sites are enabled. */
+				fprintf(stderr, "objpatch attach: %d: tracing; Ctrl-C detaches\n", (int)pid);
+				said = true;
+			}
 		} else if (n > 0 && p[1].revents) {
 			on_signal(sfd, c, e, &deadline);
 		} else if (n > 0 && p[2].revents) {
@@ -294,6 +331,7 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 	}
 	if (!e->exited && !proc_live_thread(pid))
 		e->exited = true;
+	e->finished = pr.ended;
 	if (sfd >= 0)
 		close(sfd);
 	if (pidfd >= 0)

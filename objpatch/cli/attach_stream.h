@@ -38,6 +38,7 @@ struct stream_end {
 	bool complete;		/* the stream ended (the runtime finished it, or the process is gone) */
 	bool abandoned;		/* a second signal, or no end after asking: objpatch stopped reading */
 	bool exited;		/* the process is gone */
+	bool finished;		/* the recording holds its end (the runtime's final flush) */
 	int signal;		/* the signal that asked, 0 for none */
 };
 

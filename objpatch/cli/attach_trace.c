@@ -236,7 +236,7 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 /* The session's end, said in one line where it is not the usual one. */
 static int say_end(pid_t pid, const struct stream_end *e)
 {
-	if (e->exited && e->complete) {
+	if (e->exited && e->finished) {
 		fprintf(stderr, "objpatch attach: %d: the process exited while attached; trace complete up to its exit\n",
 			(int)pid);
 	} else if (e->abandoned) {
@@ -244,6 +244,9 @@ static int say_end(pid_t pid, const struct stream_end *e)
 			"the trace ends where the stream did, and the process's sites may stay enabled until it "
 			"runs again\n", (int)pid);
 		return 1;
+	} else if (e->exited) {
+		fprintf(stderr, "objpatch attach: %d: the process ended while attached without finishing the trace "
+			"(killed, or _exit()); the trace ends at its last event\n", (int)pid);
 	} else if (!e->asked) {
 		fprintf(stderr, "objpatch attach: %d: the runtime ended the session before objpatch asked (the process "
 			"ran exec(), or could not send); the trace ends where the stream did\n", (int)pid);
@@ -279,8 +282,6 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 		channel_close(&c);
 		return rc ? rc : 1;
 	}
-	if (isatty(2))
-		fprintf(stderr, "objpatch attach: %d: tracing; Ctrl-C detaches\n", (int)pid);
 	rc = channel_stream(&c, pid, out, s->duration, &e);
 	channel_close(&c);
 	if (rc < 0)

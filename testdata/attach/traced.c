@@ -3,7 +3,8 @@
  * A service-like process for objpatch attach to trace (t/98-attach-trace.t),
  * built with recorded call sites: workers that call small typed functions
  * in a loop and check every result, a reader blocked in read() on standard
- * input that hands each line to a traced function, and (mode `fork`) a
+ * input inside a traced function (wait_line) that hands each line to
+ * another, and (mode `fork`) a
  * thread that forks a child now and then, which calls traced functions
  * too and exits with a status the parent checks.  A wrong result or
  * status prints "wrong: ..." and exits 3.
@@ -62,6 +63,12 @@ __attribute__((noinline)) bool is_square(long v)
 __attribute__((noinline)) size_t line_length(const char *line)
 {
 	return strlen(line);
+}
+
+/* The reader's wait: a traced frame that stays open while the thread is blocked in read(). */
+__attribute__((noinline)) char *wait_line(char *buf, int size)
+{
+	return fgets(buf, size, stdin);
 }
 
 __attribute__((noinline)) int child_work(int k)
@@ -129,7 +136,7 @@ int main(int argc, char **argv)
 		usleep(1000);
 	printf("ready\n");
 	/* The reader: main itself, blocked in read() between lines. */
-	while (fgets(line, sizeof(line), stdin) && strcmp(line, "quit\n"))
+	while (wait_line(line, sizeof(line)) && strcmp(line, "quit\n"))
 		printf("line %ld: %zu\n", ++lines, line_length(line));
 	atomic_store(&stop, true);
 	for (int i = 0; i < WORKERS; i++)
