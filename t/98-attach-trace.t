@@ -4,14 +4,26 @@
 # objpatch attach PID (issue 21): a running process is traced, then left
 # dormant, as it was.  testdata/attach/traced.c runs three workers that
 # call small typed functions and check every result, and a reader (main)
-# blocked in read(); it is built with recorded sites, -pg -mfentry and
-# recordmcount --nop.  Attached to with filters and a duration:
-#  - objpatch exits 0 and prints a well-formed trace (check_trace.py)
-#    holding only the functions the filters name, with their values;
-#  - after the detach, the runtime's session thread is gone (polled) and
-#    nothing was written to the process's standard error;
-#  - every result the workers computed was right, and the program exits
-#    with its own status (7).
+# blocked in read() inside a traced function; it is built with -pg
+# -mfentry and recordmcount --nop, then with -fpatchable-function-entry
+# (whose pads the start call joins with every thread held out of them).
+# For each build:
+#  - traced: attach with two filters and --duration: status 0, a
+#    well-formed trace (check_trace.py) of those functions only, with
+#    their values; the session thread gone after the detach;
+#  - reattach: two sessions back to back ended by SIGINT, the first made
+#    by the thread blocked in read() (--thread): one copy of the runtime,
+#    and a frame entered in the first session that returns in the second
+#    is not in the second's trace; a line read while dormant;
+#  - exits: the program exits while attached: objpatch exits 0 with one
+#    line, the trace whole up to the exit;
+#  - killed: objpatch SIGKILLed while attached: the runtime's thread
+#    leaves by itself, the process goes on, a later attach works;
+#  - forks: children forked while attached are dormant (nothing of theirs
+#    in the trace) and their statuses are right.
+# Every time, the program's own checks pass, it exits with its own status
+# (7) and writes nothing on its standard error.  Last, the refusals: a
+# program without recorded sites, and a filter naming none of them.
 . "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -90,7 +102,7 @@ traced() {
 		> "$D/$label.json" 2> "$D/$label.attach.err"
 	st=$?
 	is "$st" 0 "[$label] attach --filter add_pair --filter 'par*' --duration 0.5: status 0"
-	[ -s "$D/$label.attach.err" ] && diag "$(head -5 "$D/$label.attach.err")"
+	[ "$st" = 0 ] || diag "$(head -5 "$D/$label.attach.err")"
 	is "$(names "$D/$label.json" | tr '\n' ' ')" "add_pair parity " "[$label] the trace holds the filtered functions, only"
 	# The workers' arguments vary: values by their form (the program checks the rest).
 	check "$label" json "$D/$label.json" 'add_pair ~^[0-9]+$' 'parity ~^"(odd|even)"$'
@@ -174,6 +186,112 @@ reattach() {
 	finish "$label"
 }
 
-build fentry-nop --nop -pg -mfentry && traced fentry-nop && reattach fentry-nop
+# exits LABEL: the program exits while attached (a "quit" line): objpatch
+# says so in one line, exits 0, and the trace is whole up to the exit.
+exits() {
+	local label=$1 st out
+	n_session=0
+	started "$label" "$D/$label" || { ok 1 "[$label] the target starts"; return; }
+	attaching "$label" --filter line_length --filter wait_line
+	ok $? "[$label] tracing"
+	line last
+	echo quit >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "[$label] the program exits with its own status while attached"
+	is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[$label] every worker's results were right"
+	wait "$attacher"
+	st=$?
+	cat <&6 > "$D/attach.rest"
+	exec 6<&-
+	is "$st" 0 "[$label] objpatch attach exits 0"
+	is "$(cat "$D/attach.rest")" "objpatch attach: $pid: the process exited while attached; trace complete up to its exit" \
+		"[$label] ... with one line saying so"
+	# The wait_line entered in the session read "quit" and returned with it.
+	check "$label" json "$D/$label.1.json" 'line_length 5' '@count line_length 1' '@count wait_line 1' \
+		'wait_line ~^"quit'
+	is "$(cat "$D/$label.err")" "" "[$label] nothing on the program's standard error"
+}
+
+# killed LABEL: objpatch killed (SIGKILL) while attached: the process goes
+# on, its runtime ends the session by itself (its thread leaves), and a
+# later attach works.
+killed() {
+	local label=$1 base st
+	n_session=0
+	started "$label" "$D/$label" || { ok 1 "[$label] the target starts"; return; }
+	base=$(threads)
+	attaching "$label" --filter add_pair --filter line_length
+	ok $? "[$label] tracing"
+	kill -KILL "$attacher"
+	wait "$attacher" 2> /dev/null
+	exec 6<&-
+	until_true eval '[ "$(threads)" = "$base" ]'
+	ok $? "[$label] objpatch killed: the runtime's thread leaves by itself ($(threads) threads, $base before)"
+	line after
+	ok $? "[$label] the process goes on (the reader answers)"
+	"$OBJPATCH" attach --filter line_length --duration 0.2 "$pid" > "$D/$label.after" 2> "$D/$label.after.err"
+	st=$?
+	is "$st" 0 "[$label] a later attach works: status 0"
+	[ "$st" = 0 ] || diag "$(cat "$D/$label.after.err")"
+	finish "$label"
+}
+
+# forks LABEL: the program forks a child every few milliseconds, which
+# calls traced functions and exits with a status the parent checks: the
+# children are dormant (nothing of theirs in the trace), their statuses
+# right.
+forks() {
+	local label=$1 st out
+	started "$label" "$D/$label" fork || { ok 1 "[$label] the target starts"; return; }
+	"$OBJPATCH" attach --filter child_work --filter add_pair --duration 1 --format json "$pid" \
+		> "$D/$label.fork.json" 2> "$D/$label.fork.err"
+	is "$?" 0 "[$label] attach to a process that forks: status 0"
+	is "$(names "$D/$label.fork.json" | tr '\n' ' ')" "add_pair " "[$label] the children's child_work is not in the trace"
+	out=$(python3 -c 'import json, sys
+print(" ".join(sorted({str(e["pid"]) for e in json.load(open(sys.argv[1]))["traceEvents"] if "pid" in e})))' "$D/$label.fork.json")
+	is "$out" "$pid" "[$label] every event is the process's own"
+	echo quit >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "[$label] the program exits with its own status"
+	grep -q '^forker: [0-9]* children, all right' <<< "$out"
+	ok $? "[$label] every child's status was right ($(grep '^forker' <<< "$out"))"
+	grep -q '^wrong' <<< "$out" && diag "$out"
+}
+
+# refused LABEL: a program without recorded sites: one line, status 2, untouched.
+no_sites() {
+	local out
+	compile_ok "[plain] build" gcc "${CFLAGS[@]}" -o "$D/plain" "$SRC" || return
+	started plain "$D/plain" || { ok 1 "[plain] the target starts"; return; }
+	out=$("$OBJPATCH" attach --duration 1 "$pid" 2>&1)
+	is "$?" 2 "refused, no recorded sites: status 2"
+	is "$(wc -l <<< "$out")" 1 "refused, no recorded sites: one line ($out)"
+	! grep -q libobjpatch /proc/"$pid"/maps
+	ok $? "refused, no recorded sites: the target untouched (no runtime in its maps)"
+	out=$("$OBJPATCH" attach --filter nothing_like_it --duration 1 "$pid" 2>&1)
+	is "$?" 2 "refused, a filter naming no function: status 2 ($out)"
+	finish plain
+}
+
+for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5"; do
+	# shellcheck disable=SC2086
+	set -- $v
+	label=$1 rmc=$2
+	shift 2
+	[ "$rmc" = - ] && rmc=
+	build "$label" "$rmc" "$@" || continue
+	traced "$label"
+	reattach "$label"
+	exits "$label"
+	killed "$label"
+	forks "$label"
+done
+no_sites
 
 done_testing

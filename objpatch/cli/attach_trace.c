@@ -111,14 +111,22 @@ static int check_lib(pid_t pid, const char *lib)
 	return 0;
 }
 
-/* Something to trace, and every pattern naming some of it: 0, or 2 after one line. */
-static int check_sites(pid_t pid, pid_t live, const struct attach_session *s)
+/* What the session holds the process for: the pads to keep threads out of. */
+struct held {
+	uint64_t *pads;
+	size_t npads;
+	unsigned pad_len;
+};
+
+/* Something to trace, and every pattern naming some of it: 0, or 2 after one line; the pads in *h. */
+static int check_sites(pid_t pid, pid_t live, const struct attach_session *s, struct held *h)
 {
 	struct attach_sites a;
 	int rc = 0;
 
 	if (attach_sites_count(live, s->globs, s->nglobs, &a) < 0) {
 		free(a.matches);
+		free(a.pads);
 		fprintf(stderr, "objpatch attach: out of memory\n");
 		return 1;
 	}
@@ -130,6 +138,7 @@ static int check_sites(pid_t pid, pid_t live, const struct attach_session *s)
 			rc = attach_refuse(pid, "--filter %s matches none of its %zu functions with a call site: see "
 					   "their names with `objpatch list` on its program", s->globs[i], a.funcs);
 	free(a.matches);
+	*h = (struct held){ a.pads, a.npads, a.pad_len };
 	return rc;
 }
 
@@ -168,8 +177,8 @@ static int recording_file(char *path, size_t len)
 }
 
 /* The session's settings, as the runtime reads them (man/libobjpatch.3); `own` holds what to free. */
-static size_t settings(const struct attach_session *s, const struct attach_channel *c, char **own,
-		       const char **vars)
+static size_t settings(const struct attach_session *s, const struct attach_channel *c, const struct held *h,
+		       char **own, const char **vars)
 {
 	size_t n = 0;
 
@@ -184,6 +193,9 @@ static size_t settings(const struct attach_session *s, const struct attach_chann
 		vars[n++] = "OBJPATCH_ARGS=1";
 	if (s->policy && !strcmp(s->policy, "drop"))
 		vars[n++] = "OBJPATCH_POLICY=drop";
+	/* Pads are joined in the start call, every other thread held out of them (rt_attach.c). */
+	if (h->npads)
+		vars[n++] = "OBJPATCH_ATTACH_HELD=1";
 	return n;
 }
 
@@ -209,8 +221,8 @@ static int find_loaded(struct inject *in, struct runtime_syms *r)
  * session's start.  0, 1 (failed) or 2 (refused).
  */
 static int hold_and_start(pid_t pid, const struct remote_port *port, const struct target_syms *t,
-			  const struct attach_session *s, bool loaded, struct runtime_syms *r, const char *const *vars,
-			  size_t nvars)
+			  const struct attach_session *s, const struct held *h, bool loaded, struct runtime_syms *r,
+			  const char *const *vars, size_t nvars)
 {
 	struct inject in;
 	uint64_t handle = 0;
@@ -225,6 +237,7 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 	}
 	thread = s->thread ? attach_asked_thread(&in, s->thread) : inject_pick(&in, t->avoid, t->navoid);
 	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, r) < 0)) ||
+	    (h->npads && inject_settle(&in, h->pads, h->npads, h->pad_len) < 0) ||
 	    call_start(&in, (size_t)thread, t, r, vars, nvars) < 0) {
 		fprintf(stderr, "objpatch attach: %s\n", in.err);
 		rc = 1;
@@ -258,7 +271,8 @@ static int say_end(pid_t pid, const struct stream_end *e)
 
 /* The session from the socket on: 0, 1 (failed) or 2 (refused). */
 static int session(pid_t pid, const struct remote_port *port, const struct target_syms *t,
-		   const struct attach_session *s, bool loaded, struct runtime_syms *r, int out, const char *recording)
+		   const struct attach_session *s, const struct held *h, bool loaded, struct runtime_syms *r, int out,
+		   const char *recording)
 {
 	struct attach_channel c;
 	char *own[2] = { NULL, NULL };
@@ -270,11 +284,11 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 
 	if (channel_open(&c, pid) < 0)
 		return 1;
-	if (!(nvars = settings(s, &c, own, vars))) {
+	if (!(nvars = settings(s, &c, h, own, vars))) {
 		fprintf(stderr, "objpatch attach: out of memory\n");
 		rc = 1;
 	} else {
-		rc = hold_and_start(pid, port, t, s, loaded, r, vars, nvars);
+		rc = hold_and_start(pid, port, t, s, h, loaded, r, vars, nvars);
 	}
 	free(own[0]);
 	free(own[1]);
@@ -298,6 +312,7 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 		 const struct attach_session *s)
 {
 	struct runtime_syms r = { 0 };
+	struct held h = { 0 };
 	char recording[PATH_MAX];
 	sigset_t held, old;
 	char **argv;
@@ -310,10 +325,10 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	if (rc < 0)
 		return 2;
 	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (!loaded && (rc = check_lib(pid, s->lib))) ||
-	    (rc = check_sites(pid, live, s)))
-		return loaded == 2 ? 2 : rc;
-	if ((out = recording_file(recording, sizeof(recording))) < 0)
-		return 1;
+	    (rc = check_sites(pid, live, s, &h)) || (out = recording_file(recording, sizeof(recording))) < 0) {
+		free(h.pads);
+		return loaded == 2 ? 2 : rc ? rc : 1;
+	}
 	/*
 	 * objpatch killed while it holds the process would leave a thread
 	 * mid-call: the signals wait, and then end the session (signalfd).
@@ -324,8 +339,9 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	sigaddset(&held, SIGHUP);
 	sigaddset(&held, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &held, &old);
-	rc = session(pid, port, t, s, loaded == 1, &r, out, recording);
+	rc = session(pid, port, t, s, &h, loaded == 1, &r, out, recording);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(h.pads);
 	close(out);
 	unlink(recording);
 	return rc;

@@ -101,6 +101,12 @@ const char *rt_attach_setting(const char *name) RT_HIDDEN;
  * earlier one is never recorded in a later one (struct tstate's base).
  */
 extern bool rt_attached RT_HIDDEN;
+/*
+ * objpatch attach holds every other thread stopped, none inside a
+ * patchable entry: sites may change as when no other thread exists
+ * (pads of several NOPs joined into one).  Set for the start call only.
+ */
+extern bool rt_all_held RT_HIDDEN;
 extern _Atomic bool rt_dormant RT_HIDDEN;
 extern _Atomic uint32_t rt_session RT_HIDDEN;
 /*
