@@ -21,9 +21,12 @@
 #    leaves by itself, the process goes on, a later attach works;
 #  - forks: children forked while attached are dormant (nothing of theirs
 #    in the trace) and their statuses are right.
+#  - options (once): --args shows every call's arguments, report's options
+#    (--format perfetto --output, --summary) shape the trace, and usage
+#    mistakes are refused with one line before the process is touched.
 # Every time, the program's own checks pass, it exits with its own status
-# (7) and writes nothing on its standard error.  Last, the refusals: a
-# program without recorded sites, and a filter naming none of them.
+# (7) and writes nothing on its standard error.  Last, a program without
+# recorded sites is refused, untouched.
 . "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -274,9 +277,47 @@ no_sites() {
 	is "$(wc -l <<< "$out")" 1 "refused, no recorded sites: one line ($out)"
 	! grep -q libobjpatch /proc/"$pid"/maps
 	ok $? "refused, no recorded sites: the target untouched (no runtime in its maps)"
-	out=$("$OBJPATCH" attach --filter nothing_like_it --duration 1 "$pid" 2>&1)
-	is "$?" 2 "refused, a filter naming no function: status 2 ($out)"
 	finish plain
+}
+
+# options LABEL: report's options and --args, the trace going where they say;
+# usage mistakes refused (status 2) before the process is touched.
+options() {
+	local label=$1 st out maps
+	started "$label" "$D/$label" || { ok 1 "[$label] the target starts"; return; }
+	"$OBJPATCH" attach -F add_pair --args --duration 0.3 "$pid" > "$D/$label.args" 2> "$D/$label.args.err"
+	is "$?" 0 "[$label] --args: status 0"
+	# Every call shows its arguments, and its value is their sum.
+	out=$(python3 -c 'import re, sys
+n = bad = 0
+for line in open(sys.argv[1]):
+    m = re.search(r"add_pair\(a=(-?\d+), b=(-?\d+)\); /\* ret=(-?\d+) \*/", line)
+    if m:
+        n += 1
+        bad += int(m.group(1)) + int(m.group(2)) != int(m.group(3))
+print(n > 0 and not bad, n, bad)' "$D/$label.args")
+	[[ "$out" == True* ]]
+	ok $? "[$label] --args: every add_pair(a=A, b=B) shows its arguments, and returns A+B (calls, wrong: ${out#* })"
+	[[ "$out" == True* ]] || diag "$(head -5 "$D/$label.args")"
+	"$OBJPATCH" attach -F 'add_*' --duration 0.2 --format perfetto --output "$D/$label.perfetto" "$pid" \
+		> "$D/$label.stdout" 2> /dev/null
+	is "$?" 0 "[$label] --format perfetto --output FILE: status 0"
+	[ -s "$D/$label.perfetto" ] && [ ! -s "$D/$label.stdout" ]
+	ok $? "[$label] ... the trace in FILE, nothing on standard output"
+	"$OBJPATCH" attach -F add_pair -F is_square --summary --duration 0.2 "$pid" > "$D/$label.summary" 2> /dev/null
+	st=$?
+	grep -q 'add_pair' "$D/$label.summary" && grep -q 'is_square' "$D/$label.summary"
+	ok $((st || $?)) "[$label] --summary: report's summary of both functions"
+	maps=$(grep -c libobjpatch /proc/"$pid"/maps)
+	for bad in "--duration 0" "--duration abc" "--format xml" "--output /nonexistent/dir/t" "--policy fast" \
+		"--filter [ab" "--inject-only --args" "--filter nothing_like_it"; do
+		# shellcheck disable=SC2086
+		out=$("$OBJPATCH" attach $bad "$pid" 2>&1)
+		st=$?
+		is "$st $(wc -l <<< "$out")" "2 1" "[$label] refused, $bad: status 2, one line ($out)"
+	done
+	is "$(grep -c libobjpatch /proc/"$pid"/maps)" "$maps" "[$label] the refusals left the process as it was"
+	finish "$label"
 }
 
 for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5"; do
@@ -291,6 +332,7 @@ for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5"; 
 	exits "$label"
 	killed "$label"
 	forks "$label"
+	[ "$label" = fentry-nop ] && options "$label"
 done
 no_sites
 

@@ -36,12 +36,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "elf/dynsym.h"
 #include "objpatch/cli/attach.h"
 #include "objpatch/cli/attach_sites.h"
 #include "objpatch/cli/attach_stream.h"
 #include "objpatch/cli/report.h"
+#include "objpatch/cli/run.h"
 
 #define START_SYM "objpatch_attach_start"
 #define ERROR_SYM "objpatch_error"
@@ -51,6 +53,29 @@ static bool is_runtime(const char *path)
 	const char *base = strrchr(path, '/') + 1;
 
 	return !strncmp(base, "libobjpatch.so", 14);
+}
+
+static bool is_cxx_runtime(const char *path)
+{
+	const char *base = strrchr(path, '/') + 1;
+
+	return !strncmp(base, "libstdc++.so", 12) || !strncmp(base, "libc++.so", 9);
+}
+
+/*
+ * Loaded with dlopen(), the runtime cannot interpose on the C++ unwinder
+ * as a preloaded one does (rt_unwind.c): an exception thrown through a
+ * traced frame meets the return trampoline, which ends the walk, and the
+ * program terminates.  Said before the process is touched.
+ */
+static void warn_cxx(pid_t pid, pid_t live)
+{
+	struct proc_module m;
+
+	if (proc_find_module(live, is_cxx_runtime, &m))
+		fprintf(stderr, "objpatch attach: %d: warning: a C++ program (%s): an exception thrown through a traced "
+			"function would terminate it, since an attached runtime cannot put the return addresses back "
+			"for the unwinder; filter out the functions exceptions cross\n", (int)pid, m.path);
 }
 
 /* The runtime's two functions in `obj`, relative to its first segment's address; false if it lacks one. */
@@ -308,12 +333,22 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 	return rc;
 }
 
+/* The --output objpatch made, still empty: it would read as an empty trace. */
+static void remove_unwritten(const struct attach_session *s, bool created)
+{
+	struct stat st;
+
+	if (s->output && created && stat(s->output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(s->output);
+}
+
 int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const struct target_syms *t,
 		 const struct attach_session *s)
 {
 	struct runtime_syms r = { 0 };
 	struct held h = { 0 };
 	char recording[PATH_MAX];
+	bool created = false;
 	sigset_t held, old;
 	char **argv;
 	int argc, loaded, rc, out;
@@ -322,13 +357,15 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 		return 1;
 	rc = report_check(argc, argv, 1);
 	free(argv);
-	if (rc < 0)
+	if (rc < 0 || (s->output && run_check_output("objpatch attach", s->output, &created) < 0))
 		return 2;
 	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (!loaded && (rc = check_lib(pid, s->lib))) ||
 	    (rc = check_sites(pid, live, s, &h)) || (out = recording_file(recording, sizeof(recording))) < 0) {
 		free(h.pads);
+		remove_unwritten(s, created);
 		return loaded == 2 ? 2 : rc ? rc : 1;
 	}
+	warn_cxx(pid, live);
 	/*
 	 * objpatch killed while it holds the process would leave a thread
 	 * mid-call: the signals wait, and then end the session (signalfd).
@@ -344,5 +381,6 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	free(h.pads);
 	close(out);
 	unlink(recording);
+	remove_unwritten(s, created);
 	return rc;
 }

@@ -300,6 +300,8 @@ void rt_record_fork_child(void) RT_HIDDEN;
  * before it (after the last one's end) is never written.
  */
 void rt_record_session_start(uint64_t ts) RT_HIDDEN;
+/* objpatch attach, at a session's end: the chunks of the threads that have exited freed. */
+void rt_record_release_dead(void) RT_HIDDEN;
 /* No writer thread frees the buffers: the budget of a trace written at exit (1 GiB, or OBJPATCH_BUFFER_MB). */
 void rt_record_without_writer(void) RT_HIDDEN;
 

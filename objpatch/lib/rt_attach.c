@@ -180,6 +180,7 @@ static void end(bool sites)
 	rt_flush(true);
 	atomic_store(&rt_dormant, true);
 	rt_raw_session_end();
+	rt_record_release_dead();
 	session_fd = -1;
 	in_session = false;
 }

@@ -453,6 +453,29 @@ void rt_raw_drain(struct tstate *t)
 	unlock_raw(t);
 }
 
+/*
+ * objpatch attach, at a session's end (under rt.lock, after the final
+ * flush): the chunk of each thread that has exited goes, so that a
+ * process attached to again and again, its threads coming and going,
+ * does not keep 512 KiB for each one for good.  Its state (a few KiB)
+ * stays: the list of threads is only ever pushed to.
+ */
+void rt_record_release_dead(void)
+{
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
+		struct chunk *c;
+
+		if (!atomic_load(&t->dead) || !t->cur)
+			continue;
+		lock_raw(t);
+		c = t->cur;
+		t->cur = NULL;
+		atomic_store(&t->head, NULL);
+		unlock_raw(t);
+		rt_free_chunk(c);
+	}
+}
+
 /* Room for n words in the current chunk, or NULL when the buffers are full. */
 static uint64_t *reserve(struct tstate *t, size_t n)
 {
