@@ -14,7 +14,8 @@
 #  - reattach: two sessions back to back ended by SIGINT, the first made
 #    by the thread blocked in read() (--thread): one copy of the runtime,
 #    and a frame entered in the first session that returns in the second
-#    is not in the second's trace; a line read while dormant;
+#    is not in the second's trace; another attach meanwhile is refused;
+#    a line read while dormant;
 #  - exits: the program exits while attached: objpatch exits 0 with one
 #    line, the trace whole up to the exit;
 #  - killed: objpatch SIGKILLed while attached: the runtime's thread
@@ -158,7 +159,7 @@ runtimes() { grep libobjpatch /proc/"$pid"/maps | awk '{ print $6 }' | sort -u |
 # blocked in read() inside wait_line: the frame the first session opened
 # returns in the second one, which must not show it.
 reattach() {
-	local label=$1 base maps
+	local label=$1 base maps out
 	n_session=0
 	if ! started "$label" "$D/$label"; then
 		ok 1 "[$label] the target starts and says ready"
@@ -176,6 +177,8 @@ reattach() {
 	attaching "$label" --filter wait_line --filter line_length
 	ok $? "[$label] session 2, at once: tracing"
 	is "$(grep -c libobjpatch /proc/"$pid"/maps) $(runtimes)" "$maps 1" "[$label] session 2 uses the runtime loaded for session 1 (no second copy)"
+	out=$("$OBJPATCH" attach --duration 0.1 "$pid" 2>&1)
+	is "$? $(wc -l <<< "$out")" "2 1" "[$label] another attach meanwhile is refused: status 2, one line ($out)"
 	line two
 	ok $? "[$label] session 2: the reader answers a line"
 	detaching

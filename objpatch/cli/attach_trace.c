@@ -29,6 +29,7 @@
  * runtime disables every site, finishes the recording and goes dormant,
  * and objpatch reads to the stream's end.  No ptrace stop is needed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -46,6 +47,9 @@
 #include "objpatch/cli/run.h"
 
 #define START_SYM "objpatch_attach_start"
+/* The runtime's session thread's name (objpatch/lib/rt.h, RT_SESSION_THREAD), and how long one ending is waited for. */
+#define SESSION_THREAD "objpatch-attach"
+#define SESSION_WAIT_MS 2000
 #define ERROR_SYM "objpatch_error"
 
 static bool is_runtime(const char *path)
@@ -90,6 +94,43 @@ static bool runtime_offsets(struct elfobj *obj, uint64_t *start, uint64_t *error
 	*start = s.st_value - vaddr;
 	*error = e.st_value - vaddr;
 	return true;
+}
+
+/* Whether a thread of the process has the name of a session's (objpatch/lib/rt.h's RT_SESSION_THREAD). */
+static bool session_running(pid_t pid)
+{
+	char path[64], comm[32];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return false;
+	while (!found && (e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/comm", (int)pid, e->d_name);
+		if ((f = fopen(path, "re"))) {
+			found = fgets(comm, sizeof(comm), f) && !strcmp(comm, SESSION_THREAD "\n");
+			fclose(f);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* One session at a time: a session ending now is waited for, a running one refused (2). */
+static int check_no_session(pid_t pid)
+{
+	for (int i = 0; i < SESSION_WAIT_MS / 10 && session_running(pid); i++)
+		usleep(10000);
+	if (session_running(pid))
+		return attach_refuse(pid, "another objpatch attach is tracing it (its thread %s runs): wait for that one "
+				     "to end", SESSION_THREAD);
+	return 0;
 }
 
 /*
@@ -359,7 +400,8 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	free(argv);
 	if (rc < 0 || (s->output && run_check_output("objpatch attach", s->output, &created) < 0))
 		return 2;
-	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (!loaded && (rc = check_lib(pid, s->lib))) ||
+	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (loaded && (rc = check_no_session(pid))) ||
+	    (!loaded && (rc = check_lib(pid, s->lib))) ||
 	    (rc = check_sites(pid, live, s, &h)) || (out = recording_file(recording, sizeof(recording))) < 0) {
 		free(h.pads);
 		remove_unwritten(s, created);

@@ -57,7 +57,7 @@
 bool rt_attached;
 bool rt_all_held;
 
-/* Under rt.lock: the session's socket is open.  session_thread: its thread runs (start refused). */
+/* Under rt.lock: the session's socket is open.  session_thread: a session runs (start refused). */
 static bool in_session;
 static _Atomic bool session_thread;
 static int session_fd = -1;
@@ -179,6 +179,8 @@ static void end(bool sites)
 	rt_stop();
 	rt_flush(true);
 	atomic_store(&rt_dormant, true);
+	/* Before the stream's end: objpatch may start the next session as soon as it sees it. */
+	atomic_store(&session_thread, false);
 	rt_raw_session_end();
 	rt_record_release_dead();
 	session_fd = -1;
@@ -198,6 +200,8 @@ static void *session_main(void *arg)
 	int fd = (int)(intptr_t)arg;
 	bool stop = false;
 
+	/* What ps -L shows, and how objpatch tells a session runs (a second attach waits for it). */
+	pthread_setname_np(pthread_self(), RT_SESSION_THREAD);
 	pthread_mutex_lock(&rt.lock);
 	begin();
 	pthread_mutex_unlock(&rt.lock);
@@ -215,7 +219,6 @@ static void *session_main(void *arg)
 		}
 		pthread_mutex_unlock(&rt.lock);
 	}
-	atomic_store(&session_thread, false);
 	return NULL;
 }
 
