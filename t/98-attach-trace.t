@@ -27,7 +27,7 @@
 #    mistakes are refused with one line before the process is touched.
 # Every time, the program's own checks pass, it exits with its own status
 # (7) and writes nothing on its standard error.  Last, a program without
-# recorded sites is refused, untouched.
+# recorded sites and one objpatch run traces already are refused, untouched.
 . "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -283,6 +283,24 @@ no_sites() {
 	finish plain
 }
 
+# preloaded: a program objpatch run traces already is refused, untouched.
+preloaded() {
+	local prog out st
+	started run "$OBJPATCH" run -F add_pair -o "$D/run.trace" -- "$D/fentry-nop" ||
+		{ ok 1 "[run] the target starts under objpatch run"; return; }
+	prog=$(pgrep -P "$pid")
+	out=$("$OBJPATCH" attach --duration 0.1 "$prog" 2>&1)
+	is "$? $(wc -l <<< "$out")" "2 1" "refused, a process objpatch run traces: status 2, one line ($out)"
+	echo quit >&3
+	exec 3>&-
+	cat <&4 > /dev/null
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "refused, a process objpatch run traces: it exits with its own status, through objpatch run"
+	grep -q 'add_pair' "$D/run.trace"
+	ok $? "refused, a process objpatch run traces: its own trace is whole"
+}
+
 # options LABEL: report's options and --args, the trace going where they say;
 # usage mistakes refused (status 2) before the process is touched.
 options() {
@@ -323,7 +341,7 @@ print(n > 0 and not bad, n, bad)' "$D/$label.args")
 	finish "$label"
 }
 
-for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5"; do
+for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5" "pg - -pg"; do
 	# shellcheck disable=SC2086
 	set -- $v
 	label=$1 rmc=$2
@@ -338,5 +356,6 @@ for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5"; 
 	[ "$label" = fentry-nop ] && options "$label"
 done
 no_sites
+[ -x "$D/fentry-nop" ] && preloaded
 
 done_testing

@@ -134,6 +134,29 @@ static int check_no_session(pid_t pid)
 }
 
 /*
+ * Whether the process was started with the runtime preloaded and its
+ * settings (objpatch run, or LD_PRELOAD by hand): its environment as it
+ * began says so.  Such a runtime traces from the start and takes no session.
+ */
+static bool preloaded(pid_t pid)
+{
+	char path[64], *env = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && (n = getdelim(&env, &cap, 0, f)) > 0)
+		found = !strncmp(env, "LD_PRELOAD=", 11) && strstr(env, "libobjpatch.so");
+	free(env);
+	fclose(f);
+	return found;
+}
+
+/*
  * The runtime the process has loaded, if any: 1 with its functions in *r,
  * 0 when it has none, 2 after one line (a runtime too old to attach).
  */
@@ -147,6 +170,10 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 
 	if (!proc_find_module(live, is_runtime, &m))
 		return 0;
+	if (preloaded(pid))
+		return attach_refuse(pid, "its runtime %s was preloaded (objpatch run, or LD_PRELOAD): it traces the "
+				     "process already, as its OBJPATCH_* variables say; attach to a process started "
+				     "without it", m.path);
 	if (attach_load_module(live, &m, &obj, path, sizeof(path)) < 0)
 		return attach_refuse(pid, "its runtime %s: %s", m.path, obj.err[0] ? obj.err : strerror(errno));
 	found = runtime_offsets(&obj, &start, &error);
