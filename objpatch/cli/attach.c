@@ -52,8 +52,9 @@ static void attach_usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch attach [OPTIONS] PID\n"
 		   "Traces the functions of the running process PID (built with recorded call sites)\n"
-		   "until the duration ends or objpatch gets SIGINT (Ctrl-C), SIGTERM or SIGHUP, then\n"
-		   "detaches, leaving the runtime loaded but dormant, and prints the trace.\n"
+		   "until the duration ends or objpatch gets SIGINT (Ctrl-C), SIGTERM, SIGHUP or\n"
+		   "SIGQUIT (a second one stops waiting for the runtime), then detaches, leaving the\n"
+		   "runtime loaded but dormant, and prints the trace (as objpatch report would).\n"
 		   "  -F, --filter=GLOB   trace the functions matching GLOB, in order; '!GLOB' excludes\n"
 		   "                      (repeatable; default: every function)\n"
 		   "  -a, --args          each call's arguments (strings by address)\n"

@@ -167,7 +167,7 @@ int channel_accept(struct attach_channel *c, pid_t pid)
 	return 0;
 }
 
-/* SIGINT, SIGTERM and SIGHUP as they come: the caller blocked them. */
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT as they come: the caller blocked them. */
 static int signal_fd(void)
 {
 	sigset_t s;
@@ -176,6 +176,7 @@ static int signal_fd(void)
 	sigaddset(&s, SIGINT);
 	sigaddset(&s, SIGTERM);
 	sigaddset(&s, SIGHUP);
+	sigaddset(&s, SIGQUIT);
 	return signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 

@@ -24,7 +24,7 @@
  * `objpatch record`, since the process's memory is not read while it
  * runs (a formatted trace reads them in-process, when it writes them).
  *
- * The session ends on SIGINT, SIGTERM or SIGHUP, after --duration, or
+ * The session ends on SIGINT, SIGTERM, SIGHUP or SIGQUIT, after --duration, or
  * when the process exits: objpatch shuts its side of the socket, the
  * runtime disables every site, finishes the recording and goes dormant,
  * and objpatch reads to the stream's end.  No ptrace stop is needed.

@@ -299,7 +299,8 @@ void rt_raw_start(uint64_t ts0, uint64_t ns0) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
 /*
  * objpatch attach: a session starts at `ts`; what the threads recorded
- * before it (after the last one's end) is never written.
+ * before it (after the last one's end) is never written, and the counts
+ * of lost events start again.  Called with every other thread held.
  */
 void rt_record_session_start(uint64_t ts) RT_HIDDEN;
 /* objpatch attach, at a session's end: the chunks of the threads that have exited freed. */

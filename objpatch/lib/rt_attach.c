@@ -19,7 +19,10 @@
  * -fpatchable-function-entry pads (OBJPATCH_ATTACH_HELD): a pad of
  * several NOPs becomes one only where no thread can be between two of
  * them, so the call does that part itself, the threads held and none
- * inside a pad (objpatch made sure).  The call reports failure by its
+ * inside a pad (objpatch made sure).  Patching there waits for no held
+ * thread: the core sync (membarrier) interrupts running threads only;
+ * the one wait, for threads inside the patcher's trap handler, would end
+ * when objpatch lets the others run after 2 s (inject.c).  The call reports failure by its
  * value and rt.err (objpatch_error()), never on the process's standard
  * error.
  *

@@ -337,6 +337,9 @@ uint64_t rt_stop_time(void)
  */
 void rt_record_session_start(uint64_t ts)
 {
+	/* The counts are the session's: the start call runs with every other thread held (no owner writes them). */
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next)
+		t->missed_depth = t->missed_busy = t->lost = 0;
 	atomic_store(&session_ts, ts);
 	atomic_store(&rt_stopped, false);
 	atomic_fetch_add(&rt_session, 1);
