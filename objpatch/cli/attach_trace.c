@@ -255,7 +255,11 @@ static char **report_argv(const struct attach_session *s, const char *recording,
 	return argv;
 }
 
-/* A file for the recording, removed once reported: its path in `path`; the descriptor, or -1 after one line. */
+/*
+ * A file for the recording, removed at once (objpatch killed leaves
+ * nothing): report reads it as /proc/self/fd/N, that path in `path`.  The
+ * descriptor, or -1 after one line.
+ */
 static int recording_file(char *path, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -263,9 +267,13 @@ static int recording_file(char *path, size_t len)
 
 	snprintf(path, len, "%s/objpatch-attach.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		fprintf(stderr, "objpatch attach: %s: %s: set TMPDIR to a directory you can write\n", path,
 			strerror(errno));
+		return -1;
+	}
+	unlink(path);
+	snprintf(path, len, "/proc/self/fd/%d", fd);
 	return fd;
 }
 
@@ -449,7 +457,6 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	free(h.pads);
 	close(out);
-	unlink(recording);
 	remove_unwritten(s, created);
 	return rc;
 }
