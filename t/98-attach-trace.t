@@ -10,7 +10,8 @@
 # For each build:
 #  - traced: attach with two filters and --duration: status 0, a
 #    well-formed trace (check_trace.py) of those functions only, with
-#    their values; the session thread gone after the detach;
+#    their values; the session thread gone after the detach, and no
+#    descriptor of the runtime's left;
 #  - reattach: two sessions back to back ended by SIGINT, the first made
 #    by the thread blocked in read() (--thread): one copy of the runtime,
 #    and a frame entered in the first session that returns in the second
@@ -96,12 +97,13 @@ finish() {
 
 # traced LABEL: attach, trace, detach.
 traced() {
-	local label=$1 base st out
+	local label=$1 base st out fds
 	if ! started "$label" "$D/$label"; then
 		ok 1 "[$label] the target starts and says ready"
 		return
 	fi
 	base=$(threads)
+	fds=$(ls /proc/"$pid"/fd | tr '\n' ' ')
 	"$OBJPATCH" attach --filter add_pair --filter 'par*' --duration 0.5 --format json "$pid" \
 		> "$D/$label.json" 2> "$D/$label.attach.err"
 	st=$?
@@ -112,6 +114,7 @@ traced() {
 	check "$label" json "$D/$label.json" 'add_pair ~^[0-9]+$' 'parity ~^"(odd|even)"$'
 	until_true eval '[ "$(threads)" = "$base" ]'
 	ok $? "[$label] detached: the runtime's session thread is gone ($(threads) threads, $base before)"
+	is "$(ls /proc/"$pid"/fd | tr '\n' ' ')" "$fds" "[$label] detached: the process has the descriptors it had, no more"
 	finish "$label"
 }
 

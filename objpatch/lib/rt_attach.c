@@ -182,6 +182,8 @@ static void end(bool sites)
 	rt_stop();
 	rt_flush(true);
 	atomic_store(&rt_dormant, true);
+	/* Dormant, the process keeps no descriptor of ours (the patcher's /proc/self/mem). */
+	patch_release();
 	/* Before the stream's end: objpatch may start the next session as soon as it sees it. */
 	atomic_store(&session_thread, false);
 	rt_raw_session_end();
@@ -312,4 +314,5 @@ void rt_attach_fork_child(void)
 	in_session = false;
 	session_fd = -1;
 	rt_raw_fork_child();
+	patch_release();	/* the parent's /proc/PID/mem */
 }
