@@ -41,7 +41,8 @@ void rt_error(const char *fmt, ...)
 
 /*
  * A process objpatch attached to must see nothing on its standard error:
- * the message is kept in rt.err there (objpatch_error()), else printed.
+ * the message is kept in rt.err there (objpatch_error()) and goes to
+ * objpatch in the session's recording, else it is printed.
  */
 void rt_warn(const char *fmt, ...)
 {
@@ -51,9 +52,10 @@ void rt_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (rt_attached)
+	if (rt_attached) {
 		memcpy(rt.err, msg, sizeof(msg));
-	else
+		rt_raw_note(msg);
+	} else
 		fprintf(stderr, "objpatch: %s\n", msg);
 }
 
