@@ -20,8 +20,8 @@
 #  - the process was untouched: TracerPid 0 after each listing, and its
 #    output and exit status are those of a run nobody listed.
 # Then the refusals, one line and status 2 each: a program and library
-# with no recorded call sites (the words objpatch list uses), no such
-# process, not a number.
+# with no recorded call sites (the words objpatch list uses), another
+# user's process, no such process, not a number.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -241,6 +241,18 @@ else
 fi
 refused "no such process" "no such process" --list $(($(cat /proc/sys/kernel/pid_max) + 1))
 refused "not a number" "not a process id" --list 12x
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	sleep 600 &
+	sleeper=$!
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$OBJPATCH" attach --list "$sleeper" 2>&1)
+	is "$?" 2 "refused, another user's process: status 2"
+	grep -q "its memory map cannot be read (Permission denied): run objpatch as the process's user or as root" <<< "$out"
+	ok $? "refused, another user's process: one line saying its maps cannot be read ($out)"
+	kill "$sleeper"
+	wait "$sleeper" 2> /dev/null
+else
+	skip "not root, or no setpriv: no other user to try as"
+fi
 refused "--json without --list" "goes with --list" --json 1
 refused "--list without a process" "no process" --list
 
