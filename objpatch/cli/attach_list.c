@@ -223,6 +223,10 @@ static int open_process(struct process *p, pid_t pid, bool quiet)
 		errno = e;
 		if (quiet)
 			return 2;
+		/* The kernel's ptrace read check: the same user, and no capability objpatch lacks. */
+		if ((e == EACCES || e == EPERM) && geteuid() == 0)
+			return attach_refuse(pid, "its memory map cannot be read (%s): the process holds capabilities objpatch "
+				      "lacks, or is not dumpable; run objpatch with the capabilities it has", strerror(e));
 		if (e == EACCES || e == EPERM)
 			return attach_refuse(pid, "its memory map cannot be read (%s): run objpatch as the process's user or "
 				      "as root", strerror(e));
