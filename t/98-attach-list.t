@@ -4,12 +4,12 @@
 # objpatch attach --list PID: the functions a running process could have
 # traced, with their prototypes, read from the files it has mapped and
 # nothing done to the process.  testdata/attach/list_target.c, a PIE built
-# with -pg -mfentry and recordmcount --nop, loads two recorded libraries
-# with dlopen (list_lib.c and a copy of it) and waits on its standard
-# input.  Then:
+# with -pg -mfentry and recordmcount --nop, linked with one recorded
+# library (testdata/attach/list_lib.c), loads two more with dlopen (copies
+# of it) and waits on its standard input.  Then:
 #  - per module a heading (path, the address /proc/PID/maps gives its
 #    offset 0, the number of functions) and exactly the lines
-#    `objpatch list FILE` prints, for the program and both libraries;
+#    `objpatch list FILE` prints, for the program and the three libraries;
 #    the modules without tables (libc, the loader) counted in one line;
 #  - --json parses, and holds per module the very objects
 #    `objpatch list --json FILE` gives, and the same count;
@@ -92,8 +92,9 @@ base() {
 if ! compile_ok "target" gcc "${CFLAGS[@]}" -pg -mfentry -fPIE -c "$SRC/list_target.c" -o "$D/target.o" ||
    ! compile_ok "library" gcc "${CFLAGS[@]}" -pg -mfentry -fPIC -c "$SRC/list_lib.c" -o "$D/lib.o" ||
    ! compile_ok "recordmcount --nop" "$RMC" --mode=user --nop "$D/target.o" "$D/lib.o" ||
-   ! compile_ok "link" gcc -pie -o "$D/prog" "$D/target.o" -ldl ||
    ! compile_ok "link" gcc -shared -o "$D/liblist.so" "$D/lib.o" ||
+   ! compile_ok "link" gcc -shared -o "$D/libdirect.so" "$D/lib.o" ||
+   ! compile_ok "link" gcc -pie -o "$D/prog" "$D/target.o" -ldl -Wl,--no-as-needed -L"$D" -ldirect -Wl,-rpath,"$D" ||
    ! compile_ok "unrecorded" gcc "${CFLAGS[@]}" -o "$D/plain" "$SRC/list_target.c" -ldl ||
    ! compile_ok "unrecorded" gcc "${CFLAGS[@]}" -fPIC -shared -o "$D/libplain.so" "$SRC/list_lib.c"; then
 	done_testing
@@ -101,7 +102,7 @@ if ! compile_ok "target" gcc "${CFLAGS[@]}" -pg -mfentry -fPIE -c "$SRC/list_tar
 fi
 cp "$D/liblist.so" "$D/libgone.so"
 cp "$D/prog" "$D/prog.kept"
-for f in prog liblist.so libgone.so; do
+for f in prog libdirect.so liblist.so libgone.so; do
 	"$OBJPATCH" list "$D/$f" > "$D/$f.list" 2> "$D/$f.list.err"
 	"$OBJPATCH" list --json "$D/$f" > "$D/$f.json" 2> /dev/null
 done
@@ -124,7 +125,7 @@ fi
 is "$?" 0 "attach --list: status 0"
 is "$(cat "$D/list1.err")" "" "attach --list: nothing on standard error"
 untraced "attach --list"
-for f in prog liblist.so libgone.so; do
+for f in prog libdirect.so liblist.so libgone.so; do
 	n=$(wc -l < "$D/$f.list")
 	is "$(heading "$D/$f" "$D/list1")" "$D/$f: $n function$([ "$n" = 1 ] || echo s), loaded at $(base "$pid" "$D/$f")" \
 		"$f: the heading names it, its load address (from maps) and its $n functions"
@@ -133,10 +134,10 @@ done
 grep -qE '^0x[0-9a-f]+ enum colour lib_colour\(unsigned int i\)$' "$D/list1"
 ok $? "the dlopen'ed library's prototypes are there (enum colour lib_colour(unsigned int i))"
 # Every other file mapped executable (libc, the loader) holds no table.
-others=$(awk '$2 ~ /x/ && $6 ~ /^\// { print $6 }' /proc/"$pid"/maps | sort -u | grep -vcE '/(prog|liblist\.so|libgone\.so)$')
+others=$(awk '$2 ~ /x/ && $6 ~ /^\// { print $6 }' /proc/"$pid"/maps | sort -u | grep -vcE '/(prog|libdirect\.so|liblist\.so|libgone\.so)$')
 is "$(tail -1 "$D/list1")" "and $others more modules with no recorded call sites: nothing in them can be traced" \
 	"the $others modules with no tables are counted in one closing line"
-is "$(grep -cv '^0x' "$D/list1")" 4 "three headings and the closing line, nothing else"
+is "$(grep -cv '^0x' "$D/list1")" 5 "four headings and the closing line, nothing else"
 
 # --json: valid, and per module what objpatch list --json says of its file.
 "$OBJPATCH" attach --list --json "$pid" > "$D/list1.json" 2> "$D/list1.json.err"
@@ -152,7 +153,7 @@ check_json() {
 	assert j['pid'] == pid, (j['pid'], pid)
 	assert j['modules_without_sites'] == others, (j['modules_without_sites'], others)
 	paths = [m['path'] for m in j['modules']]
-	want = [d + '/' + f for f in ('prog', 'liblist.so', 'libgone.so')]
+	want = [d + '/' + f for f in ('prog', 'libdirect.so', 'liblist.so', 'libgone.so')]
 	assert sorted(paths) == sorted(want), (paths, want)
 	for m in j['modules']:
 	    f = m['path'].rsplit('/', 1)[1]
@@ -202,7 +203,8 @@ is "$(heading "$D/prog (deleted)" "$D/list4")" \
 	"$D/prog (deleted): $n functions, loaded at $(base "$pid" "$D/prog (deleted)") (read through /proc/$pid/exe)" \
 	"the deleted program: listed, read through /proc/PID/exe"
 is "$(block "$D/prog (deleted)" "$D/list4")" "$(cat "$D/prog.list")" "... its functions as before"
-is "$(block "$D/liblist.so" "$D/list4")" "$(cat "$D/liblist.so.list")" "... and the other library's"
+is "$(block "$D/liblist.so" "$D/list4")" "$(cat "$D/liblist.so.list")" "... and the other libraries' (dlopen'ed)"
+is "$(block "$D/libdirect.so" "$D/list4")" "$(cat "$D/libdirect.so.list")" "... and the other libraries' (linked)"
 "$OBJPATCH" attach --list --json "$pid" > "$D/list4.json" 2>&1
 is "$(check_json "$D/list4.json" prog libgone.so 2>&1)" ok "--json with deleted files: marked, the library's functions null"
 untraced "after the listings"
