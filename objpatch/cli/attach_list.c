@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "elf/dynsym.h"
 #include "objpatch/cli/attach.h"
@@ -151,6 +152,7 @@ static void read_module(struct process *p, struct module *m, bool quiet)
 {
 	char path[PATH_MAX + 64];
 	uint64_t vaddr = 0;
+	struct stat st;
 	int fd;
 
 	m->via_exe = m->deleted && is_program(p, m);
@@ -162,6 +164,9 @@ static void read_module(struct process *p, struct module *m, bool quiet)
 		snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->live);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)p->live, m->path);
+	/* A device mapped executable is no module, and opening it could act or block. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return;	/* UNREAD: neither listed nor counted */
 	m->state = FAILED;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		if (!quiet)
