@@ -22,7 +22,7 @@
 # Then the refusals, one line and status 2 each: a program and library
 # with no recorded call sites (the words objpatch list uses), another
 # user's process, no such process, not a number.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
 SRC=$TOP/testdata/attach
@@ -35,18 +35,10 @@ if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
 	exit
 fi
 
-# until_true CMD...: polls CMD (a process's state, which nothing announces).
-until_true() {
-	for _ in $(seq 1000); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	return 1
-}
-
-# started LABEL CMD...: runs CMD, its standard input a pipe on fd 3 here and
-# its output in $D/LABEL.out, and waits for its "ready"; sets $pid.
-started() {
+# running LABEL CMD...: runs CMD, its standard input a pipe on fd 3 here and
+# its output in $D/LABEL.out (a file: all of it is compared at the end),
+# and waits for its "ready"; sets $pid.
+running() {
 	local label=$1
 	shift
 	rm -f "$D/in"
@@ -115,7 +107,7 @@ is "$?" 5 "the target, alone: exit status 5"
 printf 'one\nLOUD two\n' | "$D/plain" "$D/libplain.so" > "$D/expected-plain.out" 2>&1
 
 # ---- listing a running process ----
-if ! started recorded "$D/prog" "$D/liblist.so" "$D/libgone.so"; then
+if ! running recorded "$D/prog" "$D/liblist.so" "$D/libgone.so"; then
 	ok 1 "[recorded] the target starts and says ready"
 	kill "$pid"
 	done_testing
@@ -230,7 +222,7 @@ refused() {
 	fi
 }
 
-if started plain "$D/plain" "$D/libplain.so"; then
+if running plain "$D/plain" "$D/libplain.so"; then
 	refused "no recorded sites" "^objpatch attach: $pid: no recorded call sites in its program or libraries: compile them with -pg and run recordmcount --mode=user on their objects" --list "$pid"
 	"$OBJPATCH" list "$D/plain" 2>&1 | grep -q 'no recorded call sites: compile with -pg and run recordmcount --mode=user'
 	ok $? "refused, no recorded sites: the words objpatch list uses for such a file"
