@@ -28,6 +28,7 @@
 #include "elf/dynsym.h"
 #include "objpatch/cli/attach.h"
 #include "objpatch/cli/attach_call.h"
+#include "objpatch/cli/attach_list.h"
 #include "objpatch/cli/inject.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/analyses.h"
@@ -39,6 +40,7 @@
 
 struct attach_opts {
 	bool inject_only, args;
+	bool list, json;	/* --list: what can be traced, nothing done to the process */
 	const char *lib, *pid, *policy, *trace_only;	/* trace_only: an option --inject-only does not take */
 	const char *output;	/* --output, checked before the process is touched */
 	unsigned long thread;	/* 0: objpatch picks */
@@ -54,6 +56,7 @@ struct attach_opts {
 static void attach_usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch attach [OPTIONS] PID\n"
+		   "       objpatch attach --list [--json] PID\n"
 		   "Traces the functions of the running process PID (built with recorded call sites)\n"
 		   "until the duration ends or objpatch gets SIGINT (Ctrl-C), SIGTERM, SIGHUP or\n"
 		   "SIGQUIT (a second one stops waiting for the runtime), then detaches, leaving the\n"
@@ -74,14 +77,21 @@ static void attach_usage(FILE *f)
 		   "      --thread=TID    the thread that makes the calls (default: one not inside\n"
 		   "                      malloc or the loader)\n"
 		   "      --inject-only   load the runtime, dormant, and leave\n"
+		   "      --list          print the functions that can be traced in PID, with their\n"
+		   "                      prototypes: per module (its program, its libraries, those it\n"
+		   "                      loaded with dlopen) a line with its path, load address and\n"
+		   "                      count, then its functions as objpatch list prints them; the\n"
+		   "                      process is neither stopped nor traced\n"
+		   "  -j, --json          with --list: one JSON object, one object per module\n"
 		   "  -h, --help          this text\n"
 		   "Exit status: 0 traced (or loaded); 1 when it failed; 2 when the process was refused\n"
-		   "(untouched) or for a usage error.\n");
+		   "(untouched) or for a usage error.  --list: 0; 1 when a module could not be read;\n"
+		   "2 when the process was refused or has no recorded call sites.\n");
 }
 
 /* From OPT_OUTPUT on: objpatch report's options (and the analyses, ANALYSIS_*). */
-enum { OPT_INJECT_ONLY = 1, OPT_LIB, OPT_THREAD, OPT_FILTER, OPT_ARGS, OPT_DURATION, OPT_POLICY, OPT_OUTPUT, OPT_FORMAT,
-       OPT_HEX, OPT_ERRNO_NAMES };
+enum { OPT_INJECT_ONLY = 1, OPT_LIB, OPT_THREAD, OPT_LIST, OPT_JSON, OPT_FILTER, OPT_ARGS, OPT_DURATION, OPT_POLICY,
+       OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_ERRNO_NAMES };
 
 static const struct cli_opt attach_options[] = {
 	{ "filter", 'F', "GLOB", OPT_FILTER },
@@ -102,6 +112,8 @@ static const struct cli_opt attach_options[] = {
 	{ "min-duration", 0, "TIME", ANALYSIS_MIN_DURATION },
 	{ "max-depth", 0, "N", ANALYSIS_MAX_DEPTH },
 	{ "inject-only", 0, NULL, OPT_INJECT_ONLY },
+	{ "list", 0, NULL, OPT_LIST },
+	{ "json", 'j', NULL, OPT_JSON },
 	{ "lib", 0, "PATH", OPT_LIB },
 	{ "thread", 0, "TID", OPT_THREAD },
 	{ NULL, 0, NULL, 0 },
@@ -166,13 +178,18 @@ static int set_option(void *ctx, int id, const char *v)
 {
 	struct attach_opts *o = ctx;
 
-	if (id != CLI_OPERAND && id != OPT_INJECT_ONLY && id != OPT_LIB && id != OPT_THREAD)
+	if (id != CLI_OPERAND && id != OPT_INJECT_ONLY && id != OPT_LIB && id != OPT_THREAD && id != OPT_LIST &&
+	    id != OPT_JSON)
 		o->trace_only = option_name(id);
 	if (id == OPT_OUTPUT)
 		o->output = v;
 	if (id >= OPT_OUTPUT)
 		return keep_for_report(o, option_name(id), v);
 	switch (id) {
+	case OPT_LIST:
+	case OPT_JSON:
+		*(id == OPT_LIST ? &o->list : &o->json) = true;
+		return 0;
 	case OPT_THREAD:
 		o->thread = strtoul(v, NULL, 10);
 		if (!o->thread || strspn(v, "0123456789") != strlen(v)) {
@@ -467,6 +484,25 @@ static int check_mode(const struct attach_opts *o)
 	return 0;
 }
 
+/* --list: its options checked, then the listing (attach_list.c). */
+static int list_mode(const struct attach_opts *o)
+{
+	const char *other = o->inject_only ? "inject-only" : o->trace_only ? o->trace_only : o->lib ? "lib" :
+			    o->thread ? "thread" : NULL;
+	pid_t pid;
+
+	if (!o->list)
+		fprintf(stderr, "objpatch attach: --json goes with --list: objpatch attach --list --json PID\n");
+	else if (other)
+		fprintf(stderr, "objpatch attach: --%s: --list only reads the process's files and takes no other option "
+			"than --json\n", other);
+	else if (!o->pid)
+		fprintf(stderr, "objpatch attach: no process: objpatch attach --list PID\n");
+	if (!o->list || other || !o->pid || parse_pid(o->pid, &pid) < 0)
+		return 2;
+	return attach_list(pid, o->json);
+}
+
 static void free_opts(struct attach_opts *o)
 {
 	for (size_t i = 0; i < o->nreport; i++)
@@ -501,6 +537,11 @@ int attach_main(int argc, char **argv)
 	pid_t pid, live = 0;
 	int rc = cli_parse(&cmd, argc, argv, 2);
 
+	if (rc >= 0 && (o.list || o.json)) {
+		rc = list_mode(&o);
+		free_opts(&o);
+		return rc;
+	}
 	if (rc == CLI_HELP || rc < 0 || check_mode(&o) < 0 || parse_pid(o.pid, &pid) < 0) {
 		free_opts(&o);
 		return rc == CLI_HELP ? 0 : 2;
