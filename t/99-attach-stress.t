@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# objpatch attach, 100 times in a row, into one running service (issue
+# 21's stress test).  testdata/attach/service.c runs 8 workers that check
+# every result they compute (five families of small functions: hash_*,
+# sort_*, parse_*, matrix_*, list_*, half of the workers churning the
+# allocator), counts SIGUSR1 in a handler, forks a child now and then
+# (which checks its own work and exits with a status the parent expects,
+# or execs /bin/true) and has a reader blocked in read() on its standard
+# input.  Each attach has other filters (families, negations, several
+# patterns), a duration of 0.1 to 0.3 s, JSON or text; SIGUSR1 comes during
+# every third.  After each:
+#  - objpatch exited 0 and its trace is well formed, holds only functions
+#    the filters select, and each thread's entries and exits pair up
+#    (testdata/attach/check_attach.py);
+#  - /proc/PID/maps holds exactly one libobjpatch.so (also while the
+#    attach runs), the process has its own threads and descriptors again,
+#    and every worker goes on.
+# At the end, "quit": the service's summary has no mismatch, every signal
+# sent was handled, every child exited as expected, nothing was written
+# on its standard error nor in its working directory, its exit status is
+# 0.  Built both ways the issue names for x86_64: -pg -mfentry objects with
+# recordmcount --nop, and -fpatchable-function-entry=5.
+#
+# Until objpatch attach traces, each attach is a load (--inject-only).
+. "$(dirname "$0")/lib.sh"
+
+OBJPATCH=$TOP/build/objpatch
+SRC=$TOP/testdata/attach
+CHECK=(python3 "$SRC/check_attach.py")
+SIGNAL=(python3 "$SRC/signal_during.py")
+D=$T_TMP
+CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread)
+ATTACHES=${ATTACHES:-100}
+
+if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
+	skip "attach is implemented for x86_64 Linux hosts (this is $(uname -sm))"
+	done_testing
+	exit
+fi
+
+# build LABEL RMC-FLAGS CFLAGS...: compile, record, link: $D/LABEL/service.
+build() {
+	local label=$1 rmc=$2 dir=$D/$1 out
+	shift 2
+	mkdir -p "$dir"
+	compile_ok "[$label] service" gcc "${CFLAGS[@]}" "$@" -c "$SRC/service.c" -o "$dir/service.o" || return 1
+	# shellcheck disable=SC2086
+	if ! out=$("$RMC" --mode=user $rmc "$dir/service.o" 2>&1); then
+		ok 1 "[$label] recordmcount --mode=user $rmc"
+		diag "$out"
+		return 1
+	fi
+	compile_ok "[$label] link" gcc -pthread -o "$dir/service" "$dir/service.o"
+}
+
+# started LABEL CMD...: runs CMD in the empty directory $D/LABEL/cwd, its
+# standard input and output on pipes (fds 3 and 4 here), and waits for
+# its "ready"; sets $pid.
+started() {
+	local label=$1 line=
+	shift
+	rm -rf "$D/in" "$D/out" "$D/$label/cwd"
+	mkdir -p "$D/$label/cwd"
+	mkfifo "$D/in" "$D/out"
+	(cd "$D/$label/cwd" && exec "$@") < "$D/in" > "$D/out" 2> "$D/$label/err" &
+	pid=$!
+	exec 3> "$D/in" 4< "$D/out"
+	read -r -t 30 line <&4
+	[ "$line" = ready ]
+}
+
+# until_true CMD...: polls CMD (a process's state, which nothing announces).
+until_true() {
+	for _ in $(seq 1000); do
+		"$@" && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# The copies of libobjpatch.so mapped in $pid (distinct device:inode).
+runtimes() {
+	awk '$6 ~ /\/libobjpatch\.so/ { print $4, $5 }' /proc/"$pid"/maps 2> /dev/null | sort -u | wc -l
+}
+
+# Whether a SIGUSR1 waits for $pid (process-wide or in one thread): one
+# sent now would merge with it, so the test waits until none does.
+usr1_pending() {
+	local mask
+	for mask in $(sed -n 's/^\(ShdPnd\|SigPnd\):\s*//p' /proc/"$pid"/status /proc/"$pid"/task/*/status 2> /dev/null); do
+		(( 0x$mask & 0x200 )) && return 0
+	done
+	return 1
+}
+
+no_usr1_pending() { ! usr1_pending; }
+
+# stats: the service's counters: signals children rounds0 ... rounds7.
+# Its other lines (a mismatch, a child gone wrong) go to $said.
+stats() {
+	local line
+	echo stats >&3
+	while read -r -t 30 line <&4; do
+		case $line in
+		stats\ *) echo "${line#stats }"; return 0 ;;
+		*) echo "$line" >> "$said" ;;
+		esac
+	done
+	return 1
+}
+
+# progressed BEFORE: every worker has done more rounds than in BEFORE (a stats line).
+progressed() {
+	local now b i
+	read -ra now <<< "$(stats)"
+	read -ra b <<< "$1"
+	for i in $(seq 2 9); do
+		[ "${now[$i]:-0}" -gt "${b[$i]:-0}" ] || return 1
+	done
+	return 0
+}
+
+# The service's own threads and descriptors: as many as before the first attach.
+own_threads() { [ "$(ls /proc/"$pid"/task | wc -l)" = "$threads" ]; }
+own_fds() { [ "$(ls /proc/"$pid"/fd | wc -l)" = "$fds" ]; }
+
+# FILTERS[i]: the filters of attach i, cycled: families, negations, several.
+FILTERS=(
+	'hash_*'
+	'sort_*'
+	'parse_*'
+	'matrix_*'
+	'list_*'
+	'hash_* sort_*'
+	'* !sort_*'
+	'parse_* matrix_det matrix_mul'
+	'*_round'
+	'* !hash_* !parse_* !matrix_*'
+	'sort_* !sort_merge_run !sort_sift_down'
+	'list_* proc_* hash_fnv1a'
+	'matrix_* !matrix_[mt]*'
+	'hash_crc32_* hash_mix64 hash_unmix64'
+	'*'
+	'parse_dec parse_hex parse_format_*'
+	'* !*_round !list_* !sort_* !parse_*'
+	'worker_round hash_round'
+)
+
+# attach_once LABEL I: one attach, its checks; one ok.
+attach_once() {
+	local label=$1 i=$2 filters fargs=() f dur fmt trace out st bad=0 attacher why=() signal=0 verdict before what cmd when n
+	read -ra filters <<< "${FILTERS[$((i % ${#FILTERS[@]}))]}"
+	for f in "${filters[@]}"; do fargs+=(--filter "$f"); done
+	dur=0.$((1 + i % 3))
+	fmt=json
+	[ $((i % 4)) -eq 3 ] && fmt=text
+	trace=$D/$label/trace.$i.$fmt
+	[ $((i % 3)) -eq 0 ] && signal=1
+	cmd=("$OBJPATCH" attach --inject-only "$pid")
+	[ "$TRACING" = 0 ] || cmd=("$OBJPATCH" attach "${fargs[@]}" --duration "$dur" --format "$fmt" --output "$trace" "$pid")
+	if [ "$signal" = 1 ]; then
+		# One signal pending at a time, none merged with another.
+		until_true no_usr1_pending || { bad=1; why+=("a SIGUSR1 stays pending"); }
+		when=held
+		[ $((i % 2)) = 1 ] && [ "$TRACING" = 1 ] && when=released
+		rm -f "$D/$label/when"
+		cmd=("${SIGNAL[@]}" --when "$when" --report "$D/$label/when" "$pid" -- "${cmd[@]}")
+		sent=$((sent + 1))
+	fi
+	"${cmd[@]}" > "$D/$label/attach.out" 2>&1 &
+	attacher=$!
+	# Meanwhile, one runtime at most (none only before the first load).
+	while kill -0 "$attacher" 2> /dev/null; do
+		n=$(runtimes)
+		if [ "$n" -gt 1 ] || { [ "$n" = 0 ] && [ "$i" -gt 0 ]; }; then
+			bad=1
+			why+=("$n libobjpatch.so mapped while attached")
+			break
+		fi
+		sleep 0.02
+	done
+	wait "$attacher"
+	st=$?
+	out=$(cat "$D/$label/attach.out")
+	[ "$st" = 0 ] || { bad=1; why+=("objpatch exited $st: $out"); }
+	if [ "$TRACING" = 1 ]; then
+		if ! verdict=$("${CHECK[@]}" --format "$fmt" --pid "$pid" "${fargs[@]}" "$trace" 2>&1); then
+			bad=1
+			why+=("the trace $trace: $verdict")
+		elif [[ $verdict =~ ^ok:\ 0\ events ]]; then
+			empty=$((empty + 1))
+		else
+			traced_names+=" ${verdict#*threads: }"
+		fi
+	elif ! [[ "$out" == *"libobjpatch.so loaded, dormant"* ]]; then
+		bad=1
+		why+=("objpatch said: $out")
+	fi
+	[ "$(runtimes)" = 1 ] || { bad=1; why+=("$(runtimes) libobjpatch.so mapped after the attach"); }
+	kill -0 "$pid" 2> /dev/null || { bad=1; why+=("the service is gone"); }
+	until_true own_threads || { bad=1; why+=("threads: $(ls /proc/"$pid"/task | wc -l), before: $threads"); }
+	until_true own_fds || { bad=1; why+=("descriptors: $(ls /proc/"$pid"/fd | tr '\n' ' '), before: $fds"); }
+	before=$(stats) && until_true progressed "$before" || { bad=1; why+=("a worker stopped: $(stats) after $before"); }
+	what="${filters[*]}, ${dur} s, $fmt"
+	[ "$TRACING" = 1 ] || what="a load (--inject-only)"
+	[ "$signal" = 0 ] || what+=", SIGUSR1 during it"
+	if [ "$signal" = 1 ]; then
+		when=$(cat "$D/$label/when" 2> /dev/null)
+		what+=" (${when:-not sent?})"
+		[ "$when" = held ] && sent_held=$((sent_held + 1))
+		[ "$when" = released ] && sent_released=$((sent_released + 1))
+	fi
+	ok "$bad" "[$label] attach $i: $what"
+	[ "$bad" = 0 ] || diag "${why[@]}"
+	[ "$bad" = 0 ]
+}
+
+# stress LABEL N: N attaches into a new service, then its own verdict.
+stress() {
+	local label=$1 n=$2 i failed=0 summary out st
+	sent=0 sent_held=0 sent_released=0 empty=0 traced_names= said=$D/$1/said
+	: > "$said"
+	if ! started "$label" "$D/$label/service"; then
+		ok 1 "[$label] the service starts and says ready"
+		kill "$pid" 2> /dev/null
+		return
+	fi
+	threads=$(ls /proc/"$pid"/task | wc -l)
+	fds=$(ls /proc/"$pid"/fd | wc -l)
+	is "$(runtimes)" 0 "[$label] no runtime in the service before the first attach"
+	for i in $(seq 0 $((n - 1))); do
+		# After 3 failures, the rest would say nothing new.
+		attach_once "$label" "$i" || failed=$((failed + 1))
+		[ "$failed" -lt 3 ] || break
+	done
+	if [ "$TRACING" = 1 ]; then
+		diag "[$label] $empty of $n traces had no event"
+		for f in hash_ sort_ parse_ matrix_ list_; do
+			[[ " $traced_names" == *" $f"* ]]
+			ok $? "[$label] some trace holds the ${f}* functions"
+		done
+	fi
+	# A child forked and checked: they come every 64 rounds of worker 7.
+	until_true eval '[ "$(stats | cut -d" " -f2)" -gt 0 ]'
+	ok $? "[$label] the service forked children meanwhile"
+	echo quit >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	st=$?
+	summary=$(grep '^summary:' <<< "$out")
+	is "$st" 0 "[$label] the service exits 0: every check passed"
+	[[ $summary =~ mismatches=0\  ]]
+	ok $? "[$label] no result was wrong ($summary)"
+	[[ $summary =~ signals=$sent\  ]]
+	ok $? "[$label] each of the $sent SIGUSR1 was handled once ($sent_held while ptrace held the service, $sent_released while its runtime traced)"
+	[[ $summary =~ bad-children=0$ ]]
+	ok $? "[$label] every child exited with the status expected"
+	grep -v '^summary:' <<< "$out" >> "$said"
+	[ -s "$said" ] && diag "[$label] the service said:" "$(head -40 "$said")"
+	is "$(cat "$D/$label/err")" "" "[$label] nothing on the service's standard error"
+	is "$(ls -A "$D/$label/cwd")" "" "[$label] nothing written in its working directory"
+}
+
+TRACING=0
+if "$OBJPATCH" attach --help 2>&1 | grep -q -- '--duration'; then
+	TRACING=1
+fi
+
+build nop --nop -pg -mfentry && stress nop "$ATTACHES"
+build pads "" -fpatchable-function-entry=5 && stress pads "$((ATTACHES / 4))"
+
+done_testing
