@@ -73,7 +73,8 @@ started() {
 
 # until_true CMD...: polls CMD (a process's state, which nothing announces).
 until_true() {
-	for _ in $(seq 1000); do
+	local k
+	for ((k = 0; k < 1000; k++)); do
 		"$@" && return 0
 		sleep 0.01
 	done
@@ -82,7 +83,7 @@ until_true() {
 
 # The copies of libobjpatch.so mapped in $pid (distinct device:inode).
 runtimes() {
-	awk '$6 ~ /\/libobjpatch\.so/ { print $4, $5 }' /proc/"$pid"/maps 2> /dev/null | sort -u | wc -l
+	awk '$6 ~ /\/libobjpatch\.so/ && !seen[$4 " " $5]++ { n++ } END { print n + 0 }' /proc/"$pid"/maps 2> /dev/null
 }
 
 # Whether a SIGUSR1 waits for $pid (process-wide or in one thread): one
@@ -116,7 +117,7 @@ progressed() {
 	local now b i
 	read -ra now <<< "$(stats)"
 	read -ra b <<< "$1"
-	for i in $(seq 2 9); do
+	for ((i = 2; i <= 9; i++)); do
 		[ "${now[$i]:-0}" -gt "${b[$i]:-0}" ] || return 1
 	done
 	return 0
