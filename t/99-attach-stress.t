@@ -20,8 +20,10 @@
 # At the end, "quit": the service's summary has no mismatch, every signal
 # sent was handled, every child exited as expected, nothing was written
 # on its standard error nor in its working directory, its exit status is
-# 0.  Built both ways the issue names for x86_64: -pg -mfentry objects with
-# recordmcount --nop, and -fpatchable-function-entry=5.
+# 0.  Built the ways the issue names for x86_64: -pg -mfentry objects with
+# recordmcount --nop (the 100 attaches), -fpatchable-function-entry=5, -pg
+# (calls of glibc's mcount) and gcc's -mrecord-mcount -mnop-mcount (fewer
+# attaches each).
 #
 # Until objpatch attach traces, each attach is a load (--inject-only).
 . "$(dirname "$0")/lib.sh"
@@ -40,10 +42,11 @@ if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
 	exit
 fi
 
-# build LABEL RMC-FLAGS CFLAGS...: compile, record, link: $D/LABEL/service.
+# build LABEL RMC-FLAGS LDFLAGS CFLAGS...: compile, record, link (without
+# -pg): $D/LABEL/service.
 build() {
-	local label=$1 rmc=$2 dir=$D/$1 out
-	shift 2
+	local label=$1 rmc=$2 ldflags=$3 dir=$D/$1 out
+	shift 3
 	mkdir -p "$dir"
 	compile_ok "[$label] service" gcc "${CFLAGS[@]}" "$@" -c "$SRC/service.c" -o "$dir/service.o" || return 1
 	# shellcheck disable=SC2086
@@ -52,7 +55,8 @@ build() {
 		diag "$out"
 		return 1
 	fi
-	compile_ok "[$label] link" gcc -pthread -o "$dir/service" "$dir/service.o"
+	# shellcheck disable=SC2086
+	compile_ok "[$label] link" gcc -pthread $ldflags -o "$dir/service" "$dir/service.o"
 }
 
 # started LABEL CMD...: runs CMD in the empty directory $D/LABEL/cwd, its
@@ -271,7 +275,12 @@ if "$OBJPATCH" attach --help 2>&1 | grep -q -- '--duration'; then
 	TRACING=1
 fi
 
-build nop --nop -pg -mfentry && stress nop "$ATTACHES"
-build pads "" -fpatchable-function-entry=5 && stress pads "$((ATTACHES / 4))"
+# The issue's 100 into the --nop build, fewer into each other form.
+build nop --nop "" -pg -mfentry && stress nop "$ATTACHES"
+build pads "" "" -fpatchable-function-entry=5 && stress pads "$((ATTACHES / 5))"
+# -pg calls glibc's mcount (which does nothing when the program is not
+# linked with -pg: no gmon.out); gcc's own NOPs and table, not a PIE.
+build pg "" "" -pg && stress pg "$((ATTACHES / 10))"
+build mnop "" -no-pie -pg -mfentry -mrecord-mcount -mnop-mcount -fno-pie && stress mnop "$((ATTACHES / 10))"
 
 done_testing
