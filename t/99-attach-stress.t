@@ -32,6 +32,7 @@ OBJPATCH=$TOP/build/objpatch
 SRC=$TOP/testdata/attach
 CHECK=(python3 "$SRC/check_attach.py")
 SIGNAL=(python3 "$SRC/signal_during.py")
+SITE=(python3 "$SRC/site_bytes.py")
 D=$T_TMP
 CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread)
 ATTACHES=${ATTACHES:-100}
@@ -127,6 +128,11 @@ progressed() {
 	return 0
 }
 
+# site_changed BYTES: the first bytes of worker_round are no longer BYTES (a site patched) or objpatch is done.
+site_changed() {
+	[ "$("${SITE[@]}" "$pid" "$D/$label/service" worker_round)" != "$1" ] || ! kill -0 "$attacher" 2> /dev/null
+}
+
 # The service's own threads and descriptors: as many as before the first attach.
 own_threads() { [ "$(ls /proc/"$pid"/task | wc -l)" = "$threads" ]; }
 own_fds() { [ "$(ls /proc/"$pid"/fd | wc -l)" = "$fds" ]; }
@@ -155,16 +161,28 @@ FILTERS=(
 
 # attach_once LABEL I: one attach, its checks; one ok.
 attach_once() {
-	local label=$1 i=$2 filters fargs=() f dur fmt trace out st bad=0 attacher why=() signal=0 verdict before what cmd when n
+	local label=$1 i=$2 filters fargs=() f dur fmt trace out st bad=0 attacher why=() signal=0 verdict before what cmd when n interrupt=0 require=() site args
 	read -ra filters <<< "${FILTERS[$((i % ${#FILTERS[@]}))]}"
-	for f in "${filters[@]}"; do fargs+=(--filter "$f"); done
 	dur=0.$((1 + i % 3))
 	fmt=json
 	[ $((i % 4)) -eq 3 ] && fmt=text
 	trace=$D/$label/trace.$i.$fmt
 	[ $((i % 3)) -eq 0 ] && signal=1
+	if [ $((i % 10)) -eq 5 ]; then
+		# Ended by SIGINT once every worker did two rounds with
+		# worker_round patched: each has a whole call of it in the trace.
+		interrupt=1
+		filters+=(worker_round)
+		require=(--require worker_round=8)
+		dur=
+		[ "$TRACING" = 0 ] || site=$("${SITE[@]}" "$pid" "$D/$label/service" worker_round)
+	fi
+	for f in "${filters[@]}"; do fargs+=(--filter "$f"); done
+	args=()
+	[ $((i % 5)) -eq 1 ] && args=(--args)
 	cmd=("$OBJPATCH" attach --inject-only "$pid")
-	[ "$TRACING" = 0 ] || cmd=("$OBJPATCH" attach "${fargs[@]}" --duration "$dur" --format "$fmt" --output "$trace" "$pid")
+	[ "$TRACING" = 0 ] ||
+		cmd=("$OBJPATCH" attach "${fargs[@]}" "${args[@]}" ${dur:+--duration "$dur"} --format "$fmt" --output "$trace" "$pid")
 	if [ "$signal" = 1 ]; then
 		# One signal pending at a time, none merged with another.
 		until_true no_usr1_pending || { bad=1; why+=("a SIGUSR1 stays pending"); }
@@ -176,6 +194,13 @@ attach_once() {
 	fi
 	"${cmd[@]}" > "$D/$label/attach.out" 2>&1 &
 	attacher=$!
+	if [ "$interrupt" = 1 ] && [ "$TRACING" = 1 ]; then
+		until_true site_changed "$site" || { bad=1; why+=("worker_round stays $site"); }
+		for _ in 1 2; do
+			before=$(stats) && until_true progressed "$before" || { bad=1; why+=("a worker stopped: $(stats) after $before"); }
+		done
+		kill -INT "$attacher"
+	fi
 	# Meanwhile, one runtime at most (none only before the first load).
 	while kill -0 "$attacher" 2> /dev/null; do
 		n=$(runtimes)
@@ -191,7 +216,7 @@ attach_once() {
 	out=$(cat "$D/$label/attach.out")
 	[ "$st" = 0 ] || { bad=1; why+=("objpatch exited $st: $out"); }
 	if [ "$TRACING" = 1 ]; then
-		if ! verdict=$("${CHECK[@]}" --format "$fmt" --pid "$pid" "${fargs[@]}" "$trace" 2>&1); then
+		if ! verdict=$("${CHECK[@]}" --format "$fmt" --pid "$pid" "${fargs[@]}" "${require[@]}" "$trace" 2>&1); then
 			bad=1
 			why+=("the trace $trace: $verdict")
 		elif [[ $verdict =~ ^ok:\ 0\ events ]]; then
@@ -208,7 +233,7 @@ attach_once() {
 	until_true own_threads || { bad=1; why+=("threads: $(ls /proc/"$pid"/task | wc -l), before: $threads"); }
 	until_true own_fds || { bad=1; why+=("descriptors: $(ls /proc/"$pid"/fd | tr '\n' ' '), before: $fds"); }
 	before=$(stats) && until_true progressed "$before" || { bad=1; why+=("a worker stopped: $(stats) after $before"); }
-	what="${filters[*]}, ${dur} s, $fmt"
+	what="${filters[*]}${args:+ --args}, ${dur:-until SIGINT,} ${dur:+s, }$fmt"
 	[ "$TRACING" = 1 ] || what="a load (--inject-only)"
 	[ "$signal" = 0 ] || what+=", SIGUSR1 during it"
 	if [ "$signal" = 1 ]; then

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Check the trace of one `objpatch attach` (t/99-attach-stress.t).
 
-  check_attach.py --format json|text [--filter GLOB]... [--pid PID] TRACE
+  check_attach.py --format json|text [--filter GLOB]... [--pid PID]
+                  [--require NAME=THREADS] TRACE
 
 Checks that TRACE is well formed (JSON: parses, Chrome trace events; text:
 objpatch's function graph, each line of a known form, indentation that
@@ -14,7 +15,8 @@ exits pair up: every entry has its exit, named alike, in order, and
 timestamps never go back.  A frame still open when the trace ended must
 be closed as unfinished (or lost, unwound); one that is not is an error.
 With --pid, events of other processes (children forked while traced)
-are allowed to close frames they inherited.
+are allowed to close frames they inherited.  --require NAME=THREADS: at
+least THREADS threads have a whole call of NAME (entered, then returned).
 
 Prints one line: "ok: N events, M functions, T threads: NAME..." (the
 functions seen), or the problems (at most 20) and exits 1; 2 on bad usage.
@@ -50,6 +52,7 @@ class Check:
         self.names = {}         # name -> entries
         self.stacks = {}        # (pid, tid) -> [(name, where)]
         self.last_ts = {}       # (pid, tid) -> ts
+        self.returned = {}      # name -> {(pid, tid)} that entered and returned it
 
     def error(self, where, msg):
         self.errors.append("%s: %s" % (where, msg))
@@ -78,6 +81,8 @@ class Check:
         open_name, open_where = stack.pop()
         if name is not None and name != open_name:
             self.error(where, "thread %s: the exit of %s closes %s (entered at %s)" % (key[1], name, open_name, open_where))
+        elif how in ("returned", "leaf"):
+            self.returned.setdefault(open_name, set()).add(key)
 
     def time(self, where, key, ts):
         last = self.last_ts.get(key)
@@ -150,7 +155,7 @@ def check_json(c, text):
 LINE = re.compile(r"^ *(\d+)\) +(?:[+!#*@$] *)?(?:\d+\.\d{3} us +)?\|  (.*)$")
 OPEN = re.compile(r"^([^\s(]+)\(.*\) \{$")
 LEAF = re.compile(r"^([^\s(]+)\(.*\);(?: /\* (?:ret=.*|unwound) \*/)?$")
-CLOSE = re.compile(r"^\} /\* (\S+?)(?: (?:ret=.*|unwound|unfinished|lost))? \*/$")
+CLOSE = re.compile(r"^\} /\* (\S+?)(?: (ret=.*|unwound|unfinished|lost))? \*/$")
 HEADER = re.compile(r"^# objpatch function graph, pid (\d+)")
 
 
@@ -179,7 +184,8 @@ def check_text(c, text):
         if mc:
             if indent != 2 * (depth - 1) and depth:
                 c.error(where, "an exit at indentation %d in a thread %d deep: %r" % (indent, depth, line))
-            c.leave(where, key, mc.group(1), "closed")
+            how = mc.group(2) or "returned"
+            c.leave(where, key, mc.group(1), "returned" if how.startswith("ret=") else how)
             continue
         if indent != 2 * depth:
             c.error(where, "an entry at indentation %d in a thread %d deep: %r" % (indent, depth, line))
@@ -199,6 +205,7 @@ def main():
     ap.add_argument("--format", choices=("json", "text"), required=True)
     ap.add_argument("--filter", action="append", default=[])
     ap.add_argument("--pid", type=int)
+    ap.add_argument("--require", action="append", default=[], metavar="NAME=THREADS")
     ap.add_argument("trace")
     a = ap.parse_args()
     try:
@@ -210,6 +217,11 @@ def main():
     c = Check(a.filter, a.pid)
     (check_json if a.format == "json" else check_text)(c, text)
     c.end()
+    for r in a.require:
+        name, _, n = r.partition("=")
+        got = len(c.returned.get(name, ()))
+        if got < int(n or 1):
+            c.error("require", "%d threads have a whole call of %s, not %s" % (got, name, n))
     if c.errors:
         for e in c.errors[:MAX_SHOWN]:
             print(e)

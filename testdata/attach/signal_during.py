@@ -9,7 +9,8 @@ Runs CMD and watches PID's TracerPid: with --when held, the signal goes
 once a tracer holds PID (ptrace: threads stopped, the runtime being
 loaded); with released, once the tracer let go again while CMD still runs
 (the process traced by its runtime).  When CMD ends before that moment
-came, the signal goes after it, so that one is sent in every case.  FILE
+came, the signal goes after it, so that one is sent in every case.
+SIGINT and SIGTERM sent to this script go to CMD.  FILE
 gets the word saying when: held, released or after.  Exits with CMD's
 status (128+N when signal N ended it).
 """
@@ -42,6 +43,9 @@ def main():
     a = ap.parse_args()
     sig = getattr(signal, a.signal)
     proc = subprocess.Popen(a.cmd)
+    # A SIGINT or SIGTERM for this one is for CMD (the test ends sessions with SIGINT).
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, lambda n, _: proc.send_signal(n))
     held, when = False, "after"
     while proc.poll() is None:
         t = tracer(a.pid)
