@@ -19,7 +19,7 @@
 # one, one that ptrace is not permitted to touch (another user's), and a
 # process of another machine (a qemu-user guest).  x86_64 first, then the
 # same for i386 where this kernel runs i386 programs.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
 SRC=$TOP/testdata/attach/target.c
@@ -31,45 +31,6 @@ if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
 	done_testing
 	exit
 fi
-
-# started LABEL CMD...: runs CMD with its standard input and output on
-# pipes (fds 3 and 4 here) and waits for its "ready"; sets $pid.
-started() {
-	local label=$1 line=
-	shift
-	rm -f "$D/in" "$D/out"
-	mkfifo "$D/in" "$D/out"
-	"$@" < "$D/in" > "$D/out" 2> "$D/$label.err" &
-	pid=$!
-	exec 3> "$D/in" 4< "$D/out"
-	read -r -t 30 line <&4
-	[ "$line" = ready ]
-}
-
-# The reader's thread once it is blocked in read (system call NR): the
-# first field of /proc/PID/task/TID/syscall.  Polled: nothing else says when.
-reader_thread() {
-	local nr=$1 f
-	for _ in $(seq 1000); do
-		for f in /proc/"$pid"/task/*/syscall; do
-			if [ "$(cut -d' ' -f1 "$f" 2>/dev/null)" = "$nr" ]; then
-				basename "$(dirname "$f")"
-				return 0
-			fi
-		done
-		sleep 0.01
-	done
-	return 1
-}
-
-# until_true CMD...: polls CMD (a process's state, which nothing announces).
-until_true() {
-	for _ in $(seq 1000); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	return 1
-}
 
 # scenario LABEL PROGRAM READ_NR SLEEP_NR
 scenario() {
@@ -297,8 +258,8 @@ if compile_ok "[static] target" gcc "${CFLAGS[@]}" -static -o "$D/target-static"
 	is "$?" 7 "refused, a static program: it exits with its own status"
 fi
 
-out=$("$OBJPATCH" attach 1 2>&1)
-is "$?" 2 "usage: attach without --inject-only is refused (status 2)"
+out=$("$OBJPATCH" attach --inject-only --duration 1 1 2>&1)
+is "$?" 2 "usage: --inject-only with a tracing option is refused (status 2: $out)"
 
 # ---- i386, natively, with the cross libc ----
 LIB32=$TOP/build/i386/libobjpatch.so

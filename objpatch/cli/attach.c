@@ -24,67 +24,187 @@
 #include <unistd.h>
 #include "elf/dynsym.h"
 #include "objpatch/cli/attach.h"
+#include "objpatch/cli/attach_call.h"
 #include "objpatch/cli/inject.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/proc.h"
+#include "objpatch/cli/analyses.h"
 #include "objpatch/cli/run.h"
 
-#define RTLD_NOW_LINUX 2	/* <dlfcn.h>'s RTLD_NOW, the same on every Linux machine */
-/* What the runtime looks for in its environment to stay dormant (objpatch/lib/rt.h, RT_ATTACH_VAR). */
-#define ATTACH_VAR "OBJPATCH_ATTACH=1"
-/* At most this much of the process's environment is copied below its stack pointer. */
-#define ENV_COPY_MAX 65536
+/* The settings of a session: OBJPATCH_ATTACH and the runtime's variables. */
+#define SETTINGS_MAX 8
 
 struct attach_opts {
-	bool inject_only;
-	const char *lib;
-	const char *pid;
+	bool inject_only, args;
+	const char *lib, *pid, *policy, *trace_only;	/* trace_only: an option --inject-only does not take */
 	unsigned long thread;	/* 0: objpatch picks */
+	double duration;	/* seconds; 0: until a signal */
+	char *filter;		/* the runtime's OBJPATCH_FILTER: the patterns, ',' between them */
+	const char **globs;	/* the same, one by one */
+	size_t nglobs, cap_globs;
+	/* objpatch report's options, "--NAME=VALUE" as given, for the trace once the session ends */
+	const char **report;
+	size_t nreport, cap_report;
 };
 
 static void attach_usage(FILE *f)
 {
-	fprintf(f, "usage: objpatch attach --inject-only [--lib=PATH] PID\n"
-		   "Loads the tracing runtime into the running process PID, dormant, and leaves it\n"
-		   "running as before (the first step of attach; tracing comes next).\n"
-		   "      --inject-only   load the runtime and leave (the only mode yet)\n"
-		   "      --lib=PATH      the runtime to load (default: the one objpatch run preloads)\n"
-		   "      --thread=TID    the thread that calls dlopen (default: one not inside malloc\n"
-		   "                      or the loader)\n"
+	fprintf(f, "usage: objpatch attach [OPTIONS] PID\n"
+		   "Traces the functions of the running process PID (built with recorded call sites)\n"
+		   "until the duration ends or objpatch gets SIGINT (Ctrl-C), SIGTERM or SIGHUP, then\n"
+		   "detaches, leaving the runtime loaded but dormant, and prints the trace.\n"
+		   "  -F, --filter=GLOB   trace the functions matching GLOB, in order; '!GLOB' excludes\n"
+		   "                      (repeatable; default: every function)\n"
+		   "  -a, --args          each call's arguments (strings by address)\n"
+		   "      --duration=SECONDS  detach after this long (decimals: 0.5)\n"
+		   "  -o, --output=FILE   the trace (default standard output)\n"
+		   "      --format=FMT    text, json, folded, svg or perfetto (default text)\n"
+		   "      --hex           integers in hex\n"
+		   "      --errno-names   negative integers that are errno values with their names\n"
+		   "      --policy=P      when objpatch reads behind: wait (default) or drop (lost, counted)\n"
+		   "      --summary, --sort=KEY, --graph=FUNCTION, --tid=TID, --below=FUNCTION,\n"
+		   "      --callers=FUNCTION, --min-duration=TIME, --max-depth=N: objpatch report's\n"
+		   "      --lib=PATH      the runtime to load (default: the one objpatch run preloads);\n"
+		   "                      a runtime the process has loaded already is used again\n"
+		   "      --thread=TID    the thread that makes the calls (default: one not inside\n"
+		   "                      malloc or the loader)\n"
+		   "      --inject-only   load the runtime, dormant, and leave\n"
 		   "  -h, --help          this text\n"
-		   "Exit status: 0 loaded; 1 when the load failed; 2 when the process was refused\n"
+		   "Exit status: 0 traced (or loaded); 1 when it failed; 2 when the process was refused\n"
 		   "(untouched) or for a usage error.\n");
 }
 
-enum { OPT_INJECT_ONLY = 1, OPT_LIB, OPT_THREAD };
+/* From OPT_OUTPUT on: objpatch report's options (and the analyses, ANALYSIS_*). */
+enum { OPT_INJECT_ONLY = 1, OPT_LIB, OPT_THREAD, OPT_FILTER, OPT_ARGS, OPT_DURATION, OPT_POLICY, OPT_OUTPUT, OPT_FORMAT,
+       OPT_HEX, OPT_ERRNO_NAMES };
+
+static const struct cli_opt attach_options[] = {
+	{ "filter", 'F', "GLOB", OPT_FILTER },
+	{ "args", 'a', NULL, OPT_ARGS },
+	{ "duration", 0, "SECONDS", OPT_DURATION },
+	{ "output", 'o', "FILE", OPT_OUTPUT },
+	{ "format", 0, "text|json|folded|svg|perfetto", OPT_FORMAT },
+	{ "hex", 0, NULL, OPT_HEX },
+	{ "errno-names", 0, NULL, OPT_ERRNO_NAMES },
+	{ "policy", 0, "wait|drop", OPT_POLICY },
+	/* report's analyses; its -F, -N and -D are the runtime's filter here, as in objpatch run */
+	{ "summary", 0, NULL, ANALYSIS_SUMMARY },
+	{ "sort", 0, "total|self|calls|avg|min|max|name", ANALYSIS_SORT },
+	{ "graph", 0, "FUNCTION", ANALYSIS_GRAPH },
+	{ "tid", 0, "TID", ANALYSIS_TID },
+	{ "below", 0, "FUNCTION", ANALYSIS_BELOW },
+	{ "callers", 0, "FUNCTION", ANALYSIS_CALLERS },
+	{ "min-duration", 0, "TIME", ANALYSIS_MIN_DURATION },
+	{ "max-depth", 0, "N", ANALYSIS_MAX_DEPTH },
+	{ "inject-only", 0, NULL, OPT_INJECT_ONLY },
+	{ "lib", 0, "PATH", OPT_LIB },
+	{ "thread", 0, "TID", OPT_THREAD },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *option_name(int id)
+{
+	for (const struct cli_opt *o = attach_options; o->name; o++)
+		if (o->id == id)
+			return o->name;
+	return "?";
+}
+
+/*
+ * An option of objpatch report, kept as "--NAME=VALUE" for its parser,
+ * which checks them all before the process is touched (report_check()).
+ */
+static int keep_for_report(struct attach_opts *o, const char *name, const char *v)
+{
+	char *arg;
+
+	if (!grow_array(&o->report, o->nreport, &o->cap_report, sizeof(*o->report)) ||
+	    asprintf(&arg, "--%s%s%s", name, v ? "=" : "", v ? v : "") < 0)
+		return -1;
+	o->report[o->nreport++] = arg;
+	return 0;
+}
+
+static int add_glob(struct attach_opts *o, const char *glob)
+{
+	const char *why = run_bad_glob(glob);
+	char *f;
+
+	if (why) {
+		fprintf(stderr, "objpatch attach: --filter %s: %s\n", glob, why);
+		return -1;
+	}
+	if (!grow_array(&o->globs, o->nglobs, &o->cap_globs, sizeof(*o->globs)) ||
+	    asprintf(&f, "%s%s%s", o->filter ? o->filter : "", o->filter ? "," : "", glob) < 0)
+		return -1;
+	free(o->filter);
+	o->filter = f;
+	o->globs[o->nglobs++] = glob;
+	return 0;
+}
+
+static int set_duration(struct attach_opts *o, const char *v)
+{
+	char *end;
+
+	errno = 0;
+	o->duration = strtod(v, &end);
+	if (!*v || *end || errno || !(o->duration > 0) || o->duration > 1e9 || strspn(v, "0123456789.") != strlen(v)) {
+		fprintf(stderr, "objpatch attach: --duration %s: not a number of seconds: give one above 0 (0.5, 10)\n",
+			v);
+		return -1;
+	}
+	return 0;
+}
 
 static int set_option(void *ctx, int id, const char *v)
 {
 	struct attach_opts *o = ctx;
 
-	if (id == OPT_THREAD) {
+	if (id != CLI_OPERAND && id != OPT_INJECT_ONLY && id != OPT_LIB && id != OPT_THREAD)
+		o->trace_only = option_name(id);
+	if (id >= OPT_OUTPUT)
+		return keep_for_report(o, option_name(id), v);
+	switch (id) {
+	case OPT_THREAD:
 		o->thread = strtoul(v, NULL, 10);
 		if (!o->thread || strspn(v, "0123456789") != strlen(v)) {
 			fprintf(stderr, "objpatch attach: --thread %s: not a thread id: give one of /proc/PID/task\n", v);
 			return -1;
 		}
-	} else if (id == OPT_INJECT_ONLY) {
+		return 0;
+	case OPT_INJECT_ONLY:
 		o->inject_only = true;
-	} else if (id == OPT_LIB) {
+		return 0;
+	case OPT_LIB:
 		o->lib = v;
-	} else if (o->pid) {
+		return 0;
+	case OPT_FILTER:
+		return add_glob(o, v);
+	case OPT_ARGS:
+		o->args = true;
+		return 0;
+	case OPT_DURATION:
+		return set_duration(o, v);
+	case OPT_POLICY:
+		if (strcmp(v, "wait") && strcmp(v, "drop")) {
+			fprintf(stderr, "objpatch attach: --policy %s: not a policy: give wait (lossless) or drop (lose and "
+				"count the events objpatch cannot take)\n", v);
+			return -1;
+		}
+		o->policy = v;
+		return 0;
+	}
+	if (o->pid) {
 		fprintf(stderr, "objpatch attach: %s: one process at a time (PID %s given already)\n", v, o->pid);
 		return -1;
-	} else {
-		o->pid = v;
 	}
+	o->pid = v;
 	return 0;
 }
 
-static int refuse(pid_t pid, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* One line naming the process and why: status 2, the process untouched. */
-static int refuse(pid_t pid, const char *fmt, ...)
+int attach_refuse(pid_t pid, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -96,8 +216,7 @@ static int refuse(pid_t pid, const char *fmt, ...)
 	return 2;
 }
 
-/* The EPERM of PTRACE_SEIZE explained: Yama's scope, or the process's owner. */
-static int refuse_ptrace(pid_t pid)
+int attach_refuse_ptrace(pid_t pid)
 {
 	char scope[16] = "";
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
@@ -109,12 +228,12 @@ static int refuse_ptrace(pid_t pid)
 		scope[strcspn(scope, "\n")] = 0;
 	}
 	if (scope[0] && strcmp(scope, "0"))
-		return refuse(pid, "ptrace not permitted: kernel.yama.ptrace_scope is %s (%s); run objpatch as root, "
+		return attach_refuse(pid, "ptrace not permitted: kernel.yama.ptrace_scope is %s (%s); run objpatch as root, "
 			      "or allow it with `sysctl kernel.yama.ptrace_scope=%s`", scope,
 			      !strcmp(scope, "1") ? "only a parent may trace its children" :
 			      !strcmp(scope, "2") ? "only CAP_SYS_PTRACE may trace" : "no process may be traced",
 			      !strcmp(scope, "3") ? "0 (3 holds until reboot)" : "0");
-	return refuse(pid, "ptrace not permitted: the process is another user's or not dumpable; run objpatch as "
+	return attach_refuse(pid, "ptrace not permitted: the process is another user's or not dumpable; run objpatch as "
 		      "its user or as root");
 }
 
@@ -127,33 +246,32 @@ static int check_process(pid_t pid, const struct remote_port **port, pid_t *live
 	ssize_t n;
 
 	if (pid == getpid())
-		return refuse(pid, "that is objpatch itself: give another process");
+		return attach_refuse(pid, "that is objpatch itself: give another process");
 	if (!proc_status_field(pid, "State", state, sizeof(state)))
-		return refuse(pid, "no such process: give the pid of a running process (pgrep NAME finds it)");
+		return attach_refuse(pid, "no such process: give the pid of a running process (pgrep NAME finds it)");
 	if (!(*live = proc_live_thread(pid)))
-		return refuse(pid, "the process has exited (state %s): nothing runs there to attach to", state);
+		return attach_refuse(pid, "the process has exited (state %s): nothing runs there to attach to", state);
 	if (proc_status_field(pid, "TracerPid", tracer, sizeof(tracer)) && strcmp(tracer, "0"))
-		return refuse(pid, "already traced by process %s (a debugger, strace): a process has one tracer at a "
+		return attach_refuse(pid, "already traced by process %s (a debugger, strace): a process has one tracer at a "
 			      "time; detach that one first", tracer);
 	if (state[0] == 'T')
-		return refuse(pid, "the process is stopped (state %s): continue it first (kill -CONT %d)", state, (int)pid);
+		return attach_refuse(pid, "the process is stopped (state %s): continue it first (kill -CONT %d)", state, (int)pid);
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)*live);
 	n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
 	if (!proc_exe_machine(*live, &machine, &elfclass))
-		return errno == EACCES ? refuse_ptrace(pid) :
-		       refuse(pid, "its program %s is not an ELF file objpatch can read", n > 0 ? exe : link);
+		return errno == EACCES ? attach_refuse_ptrace(pid) :
+		       attach_refuse(pid, "its program %s is not an ELF file objpatch can read", n > 0 ? exe : link);
 	if (!strncmp(strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe, "qemu-", 5))
-		return refuse(pid, "it runs under %s: qemu-user's guest cannot be traced through ptrace; attach to "
+		return attach_refuse(pid, "it runs under %s: qemu-user's guest cannot be traced through ptrace; attach to "
 			      "native processes only", exe);
 	if (!(*port = remote_port_for(machine, elfclass)))
-		return refuse(pid, "its program %s is for ELF machine %u (class %u), and objpatch attaches to this "
+		return attach_refuse(pid, "its program %s is for ELF machine %u (class %u), and objpatch attaches to this "
 			      "machine's processes only (x86_64 and i386 on x86_64)", exe, machine, elfclass);
 	return 0;
 }
 
-/* A file of the process, read where the process sees it (its root may be a container's). */
-static int load_module(pid_t pid, const struct proc_module *m, struct elfobj *obj, char *path, size_t len)
+int attach_load_module(pid_t pid, const struct proc_module *m, struct elfobj *obj, char *path, size_t len)
 {
 	int fd, rc;
 
@@ -186,16 +304,9 @@ static const char *const locking[] = {
 	"dlopen", "dlclose", "dlsym", "dlvsym", "dladdr", "dladdr1", "dlinfo", "dlmopen", "dl_iterate_phdr", "fork",
 };
 
-#define NLOCKING (sizeof(locking) / sizeof(locking[0]))
+_Static_assert(sizeof(locking) / sizeof(locking[0]) <= ATTACH_AVOID_MAX, "struct target_syms holds them all");
 
-/* What the call needs of the process: its libc's functions and the environment's address. */
-struct target_syms {
-	uint64_t dlopen, dlerror, environ;
-	struct inject_range avoid[NLOCKING];
-	size_t navoid;
-};
-
-static uint64_t load_bias(struct elfobj *obj, const struct proc_module *m)
+uint64_t attach_load_bias(struct elfobj *obj, const struct proc_module *m)
 {
 	uint64_t vaddr = 0;
 
@@ -220,11 +331,11 @@ static void exe_environ(pid_t pid, struct target_syms *t)
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	n = readlink(link, exe_path, sizeof(exe_path) - 1);
 	exe_path[n > 0 ? n : 0] = 0;
-	if (n <= 0 || !proc_find_module(pid, is_exe, &m) || load_module(pid, &m, &obj, path, sizeof(path)) < 0)
+	if (n <= 0 || !proc_find_module(pid, is_exe, &m) || attach_load_module(pid, &m, &obj, path, sizeof(path)) < 0)
 		return;
 	for (size_t i = 0; i < 2; i++)
 		if (dynsym_lookup(&obj, names[i], &s) && s.st_shndx != SHN_ABS) {
-			t->environ = load_bias(&obj, &m) + s.st_value;
+			t->environ = attach_load_bias(&obj, &m) + s.st_value;
 			break;
 		}
 	elfobj_free(&obj);
@@ -241,23 +352,23 @@ static int find_symbols(pid_t pid, pid_t live, struct target_syms *t)
 
 	memset(t, 0, sizeof(*t));
 	if (!proc_find_module(live, is_libc, &m))
-		return refuse(pid, "no libc in the process (statically linked?): attach loads the runtime with "
+		return attach_refuse(pid, "no libc in the process (statically linked?): attach loads the runtime with "
 			      "libc's dlopen");
-	if (load_module(live, &m, &obj, path, sizeof(path)) < 0)
-		return refuse(pid, "its libc %s: %s", m.path, obj.err[0] ? obj.err : strerror(errno));
-	bias = load_bias(&obj, &m);
+	if (attach_load_module(live, &m, &obj, path, sizeof(path)) < 0)
+		return attach_refuse(pid, "its libc %s: %s", m.path, obj.err[0] ? obj.err : strerror(errno));
+	bias = attach_load_bias(&obj, &m);
 	if (dynsym_lookup(&obj, "dlopen", &s))
 		t->dlopen = bias + s.st_value;
 	if (dynsym_lookup(&obj, "dlerror", &s))
 		t->dlerror = bias + s.st_value;
 	if (dynsym_lookup(&obj, "__environ", &s))
 		t->environ = bias + s.st_value;
-	for (size_t i = 0; i < NLOCKING; i++)
+	for (size_t i = 0; i < sizeof(locking) / sizeof(locking[0]); i++)
 		if (dynsym_lookup(&obj, locking[i], &s) && s.st_size)
 			t->avoid[t->navoid++] = (struct inject_range){ bias + s.st_value, bias + s.st_value + s.st_size };
 	elfobj_free(&obj);
 	if (!t->dlopen || !t->environ)
-		return refuse(pid, "its libc %s has no %s (glibc 2.34 or later has it)", m.path,
+		return attach_refuse(pid, "its libc %s has no %s (glibc 2.34 or later has it)", m.path,
 			      t->dlopen ? "__environ" : "dlopen");
 	exe_environ(live, t);
 	return 0;
@@ -277,102 +388,14 @@ static int runtime_for(pid_t pid, const struct remote_port *port, const char *li
 		snprintf(sub, sizeof(sub), "%s/", port->name);
 	if (lib ? !realpath(lib, out) : run_find_runtime(out, len, sub) < 0) {
 		if (lib)
-			return refuse(pid, "--lib %s: %s", lib, strerror(errno));
-		return refuse(pid, "no %s runtime beside objpatch or installed: build it (make%s%s)", port->name,
+			return attach_refuse(pid, "--lib %s: %s", lib, strerror(errno));
+		return attach_refuse(pid, "no %s runtime beside objpatch or installed: build it (make%s%s)", port->name,
 			      sub[0] ? " runtime-" : "", sub[0] ? port->name : "");
 	}
 	return 0;
 }
 
-/* Places `len` bytes below *at (aligned to `align`) in the process's memory. */
-static int push(struct inject *in, uint64_t *at, const void *data, size_t len, unsigned align)
-{
-	*at = (*at - len) & ~(uint64_t)(align - 1);
-	return inject_write(in, *at, data, len);
-}
-
-/*
- * The process's environment array with ATTACH_VAR first, below *at;
- * its address in *env.  Past ENV_COPY_MAX only ATTACH_VAR is there: the
- * runtime reads nothing else.
- */
-static int push_environment(struct inject *in, uint64_t *at, uint64_t environ_array, uint64_t *env)
-{
-	unsigned w = in->port->word;
-	size_t n = 0, max = ENV_COPY_MAX / w;
-	uint64_t flag, word = 0;
-	uint8_t *words;
-	int rc;
-
-	if (push(in, at, ATTACH_VAR, sizeof(ATTACH_VAR), 1) < 0)
-		return -1;
-	flag = *at;
-	while (environ_array && n + 2 < max && inject_read_word(in, environ_array + n * w, &word) == 0 && word)
-		n++;
-	if (word)
-		n = 0;	/* too long or unreadable: the variable alone */
-	if (!(words = calloc(n + 2, w))) {
-		snprintf(in->err, sizeof(in->err), "%d: out of memory", (int)in->pid);
-		return -1;
-	}
-	memcpy(words, &flag, w);	/* little-endian: the low bytes first */
-	rc = n ? inject_read(in, environ_array, words + w, n * w) : 0;
-	if (rc == 0)
-		rc = push(in, at, words, (n + 2) * w, w);
-	free(words);
-	*env = *at;
-	return rc;
-}
-
-/* dlerror()'s text after a failed dlopen, into msg. */
-static void remote_dlerror(struct inject *in, size_t thread, const struct target_syms *t, uint64_t below, char *msg,
-			   size_t len)
-{
-	struct remote_call c = { .fn = t->dlerror, .below = below };
-	uint64_t p = 0;
-
-	snprintf(msg, len, "dlopen returned NULL");
-	if (!t->dlerror || inject_call(in, thread, "dlerror", &c, &p) < 0 || !p)
-		return;
-	memset(msg, 0, len);
-	for (size_t i = 0; i + 1 < len && pread(in->mem, msg + i, 1, (off_t)(p + i)) == 1 && msg[i]; i++)
-		;
-}
-
-/*
- * dlopen(lib, RTLD_NOW) in thread `thread`, with the environment swapped
- * for the call: RTLD_LOCAL (0), so the runtime's own dlopen and unwinder
- * do not interpose on the program's.
- */
-static int load(struct inject *in, size_t thread, const struct target_syms *t, const char *lib, uint64_t *handle)
-{
-	uint64_t at, path, env, saved_env = 0;
-	struct remote_call c = { .fn = t->dlopen, .nargs = 2 };
-	char why[256];
-	int rc;
-
-	if (inject_stack_top(in, thread, &at) < 0 || push(in, &at, lib, strlen(lib) + 1, 1) < 0)
-		return -1;
-	path = at;
-	if (inject_read_word(in, t->environ, &saved_env) < 0 || push_environment(in, &at, saved_env, &env) < 0 ||
-	    inject_write_word(in, t->environ, env) < 0)
-		return -1;
-	c.args[0] = path;
-	c.args[1] = RTLD_NOW_LINUX;
-	c.below = at;
-	rc = inject_call(in, thread, "dlopen", &c, handle);
-	if (inject_write_word(in, t->environ, saved_env) < 0)
-		rc = -1;
-	if (rc == 0 && !*handle) {
-		remote_dlerror(in, thread, t, at, why, sizeof(why));
-		snprintf(in->err, sizeof(in->err), "%d: loading %s: %s", (int)in->pid, lib, why);
-		rc = -1;
-	}
-	return rc;
-}
-
-/* The thread asked for, among those held: -1 after one line when it is not one. */
-static ssize_t asked_thread(struct inject *in, pid_t tid)
+ssize_t attach_asked_thread(struct inject *in, pid_t tid)
 {
 	for (size_t i = 0; i < in->n; i++)
 		if (in->t[i].tid == tid && !in->t[i].gone)
@@ -393,12 +416,12 @@ static int inject(pid_t pid, const struct remote_port *port, const struct target
 
 	if (inject_stop(&in, pid, port) < 0) {
 		if (in.errnum == EPERM)
-			return refuse_ptrace(pid);
+			return attach_refuse_ptrace(pid);
 		fprintf(stderr, "objpatch attach: %s\n", in.err);
 		return in.errnum == ESRCH ? 2 : 1;
 	}
-	thread = tid ? asked_thread(&in, tid) : inject_pick(&in, t->avoid, t->navoid);
-	if (thread < 0 || load(&in, (size_t)thread, t, lib, &handle) < 0) {
+	thread = tid ? attach_asked_thread(&in, tid) : inject_pick(&in, t->avoid, t->navoid);
+	if (thread < 0 || call_load(&in, (size_t)thread, t, lib, &handle) < 0) {
 		fprintf(stderr, "objpatch attach: %s\n", in.err);
 		rc = 1;
 	}
@@ -422,16 +445,47 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* The inject-only mode's options: the others are a session's. */
+static int check_mode(const struct attach_opts *o)
+{
+	if (!o->pid) {
+		fprintf(stderr, "objpatch attach: no process: objpatch attach [OPTIONS] PID\n");
+		return -1;
+	}
+	if (o->inject_only && o->trace_only) {
+		fprintf(stderr, "objpatch attach: --%s: a tracing option, and --inject-only traces nothing: give one "
+			"or the other\n", o->trace_only);
+		return -1;
+	}
+	return 0;
+}
+
+static void free_opts(struct attach_opts *o)
+{
+	for (size_t i = 0; i < o->nreport; i++)
+		free((char *)o->report[i]);
+	free(o->report);
+	free(o->globs);
+	free(o->filter);
+}
+
+/* The session asked for, once the process and its runtime are known. */
+static int trace(pid_t pid, pid_t live, const struct remote_port *port, const struct target_syms *t,
+		 const struct attach_opts *o, const char *lib)
+{
+	const struct attach_session s = {
+		.lib = lib, .filter = o->filter, .globs = o->globs, .nglobs = o->nglobs, .args = o->args,
+		.policy = o->policy, .thread = (pid_t)o->thread, .duration = o->duration, .report = o->report,
+		.nreport = o->nreport,
+	};
+
+	return attach_trace(pid, live, port, t, &s);
+}
+
 int attach_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-		{ "inject-only", 0, NULL, OPT_INJECT_ONLY },
-		{ "lib", 0, "PATH", OPT_LIB },
-		{ "thread", 0, "TID", OPT_THREAD },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct attach_opts o = { 0 };
-	const struct cli_cmd cmd = { .name = "objpatch attach", .opts = opts, .usage = attach_usage,
+	const struct cli_cmd cmd = { .name = "objpatch attach", .opts = attach_options, .usage = attach_usage,
 				     .set = set_option, .ctx = &o };
 	const struct remote_port *port = NULL;
 	struct target_syms syms;
@@ -440,19 +494,22 @@ int attach_main(int argc, char **argv)
 	pid_t pid, live = 0;
 	int rc = cli_parse(&cmd, argc, argv, 2);
 
-	if (rc == CLI_HELP)
-		return 0;
-	if (rc >= 0 && !o.pid)
-		fprintf(stderr, "objpatch attach: no process: objpatch attach --inject-only PID\n");
-	else if (rc >= 0 && !o.inject_only)
-		fprintf(stderr, "objpatch attach: only --inject-only works yet (tracing a running process is issue 21's "
-				"next step)\n");
-	if (rc < 0 || !o.pid || !o.inject_only || parse_pid(o.pid, &pid) < 0)
-		return 2;
+	if (rc == CLI_HELP || rc < 0 || check_mode(&o) < 0 || parse_pid(o.pid, &pid) < 0) {
+		free_opts(&o);
+		return rc == CLI_HELP ? 0 : 2;
+	}
 	elf_version(EV_CURRENT);
 	if ((rc = check_process(pid, &port, &live)) || (rc = runtime_for(pid, port, o.lib, lib, sizeof(lib))) ||
-	    (rc = find_symbols(pid, live, &syms)))
+	    (rc = find_symbols(pid, live, &syms))) {
+		free_opts(&o);
 		return rc;
+	}
+	if (!o.inject_only) {
+		rc = trace(pid, live, port, &syms, &o, lib);
+		free_opts(&o);
+		return rc;
+	}
+	free_opts(&o);
 	/* objpatch killed while it holds the process would leave a thread mid-call: finish first. */
 	sigemptyset(&held);
 	sigaddset(&held, SIGINT);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf/elfobj.h"
 #include "objpatch/cli/proc.h"
 
 bool proc_status_field(pid_t pid, const char *field, char *out, size_t len)
@@ -155,4 +156,41 @@ static bool same_path(uint64_t start, uint64_t off, const char *path, void *ctx)
 bool proc_maps_has(pid_t pid, const char *path)
 {
 	return each_map(pid, same_path, (void *)path);
+}
+
+struct module_list {
+	struct proc_module *m;
+	size_t n, cap;
+	bool failed;
+};
+
+static bool add_listed(uint64_t start, uint64_t off, const char *path, void *ctx)
+{
+	struct module_list *l = ctx;
+
+	if (off || path[0] != '/')
+		return false;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->m[i].path, path))
+			return false;
+	if (!grow_array(&l->m, l->n, &l->cap, sizeof(*l->m))) {
+		l->failed = true;
+		return true;
+	}
+	snprintf(l->m[l->n].path, sizeof(l->m[l->n].path), "%s", path);
+	l->m[l->n++].base = start;
+	return false;
+}
+
+ssize_t proc_modules(pid_t pid, struct proc_module **out)
+{
+	struct module_list l = { 0 };
+
+	each_map(pid, add_listed, &l);
+	if (l.failed) {
+		free(l.m);
+		return -1;
+	}
+	*out = l.m;
+	return (ssize_t)l.n;
 }

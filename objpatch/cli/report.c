@@ -741,6 +741,28 @@ static int parse(int argc, char **argv, struct report *rp)
 	return rc < 0 ? rc : analyses_check(&rp->an, rp->format, rp->format_given);
 }
 
+/* Binary on a terminal is noise, and can set its modes. */
+static int check_terminal(const struct report *rp, int fd)
+{
+	if (rp->format == TRACE_PERFETTO && !rp->output && isatty(fd)) {
+		fprintf(stderr, "objpatch report: --format perfetto: a binary trace, and %s is a terminal: "
+			"give --output FILE, or redirect it\n", fd == 1 ? "standard output" : "standard error");
+		return -1;
+	}
+	return 0;
+}
+
+int report_check(int argc, char **argv, int fd)
+{
+	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report", .fd = fd };
+	int rc = parse(argc, argv, &rp);
+
+	if (rc == 0)
+		rc = check_terminal(&rp, fd);
+	analyses_free(&rp.an);
+	return rc < 0 ? -1 : 0;
+}
+
 int report_run(int argc, char **argv, int fd)
 {
 	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report", .fd = fd };
@@ -749,12 +771,8 @@ int report_run(int argc, char **argv, int fd)
 	rc = parse(argc, argv, &rp);
 	if (rc < 0)
 		return rc == CLI_HELP ? 0 : 2;
-	/* Binary on a terminal is noise, and can set its modes. */
-	if (rp.format == TRACE_PERFETTO && !rp.output && isatty(fd)) {
-		fprintf(stderr, "objpatch report: --format perfetto: a binary trace, and %s is a terminal: "
-			"give --output FILE, or redirect it\n", fd == 1 ? "standard output" : "standard error");
+	if (check_terminal(&rp, fd) < 0)
 		return 2;
-	}
 	if (!rp.path)
 		rp.path = "objpatch.data";
 	rc = read_recording(&rp);

@@ -288,7 +288,7 @@ static const struct cli_opt record_options[] = {
 };
 
 /* What the runtime cannot read back: a ',' (its separator), nothing, an unclosed '['. */
-static const char *bad_glob(const char *glob)
+const char *run_bad_glob(const char *glob)
 {
 	if (strchr(glob, ','))
 		return "a pattern cannot hold ',': give one --filter per pattern";
@@ -297,7 +297,7 @@ static const char *bad_glob(const char *glob)
 
 static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
 {
-	const char *why = bad_glob(glob);
+	const char *why = run_bad_glob(glob);
 	char *f;
 
 	if (why) {

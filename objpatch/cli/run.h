@@ -10,4 +10,7 @@ int run_main(int argc, char **argv);
  */
 int run_find_runtime(char *out, size_t len, const char *sub);
 
+/* Why the runtime cannot use --filter's GLOB ('!' first: an exclusion), or NULL. */
+const char *run_bad_glob(const char *glob);
+
 #endif

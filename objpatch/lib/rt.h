@@ -82,6 +82,38 @@ enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW, FMT_SVG, FMT_PERFETTO 
 
 /* rt_settings.c: rt's settings from the OBJPATCH_* variables; a bad value stops the program. */
 void rt_read_settings(void) RT_HIDDEN;
+/*
+ * objpatch attach's settings for a session, from the environment it put in
+ * place for the call (read from environ itself): -1 with rt.err set for a
+ * value the runtime cannot use; nothing printed, nothing exits.
+ */
+int rt_read_attach_settings(void) RT_HIDDEN;
+/* The value of an OBJPATCH_* variable as objpatch attach wrote it in environ, or NULL. */
+const char *rt_attach_setting(const char *name) RT_HIDDEN;
+
+/*
+ * ---- objpatch attach (rt_attach.c) ----
+ * rt_attached: loaded by objpatch attach (its constructor saw
+ * OBJPATCH_ATTACH), so it stays dormant between sessions and writes
+ * nothing to the process's standard error.  rt_dormant: no session runs,
+ * so nothing is recorded, every traced frame still returns through its
+ * trampoline.  rt_session counts the sessions: a frame entered in an
+ * earlier one is never recorded in a later one (struct tstate's base).
+ */
+extern bool rt_attached RT_HIDDEN;
+extern _Atomic bool rt_dormant RT_HIDDEN;
+extern _Atomic uint32_t rt_session RT_HIDDEN;
+/*
+ * Exported for objpatch attach, which calls it remotely (not in objpatch.h:
+ * no program calls it): 0, or -1 with objpatch_error() saying why.
+ */
+int objpatch_attach_start(void);
+/* The process is exiting: the session's trace is finished on its socket (the destructor's). */
+void rt_attach_exit(void) RT_HIDDEN;
+/* A forked child of an attached process is dormant at once, with no socket (the atfork handler's). */
+void rt_attach_fork_child(void) RT_HIDDEN;
+/* rt_api.c: the runtime's fork handlers registered (once per process); 0 or pthread_atfork's error. */
+int rt_fork_handlers(void) RT_HIDDEN;
 
 extern struct rt_state rt RT_HIDDEN;
 
@@ -170,6 +202,8 @@ static inline const struct rt_arg_spec *rt_args_spec(uintptr_t ra)
 /* rt_unrecorded.c: one line per module whose functions call the hook without a table entry. */
 void rt_report_unrecorded(size_t first) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
+/* A message for the user: on standard error, or in rt.err when objpatch attach loaded the runtime. */
+void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
 
 /* Sites are a few bytes: a loop beats a call to memcmp 20,000 times over. */
 static inline bool rt_same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
@@ -215,6 +249,12 @@ struct tstate {
 	bool after_entry;	/* the writer just read an entry: its next event is read whatever its time */
 	/* Its name (comm): taken when it starts and ends, and at each flush while it runs. */
 	char comm[16];
+	/*
+	 * objpatch attach: the session this thread last recorded in, and how
+	 * many of its frames (the outermost) were entered before it: those
+	 * return unrecorded, and the session's depths count from them.
+	 */
+	uint32_t session, base;
 };
 
 extern _Atomic(struct tstate *) rt_threads RT_HIDDEN;
@@ -249,6 +289,11 @@ void rt_record_init(size_t buffer_mb) RT_HIDDEN;
 void rt_raw_begin(void) RT_HIDDEN;
 void rt_raw_start(uint64_t ts0, uint64_t ns0) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
+/*
+ * objpatch attach: a session starts at `ts`; what the threads recorded
+ * before it (after the last one's end) is never written.
+ */
+void rt_record_session_start(uint64_t ts) RT_HIDDEN;
 /* No writer thread frees the buffers: the budget of a trace written at exit (1 GiB, or OBJPATCH_BUFFER_MB). */
 void rt_record_without_writer(void) RT_HIDDEN;
 
@@ -271,6 +316,17 @@ uint64_t rt_raw_events(pid_t tid, const uint64_t *w, size_t n) RT_HIDDEN;
 /* Raw recordings: what a thread has not written yet (rt_record.c). */
 void rt_raw_drain(struct tstate *t) RT_HIDDEN;
 void rt_output_fork_child(void) RT_HIDDEN;
+/*
+ * objpatch attach: the session's raw recording goes to `fd` (a connected
+ * socket), from its header on; ended, the socket is closed where no
+ * thread writes it, and nothing is written until the next session.
+ */
+void rt_raw_session_begin(int fd) RT_HIDDEN;
+void rt_raw_session_end(void) RT_HIDDEN;
+/* A forked child's copy of the session's socket closed unwritten (another thread may have held the lock). */
+void rt_raw_fork_child(void) RT_HIDDEN;
+/* Whether a write to the session's socket failed: objpatch is gone, or stopped reading. */
+bool rt_raw_failed(void) RT_HIDDEN;
 /* The writer thread (OBJPATCH_FLUSH_MS): started at start-up and in a forked child. */
 void rt_writer_start(void) RT_HIDDEN;
 /*

@@ -53,6 +53,8 @@ static void reset_lock(void)
 
 static void after_fork_child(void)
 {
+	if (rt_attached)
+		rt_attach_fork_child();
 	rt_record_fork_child();
 	rt_output_fork_child();
 	reset_lock();
@@ -62,6 +64,11 @@ static void after_fork_child(void)
 	 * its exit, with the buffers it had before streaming (rt_record.c).
 	 */
 	rt_record_without_writer();
+}
+
+int rt_fork_handlers(void)
+{
+	return pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 /*
@@ -115,7 +122,8 @@ static bool attaching(void)
  * dormant: the process's own OBJPATCH_* variables were not set for this
  * attach, and a runtime that started would change what the process does
  * (its sites rewritten, a writer thread, a trace at exit, a variable its
- * children inherit).  Nothing is set up until objpatch asks.
+ * children inherit).  Nothing is set up until objpatch asks
+ * (objpatch_attach_start(), rt_attach.c).
  */
 __attribute__((constructor)) static void rt_init(void)
 {
@@ -123,8 +131,11 @@ __attribute__((constructor)) static void rt_init(void)
 	size_t patched = 0;
 	char err[256];
 
-	if (attaching())
+	if (attaching()) {
+		rt_attached = true;
+		atomic_store(&rt_dormant, true);
 		return;
+	}
 	rt_read_settings();
 	rt_timestamp_init();
 	rt_output_init();
@@ -132,7 +143,7 @@ __attribute__((constructor)) static void rt_init(void)
 	/* The patcher's fork handler first: ours then run first, in lock order. */
 	if (patch_init(err, sizeof(err)) < 0)
 		fprintf(stderr, "objpatch: %s\n", err);
-	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	rt_fork_handlers();
 	pthread_mutex_lock(&rt.lock);
 	for (size_t i = 0; i < rt.nstart_filters; i++) {
 		size_t matched = 0;
@@ -168,6 +179,8 @@ __attribute__((constructor)) static void rt_init(void)
  */
 __attribute__((destructor)) static void rt_fini(void)
 {
+	if (rt_attached)
+		rt_attach_exit();
 	if (!ready)
 		return;
 	rt_stop();

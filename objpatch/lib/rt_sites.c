@@ -266,7 +266,7 @@ static int apply(struct change *ch, bool quiescent)
 			} else {
 				s->broken = true;
 				failures++;
-				fprintf(stderr, "objpatch: refusing to patch: %s\n", err);
+				rt_warn("refusing to patch: %s", err);
 			}
 		}
 	}
@@ -334,7 +334,7 @@ static size_t nop_all_direct(struct rt_module *m)
 				ps[k++] = (struct patch_site){ (void *)s->addr, (const uint8_t *)s->addr, nop, s->len };
 		}
 		if (k && patch_text_quiescent(ps, k, err, sizeof(err)) < 0)
-			fprintf(stderr, "objpatch: %s: %s\n", m->path, err);
+			rt_warn("%s: %s", m->path, err);
 		/* What each site holds now says what happened, whatever failed. */
 		for (size_t j = first; j < i; j++) {
 			struct rt_site *s = &m->sites[j];
