@@ -3,17 +3,22 @@
 """The first bytes of a function in a running process, in hex
 (t/99-attach-stress.t: a site the runtime patched reads otherwise).
 
-  site_bytes.py PID EXE FUNCTION [COUNT]
+  site_bytes.py PID EXE FUNCTION [--until-not HEX [--while-alive PID2]]
 
 EXE is the process's executable (its symbols kept), FUNCTION one of its
-functions; COUNT bytes (default 8) are read from /proc/PID/mem at the
+functions; its first 8 bytes are read from /proc/PID/mem at the
 function's address: its symbol's value, plus the load address for a PIE
-(the start of the executable's mapping at file offset 0).  Exits 1 with
-one line when the function or the process is not found.
+(the start of the executable's mapping at file offset 0), and printed.
+With --until-not, they are read again every 10 ms until they differ from
+HEX (the site was patched), for at most 60 s or, with --while-alive,
+until process PID2 (the objpatch that patches) is gone; exit status 1
+when they never changed.  Exits 1 with one line when the function or the
+process is not found.
 """
 import os
 import subprocess
 import sys
+import time
 
 
 def symbol(exe, name):
@@ -40,12 +45,35 @@ def load_base(pid, exe):
     return None
 
 
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def read_at(pid, addr):
+    with open("/proc/%d/mem" % pid, "rb") as mem:
+        mem.seek(addr)
+        return mem.read(8).hex()
+
+
 def main():
-    if len(sys.argv) not in (4, 5):
+    args = sys.argv[1:]
+    until = watch = None
+    if "--while-alive" in args:
+        i = args.index("--while-alive")
+        watch = int(args[i + 1])
+        del args[i:i + 2]
+    if "--until-not" in args:
+        i = args.index("--until-not")
+        until = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 3:
         print(__doc__.split("\n\n")[1].strip())
         return 2
-    pid, exe, name = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    count = int(sys.argv[4]) if len(sys.argv) == 5 else 8
+    pid, exe, name = int(args[0]), args[1], args[2]
     addr = symbol(exe, name)
     if addr is None:
         print("%s: no function %s" % (exe, name))
@@ -57,13 +85,18 @@ def main():
                 print("%d: %s is not mapped" % (pid, exe))
                 return 1
             addr += base
-        with open("/proc/%d/mem" % pid, "rb") as mem:
-            mem.seek(addr)
-            print(mem.read(count).hex())
+        now = read_at(pid, addr)
+        end = time.monotonic() + 60
+        while until is not None and now == until:
+            if time.monotonic() > end or (watch is not None and not alive(watch)):
+                break
+            time.sleep(0.01)
+            now = read_at(pid, addr)
     except OSError as e:
         print("%d: %s" % (pid, e))
         return 1
-    return 0
+    print(now)
+    return 1 if until is not None and now == until else 0
 
 
 if __name__ == "__main__":
