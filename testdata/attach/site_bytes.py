@@ -6,7 +6,7 @@
   site_bytes.py PID EXE FUNCTION [--until-not HEX [--while-alive PID2]]
 
 EXE is the process's executable (its symbols kept), FUNCTION one of its
-functions; its first 8 bytes are read from /proc/PID/mem at the
+functions; its first 32 bytes (a -pg site comes after the prologue) are read from /proc/PID/mem at the
 function's address: its symbol's value, plus the load address for a PIE
 (the start of the executable's mapping at file offset 0), and printed.
 With --until-not, they are read again every 10 ms until they differ from
@@ -56,7 +56,7 @@ def alive(pid):
 def read_at(pid, addr):
     with open("/proc/%d/mem" % pid, "rb") as mem:
         mem.seek(addr)
-        return mem.read(8).hex()
+        return mem.read(32).hex()
 
 
 def main():
