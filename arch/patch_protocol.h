@@ -122,6 +122,8 @@ int patch_protocol_init(char *err, size_t errlen) PATCH_HIDDEN;
  * patcher_readfd.  0, or -1 with err.
  */
 int patch_protocol_proc_init(char *err, size_t errlen) PATCH_HIDDEN;
+/* With patcher_lock held: what patch_protocol_proc_init() opened, closed (patch_release()). */
+void patch_protocol_proc_release(void) PATCH_HIDDEN;
 /* Writes a checked batch with patcher_lock held, all or nothing, and frees it.  0, or -1 with err. */
 int patch_protocol_run_batch(struct busy *b, char *err, size_t errlen) PATCH_HIDDEN;
 

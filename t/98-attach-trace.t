@@ -4,14 +4,31 @@
 # objpatch attach PID (issue 21): a running process is traced, then left
 # dormant, as it was.  testdata/attach/traced.c runs three workers that
 # call small typed functions and check every result, and a reader (main)
-# blocked in read(); it is built with recorded sites, -pg -mfentry and
-# recordmcount --nop.  Attached to with filters and a duration:
-#  - objpatch exits 0 and prints a well-formed trace (check_trace.py)
-#    holding only the functions the filters name, with their values;
-#  - after the detach, the runtime's session thread is gone (polled) and
-#    nothing was written to the process's standard error;
-#  - every result the workers computed was right, and the program exits
-#    with its own status (7).
+# blocked in read() inside a traced function; it is built with -pg
+# -mfentry and recordmcount --nop, then with -fpatchable-function-entry
+# (whose pads the start call joins with every thread held out of them).
+# For each build:
+#  - traced: attach with two filters and --duration: status 0, a
+#    well-formed trace (check_trace.py) of those functions only, with
+#    their values; the session thread gone after the detach, and no
+#    descriptor of the runtime's left;
+#  - reattach: two sessions back to back ended by SIGINT, the first made
+#    by the thread blocked in read() (--thread): one copy of the runtime,
+#    and a frame entered in the first session that returns in the second
+#    is not in the second's trace; another attach meanwhile is refused;
+#    a line read while dormant;
+#  - exits: the program exits while attached: objpatch exits 0 with one
+#    line, the trace whole up to the exit;
+#  - killed: objpatch SIGKILLed while attached: the runtime's thread
+#    leaves by itself, the process goes on, a later attach works;
+#  - forks: children forked while attached are dormant (nothing of theirs
+#    in the trace) and their statuses are right.
+#  - options (once): --args shows every call's arguments, report's options
+#    (--format perfetto --output, --summary) shape the trace, and usage
+#    mistakes are refused with one line before the process is touched.
+# Every time, the program's own checks pass, it exits with its own status
+# (7) and writes nothing on its standard error.  Last, a program without
+# recorded sites and one objpatch run traces already are refused, untouched.
 . "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -80,22 +97,24 @@ finish() {
 
 # traced LABEL: attach, trace, detach.
 traced() {
-	local label=$1 base st out
+	local label=$1 base st out fds
 	if ! started "$label" "$D/$label"; then
 		ok 1 "[$label] the target starts and says ready"
 		return
 	fi
 	base=$(threads)
+	fds=$(ls /proc/"$pid"/fd | tr '\n' ' ')
 	"$OBJPATCH" attach --filter add_pair --filter 'par*' --duration 0.5 --format json "$pid" \
 		> "$D/$label.json" 2> "$D/$label.attach.err"
 	st=$?
 	is "$st" 0 "[$label] attach --filter add_pair --filter 'par*' --duration 0.5: status 0"
-	[ -s "$D/$label.attach.err" ] && diag "$(head -5 "$D/$label.attach.err")"
+	[ "$st" = 0 ] || diag "$(head -5 "$D/$label.attach.err")"
 	is "$(names "$D/$label.json" | tr '\n' ' ')" "add_pair parity " "[$label] the trace holds the filtered functions, only"
 	# The workers' arguments vary: values by their form (the program checks the rest).
 	check "$label" json "$D/$label.json" 'add_pair ~^[0-9]+$' 'parity ~^"(odd|even)"$'
 	until_true eval '[ "$(threads)" = "$base" ]'
 	ok $? "[$label] detached: the runtime's session thread is gone ($(threads) threads, $base before)"
+	is "$(ls /proc/"$pid"/fd | tr '\n' ' ')" "$fds" "[$label] detached: the process has the descriptors it had, no more"
 	finish "$label"
 }
 
@@ -143,7 +162,7 @@ runtimes() { grep libobjpatch /proc/"$pid"/maps | awk '{ print $6 }' | sort -u |
 # blocked in read() inside wait_line: the frame the first session opened
 # returns in the second one, which must not show it.
 reattach() {
-	local label=$1 base maps
+	local label=$1 base maps out
 	n_session=0
 	if ! started "$label" "$D/$label"; then
 		ok 1 "[$label] the target starts and says ready"
@@ -161,6 +180,8 @@ reattach() {
 	attaching "$label" --filter wait_line --filter line_length
 	ok $? "[$label] session 2, at once: tracing"
 	is "$(grep -c libobjpatch /proc/"$pid"/maps) $(runtimes)" "$maps 1" "[$label] session 2 uses the runtime loaded for session 1 (no second copy)"
+	out=$("$OBJPATCH" attach --duration 0.1 "$pid" 2>&1)
+	is "$? $(wc -l <<< "$out")" "2 1" "[$label] another attach meanwhile is refused: status 2, one line ($out)"
 	line two
 	ok $? "[$label] session 2: the reader answers a line"
 	detaching
@@ -174,6 +195,170 @@ reattach() {
 	finish "$label"
 }
 
-build fentry-nop --nop -pg -mfentry && traced fentry-nop && reattach fentry-nop
+# exits LABEL: the program exits while attached (a "quit" line): objpatch
+# says so in one line, exits 0, and the trace is whole up to the exit.
+exits() {
+	local label=$1 st out
+	n_session=0
+	started "$label" "$D/$label" || { ok 1 "[$label] the target starts"; return; }
+	attaching "$label" --filter line_length --filter wait_line
+	ok $? "[$label] tracing"
+	line last
+	echo quit >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "[$label] the program exits with its own status while attached"
+	is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[$label] every worker's results were right"
+	wait "$attacher"
+	st=$?
+	cat <&6 > "$D/attach.rest"
+	exec 6<&-
+	is "$st" 0 "[$label] objpatch attach exits 0"
+	is "$(cat "$D/attach.rest")" "objpatch attach: $pid: the process exited while attached; trace complete up to its exit" \
+		"[$label] ... with one line saying so"
+	# The wait_line entered in the session read "quit" and returned with it.
+	check "$label" json "$D/$label.1.json" 'line_length 5' '@count line_length 1' '@count wait_line 1' \
+		'wait_line ~^"quit'
+	is "$(cat "$D/$label.err")" "" "[$label] nothing on the program's standard error"
+}
+
+# killed LABEL: objpatch killed (SIGKILL) while attached: the process goes
+# on, its runtime ends the session by itself (its thread leaves), and a
+# later attach works.
+killed() {
+	local label=$1 base st
+	n_session=0
+	started "$label" "$D/$label" || { ok 1 "[$label] the target starts"; return; }
+	base=$(threads)
+	attaching "$label" --filter add_pair --filter line_length
+	ok $? "[$label] tracing"
+	kill -KILL "$attacher"
+	wait "$attacher" 2> /dev/null
+	exec 6<&-
+	until_true eval '[ "$(threads)" = "$base" ]'
+	ok $? "[$label] objpatch killed: the runtime's thread leaves by itself ($(threads) threads, $base before)"
+	line after
+	ok $? "[$label] the process goes on (the reader answers)"
+	"$OBJPATCH" attach --filter line_length --duration 0.2 "$pid" > "$D/$label.after" 2> "$D/$label.after.err"
+	st=$?
+	is "$st" 0 "[$label] a later attach works: status 0"
+	[ "$st" = 0 ] || diag "$(cat "$D/$label.after.err")"
+	finish "$label"
+}
+
+# forks LABEL: the program forks a child every few milliseconds, which
+# calls traced functions and exits with a status the parent checks: the
+# children are dormant (nothing of theirs in the trace), their statuses
+# right.
+forks() {
+	local label=$1 st out
+	started "$label" "$D/$label" fork || { ok 1 "[$label] the target starts"; return; }
+	"$OBJPATCH" attach --filter child_work --filter add_pair --duration 1 --format json "$pid" \
+		> "$D/$label.fork.json" 2> "$D/$label.fork.err"
+	is "$?" 0 "[$label] attach to a process that forks: status 0"
+	is "$(names "$D/$label.fork.json" | tr '\n' ' ')" "add_pair " "[$label] the children's child_work is not in the trace"
+	out=$(python3 -c 'import json, sys
+print(" ".join(sorted({str(e["pid"]) for e in json.load(open(sys.argv[1]))["traceEvents"] if "pid" in e})))' "$D/$label.fork.json")
+	is "$out" "$pid" "[$label] every event is the process's own"
+	echo quit >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "[$label] the program exits with its own status"
+	grep -q '^forker: [0-9]* children, all right' <<< "$out"
+	ok $? "[$label] every child's status was right ($(grep '^forker' <<< "$out"))"
+	grep -q '^wrong' <<< "$out" && diag "$out"
+}
+
+# refused LABEL: a program without recorded sites: one line, status 2, untouched.
+no_sites() {
+	local out
+	compile_ok "[plain] build" gcc "${CFLAGS[@]}" -o "$D/plain" "$SRC" || return
+	started plain "$D/plain" || { ok 1 "[plain] the target starts"; return; }
+	out=$("$OBJPATCH" attach --duration 1 "$pid" 2>&1)
+	is "$?" 2 "refused, no recorded sites: status 2"
+	is "$(wc -l <<< "$out")" 1 "refused, no recorded sites: one line ($out)"
+	! grep -q libobjpatch /proc/"$pid"/maps
+	ok $? "refused, no recorded sites: the target untouched (no runtime in its maps)"
+	finish plain
+}
+
+# preloaded: a program objpatch run traces already is refused, untouched.
+preloaded() {
+	local prog out st
+	started run "$OBJPATCH" run -F add_pair -o "$D/run.trace" -- "$D/fentry-nop" ||
+		{ ok 1 "[run] the target starts under objpatch run"; return; }
+	prog=$(pgrep -P "$pid")
+	out=$("$OBJPATCH" attach --duration 0.1 "$prog" 2>&1)
+	is "$? $(wc -l <<< "$out")" "2 1" "refused, a process objpatch run traces: status 2, one line ($out)"
+	echo quit >&3
+	exec 3>&-
+	cat <&4 > /dev/null
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "refused, a process objpatch run traces: it exits with its own status, through objpatch run"
+	grep -q 'add_pair' "$D/run.trace"
+	ok $? "refused, a process objpatch run traces: its own trace is whole"
+}
+
+# options LABEL: report's options and --args, the trace going where they say;
+# usage mistakes refused (status 2) before the process is touched.
+options() {
+	local label=$1 st out maps
+	started "$label" "$D/$label" || { ok 1 "[$label] the target starts"; return; }
+	"$OBJPATCH" attach -F add_pair --args --duration 0.3 "$pid" > "$D/$label.args" 2> "$D/$label.args.err"
+	is "$?" 0 "[$label] --args: status 0"
+	# Every call shows its arguments, and its value is their sum.
+	out=$(python3 -c 'import re, sys
+n = bad = 0
+for line in open(sys.argv[1]):
+    m = re.search(r"add_pair\(a=(-?\d+), b=(-?\d+)\); /\* ret=(-?\d+) \*/", line)
+    if m:
+        n += 1
+        bad += int(m.group(1)) + int(m.group(2)) != int(m.group(3))
+print(n > 0 and not bad, n, bad)' "$D/$label.args")
+	[[ "$out" == True* ]]
+	ok $? "[$label] --args: every add_pair(a=A, b=B) shows its arguments, and returns A+B (calls, wrong: ${out#* })"
+	[[ "$out" == True* ]] || diag "$(head -5 "$D/$label.args")"
+	"$OBJPATCH" attach -F 'add_*' --duration 0.2 --format perfetto --output "$D/$label.perfetto" "$pid" \
+		> "$D/$label.stdout" 2> /dev/null
+	is "$?" 0 "[$label] --format perfetto --output FILE: status 0"
+	[ -s "$D/$label.perfetto" ] && [ ! -s "$D/$label.stdout" ]
+	ok $? "[$label] ... the trace in FILE, nothing on standard output"
+	"$OBJPATCH" attach -F add_pair -F is_square --summary --duration 0.2 "$pid" > "$D/$label.summary" 2> /dev/null
+	st=$?
+	grep -q 'add_pair' "$D/$label.summary" && grep -q 'is_square' "$D/$label.summary"
+	ok $((st || $?)) "[$label] --summary: report's summary of both functions"
+	maps=$(grep -c libobjpatch /proc/"$pid"/maps)
+	for bad in "--duration 0" "--duration abc" "--format xml" "--output /nonexistent/dir/t" "--policy fast" \
+		"--filter [ab" "--inject-only --args" "--filter nothing_like_it"; do
+		# shellcheck disable=SC2086
+		out=$("$OBJPATCH" attach $bad "$pid" 2>&1)
+		st=$?
+		is "$st $(wc -l <<< "$out")" "2 1" "[$label] refused, $bad: status 2, one line ($out)"
+	done
+	is "$(grep -c libobjpatch /proc/"$pid"/maps)" "$maps" "[$label] the refusals left the process as it was"
+	finish "$label"
+}
+
+for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5" "pg - -pg"; do
+	# shellcheck disable=SC2086
+	set -- $v
+	label=$1 rmc=$2
+	shift 2
+	[ "$rmc" = - ] && rmc=
+	build "$label" "$rmc" "$@" || continue
+	traced "$label"
+	reattach "$label"
+	exits "$label"
+	killed "$label"
+	forks "$label"
+	[ "$label" = fentry-nop ] && options "$label"
+done
+no_sites
+[ -x "$D/fentry-nop" ] && preloaded
 
 done_testing

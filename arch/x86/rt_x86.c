@@ -246,6 +246,13 @@ int patch_protocol_proc_init(char *err, size_t errlen)
 	return patcher_catch_segv(err, errlen);
 }
 
+void patch_protocol_proc_release(void)
+{
+	if (g_memfd >= 0)
+		close(g_memfd);
+	g_memfd = patcher_readfd = -1;
+}
+
 int patch_protocol_init(char *err, size_t errlen)
 {
 	if (patcher_install(SIGTRAP, on_trap, &g_old_trap)) {

@@ -37,6 +37,7 @@
 struct attach_opts {
 	bool inject_only, args;
 	const char *lib, *pid, *policy, *trace_only;	/* trace_only: an option --inject-only does not take */
+	const char *output;	/* --output, checked before the process is touched */
 	unsigned long thread;	/* 0: objpatch picks */
 	double duration;	/* seconds; 0: until a signal */
 	char *filter;		/* the runtime's OBJPATCH_FILTER: the patterns, ',' between them */
@@ -51,8 +52,9 @@ static void attach_usage(FILE *f)
 {
 	fprintf(f, "usage: objpatch attach [OPTIONS] PID\n"
 		   "Traces the functions of the running process PID (built with recorded call sites)\n"
-		   "until the duration ends or objpatch gets SIGINT (Ctrl-C), SIGTERM or SIGHUP, then\n"
-		   "detaches, leaving the runtime loaded but dormant, and prints the trace.\n"
+		   "until the duration ends or objpatch gets SIGINT (Ctrl-C), SIGTERM, SIGHUP or\n"
+		   "SIGQUIT (a second one stops waiting for the runtime), then detaches, leaving the\n"
+		   "runtime loaded but dormant, and prints the trace (as objpatch report would).\n"
 		   "  -F, --filter=GLOB   trace the functions matching GLOB, in order; '!GLOB' excludes\n"
 		   "                      (repeatable; default: every function)\n"
 		   "  -a, --args          each call's arguments (strings by address)\n"
@@ -163,6 +165,8 @@ static int set_option(void *ctx, int id, const char *v)
 
 	if (id != CLI_OPERAND && id != OPT_INJECT_ONLY && id != OPT_LIB && id != OPT_THREAD)
 		o->trace_only = option_name(id);
+	if (id == OPT_OUTPUT)
+		o->output = v;
 	if (id >= OPT_OUTPUT)
 		return keep_for_report(o, option_name(id), v);
 	switch (id) {
@@ -476,7 +480,7 @@ static int trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	const struct attach_session s = {
 		.lib = lib, .filter = o->filter, .globs = o->globs, .nglobs = o->nglobs, .args = o->args,
 		.policy = o->policy, .thread = (pid_t)o->thread, .duration = o->duration, .report = o->report,
-		.nreport = o->nreport,
+		.nreport = o->nreport, .output = o->output,
 	};
 
 	return attach_trace(pid, live, port, t, &s);

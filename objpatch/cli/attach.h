@@ -35,6 +35,7 @@ struct attach_session {
 	double duration;	/* seconds, 0: until a signal */
 	const char *const *report;	/* objpatch report's options */
 	size_t nreport;
+	const char *output;	/* report's --output, or NULL */
 };
 
 /* objpatch attach without --inject-only (attach_trace.c): the exit status. */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "arch/arch.h"
+#include "elf/dynsym.h"
 #include "objpatch/cli/attach_sites.h"
 #include "objpatch/cli/proc.h"
 #include "trace/symbols.h"
@@ -61,8 +62,30 @@ static int count_functions(struct elfobj *obj, const uint64_t *addr, size_t n, c
 	return 0;
 }
 
+/* The module's pads, where the process has them (the module mapped at `base`). */
+static int add_pads(struct attach_sites *a, struct elfobj *obj, uint64_t base, const struct arch *arch,
+		    const struct table_entry *te, size_t nt)
+{
+	uint64_t vaddr = 0, *p;
+	size_t n = 0;
+
+	for (size_t i = 0; i < nt; i++)
+		n += te[i].patchable && te[i].addr;
+	if (!n)
+		return 0;
+	if (!(p = realloc(a->pads, (a->npads + n) * sizeof(*p))))
+		return -1;
+	a->pads = p;
+	dynsym_first_load(obj, &vaddr);
+	for (size_t i = 0; i < nt; i++)
+		if (te[i].patchable && te[i].addr)
+			a->pads[a->npads++] = te[i].addr + base - vaddr;
+	a->pad_len = arch->pad_site_len;
+	return 0;
+}
+
 /* One mapped file's sites; a file that cannot be read has none that objpatch could name. */
-static int module_sites(pid_t live, const char *path, const char *const *globs, size_t nglobs,
+static int module_sites(pid_t live, const char *path, uint64_t base, const char *const *globs, size_t nglobs,
 			struct attach_sites *a)
 {
 	char at[PATH_MAX + 32];
@@ -92,7 +115,7 @@ static int module_sites(pid_t live, const char *path, const char *const *globs, 
 		qsort(addr, n, sizeof(*addr), cmp_u64);
 		if (n)
 			a->modules++;
-		if (n && count_functions(&obj, addr, n, globs, nglobs, a) < 0)
+		if (n && (count_functions(&obj, addr, n, globs, nglobs, a) < 0 || add_pads(a, &obj, base, arch, te, nt) < 0))
 			rc = -1;
 	}
 	free(addr);
@@ -113,7 +136,9 @@ int attach_sites_count(pid_t live, const char *const *globs, size_t nglobs, stru
 		return -1;
 	}
 	for (ssize_t i = 0; i < n && rc == 0; i++)
-		rc = module_sites(live, mods[i].path, globs, nglobs, a);
+		rc = module_sites(live, mods[i].path, mods[i].base, globs, nglobs, a);
 	free(mods);
+	if (a->npads)
+		qsort(a->pads, a->npads, sizeof(*a->pads), cmp_u64);
 	return rc;
 }

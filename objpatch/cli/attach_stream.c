@@ -37,6 +37,8 @@
 #define STOP_WAIT_MS 15000
 /* Silence before objpatch looks whether the process is still there (no pidfd: older kernels). */
 #define LOOK_MS 500
+/* A recording the runtime finished unasked: its process is exiting, and this long is plenty for that. */
+#define EXIT_WAIT_MS 10000
 
 static uint64_t now_ms(void)
 {
@@ -165,7 +167,7 @@ int channel_accept(struct attach_channel *c, pid_t pid)
 	return 0;
 }
 
-/* SIGINT, SIGTERM and SIGHUP as they come: the caller blocked them. */
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT as they come: the caller blocked them. */
 static int signal_fd(void)
 {
 	sigset_t s;
@@ -174,6 +176,7 @@ static int signal_fd(void)
 	sigaddset(&s, SIGINT);
 	sigaddset(&s, SIGTERM);
 	sigaddset(&s, SIGHUP);
+	sigaddset(&s, SIGQUIT);
 	return signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
@@ -329,9 +332,16 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 			e->exited = true;
 		}
 	}
+	e->finished = pr.ended;
+	/* The exit handler finished it (rt_attach_exit()): the process is on its way out. */
+	for (uint64_t until = now_ms() + EXIT_WAIT_MS; !e->exited && e->finished && !e->asked && now_ms() < until;) {
+		struct pollfd q = { .fd = pidfd, .events = POLLIN };
+
+		if (pidfd >= 0 ? poll(&q, 1, 100) > 0 : (usleep(10000), !proc_live_thread(pid)))
+			e->exited = true;
+	}
 	if (!e->exited && !proc_live_thread(pid))
 		e->exited = true;
-	e->finished = pr.ended;
 	if (sfd >= 0)
 		close(sfd);
 	if (pidfd >= 0)

@@ -45,7 +45,7 @@ struct stream_end {
 /*
  * Reads the stream into `out` until it ends: the runtime's session ends
  * when objpatch shuts its side of the socket, which it does on SIGINT,
- * SIGTERM or SIGHUP (blocked by the caller, read here) or once `seconds`
+ * SIGTERM, SIGHUP or SIGQUIT (blocked by the caller, read here) or once `seconds`
  * have passed (0: no limit); the process's exit ends it too.  0, or -1
  * after one line.
  */

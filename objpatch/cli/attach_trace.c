@@ -24,11 +24,12 @@
  * `objpatch record`, since the process's memory is not read while it
  * runs (a formatted trace reads them in-process, when it writes them).
  *
- * The session ends on SIGINT, SIGTERM or SIGHUP, after --duration, or
+ * The session ends on SIGINT, SIGTERM, SIGHUP or SIGQUIT, after --duration, or
  * when the process exits: objpatch shuts its side of the socket, the
  * runtime disables every site, finishes the recording and goes dormant,
  * and objpatch reads to the stream's end.  No ptrace stop is needed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,14 +37,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "elf/dynsym.h"
 #include "objpatch/cli/attach.h"
 #include "objpatch/cli/attach_sites.h"
 #include "objpatch/cli/attach_stream.h"
 #include "objpatch/cli/report.h"
+#include "objpatch/cli/run.h"
 
 #define START_SYM "objpatch_attach_start"
+/* The runtime's session thread's name (objpatch/lib/rt.h, RT_SESSION_THREAD), and how long one ending is waited for. */
+#define SESSION_THREAD "objpatch-attach"
+#define SESSION_WAIT_MS 2000
 #define ERROR_SYM "objpatch_error"
 
 static bool is_runtime(const char *path)
@@ -51,6 +57,29 @@ static bool is_runtime(const char *path)
 	const char *base = strrchr(path, '/') + 1;
 
 	return !strncmp(base, "libobjpatch.so", 14);
+}
+
+static bool is_cxx_runtime(const char *path)
+{
+	const char *base = strrchr(path, '/') + 1;
+
+	return !strncmp(base, "libstdc++.so", 12) || !strncmp(base, "libc++.so", 9);
+}
+
+/*
+ * Loaded with dlopen(), the runtime cannot interpose on the C++ unwinder
+ * as a preloaded one does (rt_unwind.c): an exception thrown through a
+ * traced frame meets the return trampoline, which ends the walk, and the
+ * program terminates.  Said before the process is touched.
+ */
+static void warn_cxx(pid_t pid, pid_t live)
+{
+	struct proc_module m;
+
+	if (proc_find_module(live, is_cxx_runtime, &m))
+		fprintf(stderr, "objpatch attach: %d: warning: a C++ program (%s): an exception thrown through a traced "
+			"function would terminate it, since an attached runtime cannot put the return addresses back "
+			"for the unwinder; filter out the functions exceptions cross\n", (int)pid, m.path);
 }
 
 /* The runtime's two functions in `obj`, relative to its first segment's address; false if it lacks one. */
@@ -67,6 +96,66 @@ static bool runtime_offsets(struct elfobj *obj, uint64_t *start, uint64_t *error
 	return true;
 }
 
+/* Whether a thread of the process has the name of a session's (objpatch/lib/rt.h's RT_SESSION_THREAD). */
+static bool session_running(pid_t pid)
+{
+	char path[64], comm[32];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return false;
+	while (!found && (e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/comm", (int)pid, e->d_name);
+		if ((f = fopen(path, "re"))) {
+			found = fgets(comm, sizeof(comm), f) && !strcmp(comm, SESSION_THREAD "\n");
+			fclose(f);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* One session at a time: a session ending now is waited for, a running one refused (2). */
+static int check_no_session(pid_t pid)
+{
+	for (int i = 0; i < SESSION_WAIT_MS / 10 && session_running(pid); i++)
+		usleep(10000);
+	if (session_running(pid))
+		return attach_refuse(pid, "another objpatch attach is tracing it (its thread %s runs): wait for that one "
+				     "to end", SESSION_THREAD);
+	return 0;
+}
+
+/*
+ * Whether the process was started with the runtime preloaded and its
+ * settings (objpatch run, or LD_PRELOAD by hand): its environment as it
+ * began says so.  Such a runtime traces from the start and takes no session.
+ */
+static bool preloaded(pid_t pid)
+{
+	char path[64], *env = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && (n = getdelim(&env, &cap, 0, f)) > 0)
+		found = !strncmp(env, "LD_PRELOAD=", 11) && strstr(env, "libobjpatch.so");
+	free(env);
+	fclose(f);
+	return found;
+}
+
 /*
  * The runtime the process has loaded, if any: 1 with its functions in *r,
  * 0 when it has none, 2 after one line (a runtime too old to attach).
@@ -81,6 +170,10 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 
 	if (!proc_find_module(live, is_runtime, &m))
 		return 0;
+	if (preloaded(pid))
+		return attach_refuse(pid, "its runtime %s was preloaded (objpatch run, or LD_PRELOAD): it traces the "
+				     "process already, as its OBJPATCH_* variables say; attach to a process started "
+				     "without it", m.path);
 	if (attach_load_module(live, &m, &obj, path, sizeof(path)) < 0)
 		return attach_refuse(pid, "its runtime %s: %s", m.path, obj.err[0] ? obj.err : strerror(errno));
 	found = runtime_offsets(&obj, &start, &error);
@@ -111,14 +204,22 @@ static int check_lib(pid_t pid, const char *lib)
 	return 0;
 }
 
-/* Something to trace, and every pattern naming some of it: 0, or 2 after one line. */
-static int check_sites(pid_t pid, pid_t live, const struct attach_session *s)
+/* What the session holds the process for: the pads to keep threads out of. */
+struct held {
+	uint64_t *pads;
+	size_t npads;
+	unsigned pad_len;
+};
+
+/* Something to trace, and every pattern naming some of it: 0, or 2 after one line; the pads in *h. */
+static int check_sites(pid_t pid, pid_t live, const struct attach_session *s, struct held *h)
 {
 	struct attach_sites a;
 	int rc = 0;
 
 	if (attach_sites_count(live, s->globs, s->nglobs, &a) < 0) {
 		free(a.matches);
+		free(a.pads);
 		fprintf(stderr, "objpatch attach: out of memory\n");
 		return 1;
 	}
@@ -130,6 +231,7 @@ static int check_sites(pid_t pid, pid_t live, const struct attach_session *s)
 			rc = attach_refuse(pid, "--filter %s matches none of its %zu functions with a call site: see "
 					   "their names with `objpatch list` on its program", s->globs[i], a.funcs);
 	free(a.matches);
+	*h = (struct held){ a.pads, a.npads, a.pad_len };
 	return rc;
 }
 
@@ -153,7 +255,11 @@ static char **report_argv(const struct attach_session *s, const char *recording,
 	return argv;
 }
 
-/* A file for the recording, removed once reported: its path in `path`; the descriptor, or -1 after one line. */
+/*
+ * A file for the recording, removed at once (objpatch killed leaves
+ * nothing): report reads it as /proc/self/fd/N, that path in `path`.  The
+ * descriptor, or -1 after one line.
+ */
 static int recording_file(char *path, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -161,15 +267,19 @@ static int recording_file(char *path, size_t len)
 
 	snprintf(path, len, "%s/objpatch-attach.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		fprintf(stderr, "objpatch attach: %s: %s: set TMPDIR to a directory you can write\n", path,
 			strerror(errno));
+		return -1;
+	}
+	unlink(path);
+	snprintf(path, len, "/proc/self/fd/%d", fd);
 	return fd;
 }
 
 /* The session's settings, as the runtime reads them (man/libobjpatch.3); `own` holds what to free. */
-static size_t settings(const struct attach_session *s, const struct attach_channel *c, char **own,
-		       const char **vars)
+static size_t settings(const struct attach_session *s, const struct attach_channel *c, const struct held *h,
+		       char **own, const char **vars)
 {
 	size_t n = 0;
 
@@ -184,6 +294,9 @@ static size_t settings(const struct attach_session *s, const struct attach_chann
 		vars[n++] = "OBJPATCH_ARGS=1";
 	if (s->policy && !strcmp(s->policy, "drop"))
 		vars[n++] = "OBJPATCH_POLICY=drop";
+	/* Pads are joined in the start call, every other thread held out of them (rt_attach.c). */
+	if (h->npads)
+		vars[n++] = "OBJPATCH_ATTACH_HELD=1";
 	return n;
 }
 
@@ -209,8 +322,8 @@ static int find_loaded(struct inject *in, struct runtime_syms *r)
  * session's start.  0, 1 (failed) or 2 (refused).
  */
 static int hold_and_start(pid_t pid, const struct remote_port *port, const struct target_syms *t,
-			  const struct attach_session *s, bool loaded, struct runtime_syms *r, const char *const *vars,
-			  size_t nvars)
+			  const struct attach_session *s, const struct held *h, bool loaded, struct runtime_syms *r,
+			  const char *const *vars, size_t nvars)
 {
 	struct inject in;
 	uint64_t handle = 0;
@@ -225,6 +338,7 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 	}
 	thread = s->thread ? attach_asked_thread(&in, s->thread) : inject_pick(&in, t->avoid, t->navoid);
 	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, r) < 0)) ||
+	    (h->npads && inject_settle(&in, h->pads, h->npads, h->pad_len) < 0) ||
 	    call_start(&in, (size_t)thread, t, r, vars, nvars) < 0) {
 		fprintf(stderr, "objpatch attach: %s\n", in.err);
 		rc = 1;
@@ -258,7 +372,8 @@ static int say_end(pid_t pid, const struct stream_end *e)
 
 /* The session from the socket on: 0, 1 (failed) or 2 (refused). */
 static int session(pid_t pid, const struct remote_port *port, const struct target_syms *t,
-		   const struct attach_session *s, bool loaded, struct runtime_syms *r, int out, const char *recording)
+		   const struct attach_session *s, const struct held *h, bool loaded, struct runtime_syms *r, int out,
+		   const char *recording)
 {
 	struct attach_channel c;
 	char *own[2] = { NULL, NULL };
@@ -270,11 +385,11 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 
 	if (channel_open(&c, pid) < 0)
 		return 1;
-	if (!(nvars = settings(s, &c, own, vars))) {
+	if (!(nvars = settings(s, &c, h, own, vars))) {
 		fprintf(stderr, "objpatch attach: out of memory\n");
 		rc = 1;
 	} else {
-		rc = hold_and_start(pid, port, t, s, loaded, r, vars, nvars);
+		rc = hold_and_start(pid, port, t, s, h, loaded, r, vars, nvars);
 	}
 	free(own[0]);
 	free(own[1]);
@@ -294,11 +409,22 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 	return rc;
 }
 
+/* The --output objpatch made, still empty: it would read as an empty trace. */
+static void remove_unwritten(const struct attach_session *s, bool created)
+{
+	struct stat st;
+
+	if (s->output && created && stat(s->output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(s->output);
+}
+
 int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const struct target_syms *t,
 		 const struct attach_session *s)
 {
 	struct runtime_syms r = { 0 };
+	struct held h = { 0 };
 	char recording[PATH_MAX];
+	bool created = false;
 	sigset_t held, old;
 	char **argv;
 	int argc, loaded, rc, out;
@@ -307,13 +433,16 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 		return 1;
 	rc = report_check(argc, argv, 1);
 	free(argv);
-	if (rc < 0)
+	if (rc < 0 || (s->output && run_check_output("objpatch attach", s->output, &created) < 0))
 		return 2;
-	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (!loaded && (rc = check_lib(pid, s->lib))) ||
-	    (rc = check_sites(pid, live, s)))
-		return loaded == 2 ? 2 : rc;
-	if ((out = recording_file(recording, sizeof(recording))) < 0)
-		return 1;
+	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (loaded && (rc = check_no_session(pid))) ||
+	    (!loaded && (rc = check_lib(pid, s->lib))) ||
+	    (rc = check_sites(pid, live, s, &h)) || (out = recording_file(recording, sizeof(recording))) < 0) {
+		free(h.pads);
+		remove_unwritten(s, created);
+		return loaded == 2 ? 2 : rc ? rc : 1;
+	}
+	warn_cxx(pid, live);
 	/*
 	 * objpatch killed while it holds the process would leave a thread
 	 * mid-call: the signals wait, and then end the session (signalfd).
@@ -324,9 +453,10 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	sigaddset(&held, SIGHUP);
 	sigaddset(&held, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &held, &old);
-	rc = session(pid, port, t, s, loaded == 1, &r, out, recording);
+	rc = session(pid, port, t, s, &h, loaded == 1, &r, out, recording);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(h.pads);
 	close(out);
-	unlink(recording);
+	remove_unwritten(s, created);
 	return rc;
 }

@@ -371,6 +371,54 @@ ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t 
 	return pick;
 }
 
+/* Whether `pc` is inside one of the `len`-byte places starting at the sorted addresses `at`. */
+static bool inside_place(uint64_t pc, const uint64_t *at, size_t n, unsigned len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (at[mid] <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < at[lo - 1] + len;
+}
+
+/* Whether a held thread's pc is inside one of the places. */
+static bool any_inside(struct inject *in, struct remote_state *s, const uint64_t *at, size_t n, unsigned len)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (!in->t[i].gone && (in->port->save(in->t[i].tid, s) < 0 || inside_place(in->port->pc(s), at, n, len)))
+			return true;
+	return false;
+}
+
+int inject_settle(struct inject *in, const uint64_t *at, size_t n, unsigned len)
+{
+	struct remote_state *s = malloc(sizeof(*s));
+	int rc = -1;
+
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	for (int round = 0; round < PICK_ROUNDS && !in->err[0]; round++) {
+		if (!any_inside(in, s, at, n, len)) {
+			rc = 0;
+			break;
+		}
+		resume_others(in, NULL);
+		pause_ms(1);
+		restop_others(in, NULL);
+	}
+	free(s);
+	if (rc < 0 && !in->err[0])
+		fail(in, "%d: a thread stayed inside a -fpatchable-function-entry pad for %d rounds: try again", (int)in->pid,
+		     PICK_ROUNDS);
+	return rc;
+}
+
 int inject_stack_top(struct inject *in, size_t i, uint64_t *top)
 {
 	struct remote_state *s = malloc(sizeof(*s));

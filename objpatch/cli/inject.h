@@ -54,6 +54,14 @@ int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port);
  */
 ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t navoid);
 
+/*
+ * Lets the process run for a moment and holds it again until no thread's
+ * pc is inside one of the `len`-byte places at the sorted addresses `at`
+ * (a pad of several NOPs about to become one instruction), for a bounded
+ * number of rounds: 0, or -1 with in->err set.
+ */
+int inject_settle(struct inject *in, const uint64_t *at, size_t n, unsigned len);
+
 int inject_read(struct inject *in, uint64_t addr, void *buf, size_t len);
 int inject_write(struct inject *in, uint64_t addr, const void *buf, size_t len);
 /* A pointer-sized word of the target. */

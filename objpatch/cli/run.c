@@ -236,7 +236,7 @@ struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth, *policy;
 	bool hex, record, errno_names, args;
-	bool output_created;		/* check_output() made the file: no trace, no file */
+	bool output_created;		/* run_check_output() made the file: no trace, no file */
 	const struct cli_cmd *cmd;	/* while parsing: for messages */
 	/*
 	 * Analyses (run only): checked as they are given, then handed as
@@ -507,7 +507,7 @@ static char **qemu_argv(const struct foreign *f, const char *lib, char **args, i
  * runs for an hour must not lose its trace to a typing mistake.  The
  * runtime truncates it when it writes.  *created: the file was not there.
  */
-static int check_output(const char *cmd, const char *output, bool *created)
+int run_check_output(const char *cmd, const char *output, bool *created)
 {
 	struct stat st;
 	bool exists = stat(output, &st) == 0;
@@ -689,7 +689,7 @@ static int record_for_analyses(struct run_opts *o, const char *cmd)
 	const char *dir = getenv("TMPDIR");
 	bool created;
 
-	if (o->output && check_output(cmd, o->output, &created) < 0)
+	if (o->output && run_check_output(cmd, o->output, &created) < 0)
 		return -1;
 	o->trace_output = o->output;
 	o->trace_format = o->format;
@@ -767,7 +767,7 @@ static int prepare(struct run_opts *o, const char *cmd, const char *prog, const 
 		o->output = "objpatch.svg";
 	if (!o->record && o->nan_args && record_for_analyses(o, cmd) < 0)
 		return 2;
-	if ((o->output && check_output(cmd, o->output, &o->output_created) < 0) || set_environment(o, *f, lib) < 0)
+	if ((o->output && run_check_output(cmd, o->output, &o->output_created) < 0) || set_environment(o, *f, lib) < 0)
 		return 2;
 	return 0;
 }
@@ -787,7 +787,7 @@ static const char *exec_hint(int err, const char *prog)
 }
 
 /*
- * The file check_output() created, still empty: the first process wrote no
+ * The file run_check_output() created, still empty: the first process wrote no
  * trace (a shell whose children are the traced programs: they write
  * name.PID.ext), and an empty file would read as an empty trace.
  */

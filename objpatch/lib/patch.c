@@ -763,6 +763,13 @@ int patch_protocol_proc_init(char *err, size_t errlen)
 	return 0;
 }
 
+void patch_protocol_proc_release(void)
+{
+	if (patcher_readfd >= 0)
+		close(patcher_readfd);
+	patcher_readfd = -1;
+}
+
 /* The stores need no trap: nothing to install. */
 int patch_protocol_init(char *err, size_t errlen)
 {
@@ -826,6 +833,14 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 	return rc;
 }
 
+void patch_release(void)
+{
+	pthread_mutex_lock(&patcher_lock);
+	patch_protocol_proc_release();
+	g_pid = 0;	/* the next patch opens them again */
+	pthread_mutex_unlock(&patcher_lock);
+}
+
 const char *patch_method(void)
 {
 	return patcher_method;
@@ -857,6 +872,10 @@ int patch_init(char *err, size_t errlen)
 	(void)err;
 	(void)errlen;
 	return 0;
+}
+
+void patch_release(void)
+{
 }
 
 const char *patch_method(void)

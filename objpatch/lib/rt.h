@@ -77,6 +77,8 @@ enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW, FMT_SVG, FMT_PERFETTO 
 
 /* The first process's pid, for the processes it starts (rt_settings.c, rt_output.c). */
 #define RT_FIRST_PID_VAR "OBJPATCH_FIRST_PID"
+/* The name of the thread of an objpatch attach session (rt_attach.c; objpatch/cli/attach_trace.c reads it). */
+#define RT_SESSION_THREAD "objpatch-attach"
 /* Set in a process's environment by objpatch attach for the length of its dlopen (rt_api.c). */
 #define RT_ATTACH_VAR "OBJPATCH_ATTACH"
 
@@ -101,6 +103,12 @@ const char *rt_attach_setting(const char *name) RT_HIDDEN;
  * earlier one is never recorded in a later one (struct tstate's base).
  */
 extern bool rt_attached RT_HIDDEN;
+/*
+ * objpatch attach holds every other thread stopped, none inside a
+ * patchable entry: sites may change as when no other thread exists
+ * (pads of several NOPs joined into one).  Set for the start call only.
+ */
+extern bool rt_all_held RT_HIDDEN;
 extern _Atomic bool rt_dormant RT_HIDDEN;
 extern _Atomic uint32_t rt_session RT_HIDDEN;
 /*
@@ -291,9 +299,12 @@ void rt_raw_start(uint64_t ts0, uint64_t ns0) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
 /*
  * objpatch attach: a session starts at `ts`; what the threads recorded
- * before it (after the last one's end) is never written.
+ * before it (after the last one's end) is never written, and the counts
+ * of lost events start again.  Called with every other thread held.
  */
 void rt_record_session_start(uint64_t ts) RT_HIDDEN;
+/* objpatch attach, at a session's end: the chunks of the threads that have exited freed. */
+void rt_record_release_dead(void) RT_HIDDEN;
 /* No writer thread frees the buffers: the budget of a trace written at exit (1 GiB, or OBJPATCH_BUFFER_MB). */
 void rt_record_without_writer(void) RT_HIDDEN;
 

@@ -7,15 +7,24 @@
  * attach starts a session in the same copy.
  *
  * objpatch calls objpatch_attach_start() in a thread it borrowed while it
- * holds every other thread stopped with ptrace.  The call only does what
- * cannot wait for those threads: it reads the settings objpatch put in
- * environ, connects to objpatch's socket and starts the session's thread.
- * Everything else is that thread's, once objpatch has let the process go:
- * reading every module's tables can take long, and patching must never
- * wait for a stopped thread (x86's patcher waits for the threads inside
- * its trap handler; the mprotect writer's faulting threads sleep until
- * their window closes).  The call reports failure by its value and
- * rt.err (objpatch_error()), never on the process's standard error.
+ * holds every other thread stopped with ptrace.  The call does little:
+ * it reads the settings objpatch put in environ, connects to objpatch's
+ * socket, sends the recording's header (a few bytes: the socket takes
+ * them while objpatch still holds the process) and starts the session's
+ * thread.  Reading every module's tables and patching are that thread's,
+ * once objpatch has let the process go: the reading can take long, and
+ * patching must not wait for a stopped thread (x86's patcher waits for
+ * the threads inside its trap handler; the mprotect writer's faulting
+ * threads sleep until their window closes).  Except for a process with
+ * -fpatchable-function-entry pads (OBJPATCH_ATTACH_HELD): a pad of
+ * several NOPs becomes one only where no thread can be between two of
+ * them, so the call does that part itself, the threads held and none
+ * inside a pad (objpatch made sure).  Patching there waits for no held
+ * thread: the core sync (membarrier) interrupts running threads only;
+ * the one wait, for threads inside the patcher's trap handler, would end
+ * when objpatch lets the others run after 2 s (inject.c).  The call reports failure by its
+ * value and rt.err (objpatch_error()), never on the process's standard
+ * error.
  *
  * The session's thread streams the raw recording (trace/raw.h) to the
  * socket every OBJPATCH_FLUSH_MS, polling it meanwhile: anything to read
@@ -49,12 +58,14 @@
 #define SEND_TIMEOUT_S 10
 
 bool rt_attached;
+bool rt_all_held;
 
-/* Under rt.lock: the session's socket is open.  session_thread: its thread runs (start refused). */
+/* Under rt.lock: the session's socket is open.  session_thread: a session runs (start refused). */
 static bool in_session;
 static _Atomic bool session_thread;
 static int session_fd = -1;
 static unsigned long long dl_adds;
+static bool patched;	/* the start call enabled the sites itself (OBJPATCH_ATTACH_HELD) */
 
 /* What the constructor does for a runtime started from the environment, once and quietly. */
 static int first_start(void)
@@ -127,23 +138,32 @@ static void scan_new_modules(void)
 	rt_scan_modules(NULL);
 }
 
-/*
- * Under rt.lock: every site the filters want enabled, from a state where
- * all are off (a forked child keeps its parent's), the recording begun.
- */
-static void begin(void)
+/* Under rt.lock: the recording's header sent, the session's clock started; threads record from here on. */
+static void open_recording(void)
 {
-	size_t matched = 0;
-
 	rt_output_init();
 	rt_raw_session_begin(session_fd);
 	rt_record_session_start(rt_timestamp());
 	atomic_store(&rt_dormant, false);
+}
+
+/* Under rt.lock: every site the filters want enabled, from a state where all are off (a forked child keeps its parent's). */
+static void enable_sites(void)
+{
+	size_t matched = 0;
+
 	rt_set_filter("*", false, &matched);
 	for (size_t i = 0; i < rt.nstart_filters; i++)
 		rt_set_filter(rt.start_filters[i].glob, rt.start_filters[i].on, &matched);
 	dl_adds = 0;
 	scan_new_modules();
+}
+
+/* Under rt.lock, in the session's thread: the sites, unless the start call did them; the modules recorded. */
+static void begin(void)
+{
+	if (!patched)
+		enable_sites();
 	rt_raw_begin();
 }
 
@@ -162,7 +182,12 @@ static void end(bool sites)
 	rt_stop();
 	rt_flush(true);
 	atomic_store(&rt_dormant, true);
+	/* Dormant, the process keeps no descriptor of ours (the patcher's /proc/self/mem). */
+	patch_release();
+	/* Before the stream's end: objpatch may start the next session as soon as it sees it. */
+	atomic_store(&session_thread, false);
 	rt_raw_session_end();
+	rt_record_release_dead();
 	session_fd = -1;
 	in_session = false;
 }
@@ -180,6 +205,8 @@ static void *session_main(void *arg)
 	int fd = (int)(intptr_t)arg;
 	bool stop = false;
 
+	/* What ps -L shows, and how objpatch tells a session runs (a second attach waits for it). */
+	pthread_setname_np(pthread_self(), RT_SESSION_THREAD);
 	pthread_mutex_lock(&rt.lock);
 	begin();
 	pthread_mutex_unlock(&rt.lock);
@@ -197,7 +224,6 @@ static void *session_main(void *arg)
 		}
 		pthread_mutex_unlock(&rt.lock);
 	}
-	atomic_store(&session_thread, false);
 	return NULL;
 }
 
@@ -244,13 +270,25 @@ API int objpatch_attach_start(void)
 	pthread_mutex_lock(&rt.lock);
 	session_fd = fd;
 	in_session = true;
+	open_recording();
+	rt_all_held = rt_attach_setting("OBJPATCH_ATTACH_HELD") != NULL;
+	patched = rt_all_held;
+	if (patched)
+		enable_sites();
+	rt_all_held = false;
 	pthread_mutex_unlock(&rt.lock);
 	if (start_thread(fd) < 0) {
+		size_t matched = 0;
+
+		/* No final flush: its records could fill the socket while objpatch holds the process. */
 		pthread_mutex_lock(&rt.lock);
-		in_session = false;
+		if (patched)
+			rt_set_filter("*", false, &matched);
+		atomic_store(&rt_dormant, true);
+		rt_raw_session_end();
 		session_fd = -1;
+		in_session = false;
 		pthread_mutex_unlock(&rt.lock);
-		close(fd);
 		atomic_store(&session_thread, false);
 		return -1;
 	}
@@ -276,4 +314,5 @@ void rt_attach_fork_child(void)
 	in_session = false;
 	session_fd = -1;
 	rt_raw_fork_child();
+	patch_release();	/* the parent's /proc/PID/mem */
 }

@@ -41,8 +41,13 @@ _Atomic bool rt_stopped;
 static uint64_t stop_ts;	/* published by rt_stopped */
 _Atomic bool rt_dormant;
 _Atomic uint32_t rt_session;
-/* objpatch attach: when the session began; earlier events are the last session's leftovers. */
-static _Atomic uint64_t session_ts;
+/*
+ * objpatch attach: when the session began; earlier events are the last
+ * session's leftovers.  Not an atomic (a library call on some 32-bit
+ * machines): it is written while every other thread is held, before the
+ * session's thread exists.
+ */
+static uint64_t session_ts;
 static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static _Atomic size_t buffered_bytes;
@@ -337,7 +342,10 @@ uint64_t rt_stop_time(void)
  */
 void rt_record_session_start(uint64_t ts)
 {
-	atomic_store(&session_ts, ts);
+	/* The counts are the session's: the start call runs with every other thread held (no owner writes them). */
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next)
+		t->missed_depth = t->missed_busy = t->lost = 0;
+	session_ts = ts;
 	atomic_store(&rt_stopped, false);
 	atomic_fetch_add(&rt_session, 1);
 }
@@ -345,7 +353,7 @@ void rt_record_session_start(uint64_t ts)
 /* Where the first event of c->w[from..to) of the current session starts. */
 static uint32_t session_events(const struct chunk *c, uint32_t from, uint32_t to)
 {
-	uint64_t start = atomic_load_explicit(&session_ts, memory_order_relaxed);
+	uint64_t start = session_ts;
 
 	while (start && from < to && c->w[from] < start)
 		from += ev_words(c->w[from + 1]);
@@ -451,6 +459,29 @@ void rt_raw_drain(struct tstate *t)
 		c->consumed = count;
 	}
 	unlock_raw(t);
+}
+
+/*
+ * objpatch attach, at a session's end (under rt.lock, after the final
+ * flush): the chunk of each thread that has exited goes, so that a
+ * process attached to again and again, its threads coming and going,
+ * does not keep 512 KiB for each one for good.  Its state (a few KiB)
+ * stays: the list of threads is only ever pushed to.
+ */
+void rt_record_release_dead(void)
+{
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
+		struct chunk *c;
+
+		if (!atomic_load(&t->dead) || !t->cur)
+			continue;
+		lock_raw(t);
+		c = t->cur;
+		t->cur = NULL;
+		atomic_store(&t->head, NULL);
+		unlock_raw(t);
+		rt_free_chunk(c);
+	}
 }
 
 /* Room for n words in the current chunk, or NULL when the buffers are full. */

@@ -352,7 +352,7 @@ static size_t nop_all_direct(struct rt_module *m)
 int rt_scan_modules(size_t *patched)
 {
 	struct change ch = { 0 };
-	bool quiescent = only_thread();
+	bool quiescent = rt_all_held || only_thread();
 	size_t direct = 0, first;
 	int rc = rt_load_modules(quiescent, &first);
 
