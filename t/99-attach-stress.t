@@ -34,7 +34,8 @@
 #
 # INJECT_ONLY=1: each attach is a load (--inject-only) instead, with the
 # same checks but the trace's.  ATTACHES=N: N attaches into the --nop
-# build (100), fewer into the others; BUILDS="nop pg": only those builds.
+# build (100), fewer into the others; BUILDS="nop pg": only those (busy:
+# the --nop build again, its workers never pausing; it needs nop).
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -45,6 +46,9 @@ SITE=(python3 "$SRC/site_bytes.py")
 D=$T_TMP
 CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread)
 ATTACHES=${ATTACHES:-100}
+
+# A service gone (the failure this test is for) must not take the test with it.
+trap '' PIPE
 
 if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
 	skip "attach is implemented for x86_64 Linux hosts (this is $(uname -sm))"
@@ -181,7 +185,7 @@ attach_once() {
 		filters+=(worker_round)
 		require=(--require worker_round=8)
 		dur=
-		[ "$TRACING" = 0 ] || site=$("${SITE[@]}" "$pid" "$D/$label/service" worker_round)
+		[ "$TRACING" = 0 ] || site=$("${SITE[@]}" "$pid" "$exe" worker_round)
 	fi
 	for f in "${filters[@]}"; do fargs+=(--filter "$f"); done
 	asked+=" ${filters[*]}"
@@ -202,7 +206,7 @@ attach_once() {
 	"${cmd[@]}" > "$D/$label/attach.out" 2>&1 &
 	attacher=$!
 	if [ "$interrupt" = 1 ] && [ "$TRACING" = 1 ]; then
-		"${SITE[@]}" "$pid" "$D/$label/service" worker_round --until-not "$site" --while-alive "$attacher" > /dev/null ||
+		"${SITE[@]}" "$pid" "$exe" worker_round --until-not "$site" --while-alive "$attacher" > /dev/null ||
 			{ bad=1; why+=("worker_round stays $site"); }
 		for _ in 1 2; do
 			before=$(stats) && until_true progressed "$before" || { bad=1; why+=("a worker stopped: $(stats) after $before"); }
@@ -262,12 +266,15 @@ attach_once() {
 	[ "$bad" = 0 ]
 }
 
-# stress LABEL N: N attaches into a new service, then its own verdict.
+# stress LABEL N [BUILD [SERVICE-ARGS...]]: N attaches into a new service
+# (the program built as BUILD, default LABEL), then its own verdict.
 stress() {
 	local label=$1 n=$2 i summary out st f
+	exe=$D/${3:-$1}/service
+	mkdir -p "$D/$label"
 	sent=0 sent_held=0 sent_released=0 empty=0 traced_names= asked= said=$D/$1/said
 	: > "$said"
-	if ! started "$label" "$D/$label/service"; then
+	if ! started "$label" "$exe" "${@:4}"; then
 		ok 1 "[$label] the service starts and says ready"
 		kill "$pid" 2> /dev/null
 		return
@@ -279,6 +286,16 @@ stress() {
 		attach_once "$label" "$i"
 		kill -0 "$pid" 2> /dev/null || break	# the rest would say nothing new
 	done
+	if ! kill -0 "$pid" 2> /dev/null; then
+		exec 3>&-
+		out=$(cat <&4)
+		exec 4<&-
+		wait "$pid"
+		st=$?
+		ok 1 "[$label] the service lives through the attaches (it ended after attach $i, status $st$( ((st > 128)) && echo ": $(kill -l $((st - 128)))"))"
+		[ -n "$out" ] && diag "[$label] it said:" "$out"
+		return
+	fi
 	# Threads and descriptors as before: the runtime, dormant, has none of its own.
 	until_true own_threads
 	is "$(ls /proc/"$pid"/task | wc -l)" "$threads" "[$label] after the attaches, the service has its own threads, no more"
@@ -320,10 +337,18 @@ stress() {
 
 TRACING=1
 [ "${INJECT_ONLY:-0}" = 1 ] && TRACING=0
-BUILDS=" ${BUILDS:-nop pads pg mnop} "
+BUILDS=" ${BUILDS:-nop busy pads pg mnop} "
 
 # The issue's 100 into the --nop build, fewer into each other form.
 [[ $BUILDS == *" nop "* ]] && build nop --nop "" -pg -mfentry && stress nop "$ATTACHES"
+# Busy: workers that never pause (traced calls all the time, the allocator
+# always busy) and worker 7 forking every 4th round: a thread is often
+# inside fork(), whose handlers hold every malloc lock, when objpatch stops
+# the process.  Four services: the first attach, which loads the runtime
+# (dlopen: malloc all the time), is each one's.
+if [[ $BUILDS == *" busy "* ]] && [ -x "$D/nop/service" ]; then
+	for b in 1 2 3 4; do stress busy$b "$((ATTACHES / 20))" nop 0 4; done
+fi
 [[ $BUILDS == *" pads "* ]] && build pads "" "" -fpatchable-function-entry=5 && stress pads "$((ATTACHES / 5))"
 # -pg calls glibc's mcount (which does nothing when the program is not
 # linked with -pg: no gmon.out); gcc's own NOPs and table, not a PIE.

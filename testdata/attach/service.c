@@ -24,8 +24,9 @@
  * the program could not start.  Each mismatch also prints one line
  * "mismatch: ..." (the first 20).
  *
- * Usage: service [PAUSE_US]: the pause between a worker's rounds
- * (default 2000), which keeps traces of every function small.
+ * Usage: service [PAUSE_US [CHILD_EVERY]]: the pause between a worker's
+ * rounds (default 2000), which keeps traces of every function small, and
+ * how many rounds of worker 7 between children (default 64).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,7 +47,6 @@
 #define FN __attribute__((noinline, noclone))
 
 #define WORKERS 8
-#define CHILD_EVERY 64
 #define CHILD_WAIT_S 30		/* a child not done by then hangs: counted bad, killed */
 #define GOLDEN 16		/* hashes' fixed inputs */
 #define MAX_SHOWN 20
@@ -58,7 +58,7 @@ static atomic_int running;
 static atomic_long mismatches, signals_seen, children, bad_children;
 static atomic_long rounds[WORKERS];
 static sem_t quit;
-static long pause_us = 2000;
+static long pause_us = 2000, child_every = 64;
 
 static void mismatch(int worker, long round, const char *what, long long got, long long want)
 {
@@ -882,7 +882,7 @@ static void *worker(void *arg)
 	atomic_fetch_add(&running, 1);
 	for (r = 0; !atomic_load(&stop); r++) {
 		worker_round(w, r, &g, w < 4 ? &ring : NULL);
-		if (w == WORKERS - 1 && r % CHILD_EVERY == CHILD_EVERY - 1) {
+		if (w == WORKERS - 1 && r % child_every == child_every - 1) {
 			long n = atomic_fetch_add(&children, 1);
 
 			if (!proc_spawn(n))
@@ -987,6 +987,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		pause_us = atol(argv[1]);
+	if (argc > 2 && atol(argv[2]) > 0)
+		child_every = atol(argv[2]);
 	if (!hash_golden() || !env_save() || sem_init(&quit, 0, 0)) {
 		printf("cannot start: known answers wrong or no memory\n");
 		return 6;
