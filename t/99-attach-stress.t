@@ -142,6 +142,14 @@ progressed() {
 	return 0
 }
 
+# Every thread of the service: TID NAME STATE /proc/.../syscall.
+threads_state() {
+	local t
+	for t in /proc/"$pid"/task/*; do
+		echo "${t##*/} $(cat "$t/comm") $(cut -d' ' -f3 "$t/stat") $(cat "$t/syscall")"
+	done 2> /dev/null
+}
+
 # The service's own threads and descriptors: as many as before the first attach.
 own_threads() { [ "$(ls /proc/"$pid"/task | wc -l)" = "$threads" ]; }
 own_fds() { [ "$(find /proc/"$pid"/fd -mindepth 1 -printf '%f -> %l\n' | sort -n | tr '\n' ' ')" = "$fds" ]; }
@@ -168,10 +176,24 @@ FILTERS=(
 	'worker_round hash_round'
 )
 
+# FEW[i]: the busy services' filters, functions called a few times a round
+# (busy workers make a trace of every function hundreds of MB).
+FEW=(
+	'hash_fnv1a'
+	'proc_*'
+	'sort_quick list_sum'
+	'matrix_det'
+	'* !sort_* !hash_* !parse_* !matrix_* !list_* !*_round'
+)
+
 # attach_once LABEL I: one attach, its checks; one ok.
 attach_once() {
-	local label=$1 i=$2 filters fargs=() f dur fmt trace out st bad=0 attacher why=() signal=0 verdict before what cmd when n interrupt=0 require=() site args ours
-	read -ra filters <<< "${FILTERS[$((i % ${#FILTERS[@]}))]}"
+	local label=$1 i=$2 filters fargs=() f dur fmt trace out st bad=0 attacher why=() signal=0 verdict before what cmd when n interrupt=0 require=() site args ours stuck=
+	if [[ $label == busy* ]]; then
+		read -ra filters <<< "${FEW[$((i % ${#FEW[@]}))]}"
+	else
+		read -ra filters <<< "${FILTERS[$((i % ${#FILTERS[@]}))]}"
+	fi
 	dur=0.$((1 + i % 3))
 	fmt=json
 	[ $((i % 4)) -eq 3 ] && fmt=text
@@ -214,12 +236,19 @@ attach_once() {
 		kill -INT "$attacher"
 	fi
 	# Meanwhile, one runtime at most (none only before the first load).
+	# A call that waits for a lock: each thread's state, for whoever
+	# debugs it (objpatch says so after 2 s).
 	while kill -0 "$attacher" 2> /dev/null; do
 		n=$(runtimes)
 		if [ "$n" -gt 1 ] || { [ "$n" = 0 ] && [ "$i" -gt 0 ]; }; then
 			bad=1
 			why+=("$n libobjpatch.so mapped while attached")
 			break
+		fi
+		if [ -z "$stuck" ] && grep -q "has not returned" "$D/$label/attach.out"; then
+			stuck=$(threads_state)
+			why+=("threads while the call waited (name state syscall args sp pc):" "$stuck"
+			      "$(grep -E 'libc\.so|libobjpatch' /proc/"$pid"/maps | awk '$3 == "00000000"')")
 		fi
 		sleep 0.02
 	done
