@@ -25,7 +25,9 @@
 #    in the trace) and their statuses are right.
 #  - options (once): --args shows every call's arguments, report's options
 #    (--format perfetto --output, --summary) shape the trace, and usage
-#    mistakes are refused with one line before the process is touched.
+#    mistakes are refused with one line before the process is touched;
+#  - notes (once): a message of the runtime's (a table entry it leaves
+#    alone) reaches objpatch's standard error, not the process's.
 # Every time, the program's own checks pass, it exits with its own status
 # (7) and writes nothing on its standard error.  Last, a program without
 # recorded sites and one objpatch run traces already are refused, untouched.
@@ -286,6 +288,35 @@ no_sites() {
 	finish plain
 }
 
+# notes: what the runtime would have printed on the process's standard
+# error comes through objpatch instead.  A copy of the program whose
+# wrong() (never called) holds int3s where its site's NOP was: the runtime
+# leaves that table entry alone and says so.
+notes() {
+	local out st
+	cp "$D/fentry-nop" "$D/notes"
+	python3 - "$D/notes" "$("$OBJPATCH" list "$D/notes" | awk '/ wrong\(/ { print $1 }')" <<'PY' || return
+import subprocess, sys
+path, addr = sys.argv[1], int(sys.argv[2], 16)
+for line in subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout.splitlines():
+    f = line.split()
+    if f and f[0] == "LOAD" and int(f[2], 16) <= addr < int(f[2], 16) + int(f[4], 16):
+        at = addr - int(f[2], 16) + int(f[1], 16)
+b = bytearray(open(path, "rb").read())
+assert b[at] in (0x0f, 0x66), b[at:at + 6].hex()     # the site's NOP
+b[at:at + 5] = b"\xcc" * 5
+open(path, "wb").write(b)
+PY
+	started notes "$D/notes" || { ok 1 "[notes] the target starts"; return; }
+	out=$("$OBJPATCH" attach -F add_pair --duration 0.2 "$pid" 2>&1 > /dev/null)
+	st=$?
+	is "$st" 0 "[notes] status 0"
+	grep -q "^objpatch: $D/notes: 1 table entries do not hold a hook call or NOP; left alone$" <<< "$out"
+	ok $? "[notes] the runtime's message comes through objpatch's standard error"
+	[ "$st" = 0 ] && grep -q "^objpatch: $D/notes" <<< "$out" || diag "$out"
+	finish notes
+}
+
 # preloaded: a program objpatch run traces already is refused, untouched.
 preloaded() {
 	local prog out st
@@ -360,5 +391,6 @@ for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5" "
 done
 no_sites
 [ -x "$D/fentry-nop" ] && preloaded
+[ -x "$D/fentry-nop" ] && notes
 
 done_testing

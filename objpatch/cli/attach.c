@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * objpatch attach: the first step of tracing a running process (issue
- * 21).  --inject-only loads the runtime into process PID and leaves: all
- * its threads are stopped with ptrace, one of them calls its libc's
- * dlopen(), and every thread goes on as it was.  The runtime stays
- * dormant (objpatch/lib/rt_api.c): for the length of the call the
- * process's environment holds OBJPATCH_ATTACH, which the runtime's
- * constructor reads before anything else.
+ * objpatch attach (issue 21): its options, the checks every process must
+ * pass, and --inject-only.  A tracing session is attach_trace.c's; the
+ * calls in the held process attach_call.c's, the holding inject.c's.
+ *
+ * --inject-only loads the runtime into process PID and leaves: all its
+ * threads are stopped with ptrace, one of them calls its libc's dlopen(),
+ * and every thread goes on as it was.  The runtime stays dormant
+ * (objpatch/lib/rt_api.c): for the length of the call the process's
+ * environment holds OBJPATCH_ATTACH, which the runtime's constructor
+ * reads before anything else.
  *
  * What the process could hold against the call: it is refused, target
  * untouched and with status 2, when it does not exist, is not ours to
@@ -27,8 +30,8 @@
 #include "objpatch/cli/attach_call.h"
 #include "objpatch/cli/inject.h"
 #include "objpatch/cli/opts.h"
-#include "objpatch/cli/proc.h"
 #include "objpatch/cli/analyses.h"
+#include "objpatch/cli/proc.h"
 #include "objpatch/cli/run.h"
 
 /* The settings of a session: OBJPATCH_ATTACH and the runtime's variables. */

@@ -475,6 +475,14 @@ static uint64_t end_instant(const struct report *rp)
 
 /* ---- reading the recording ---- */
 
+static void note(const char *msg)
+{
+	fputs("objpatch: ", stderr);
+	for (const char *c = msg; *c; c++)
+		fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+	fputc('\n', stderr);
+}
+
 static int apply_record(struct report *rp, const struct raw_record *rec)
 {
 	const uint64_t *w = rp->r.payload;
@@ -512,6 +520,12 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		snprintf(t->name, sizeof(t->name), "%s", (const char *)(w + 1));
 		return 0;
 	}
+	case RAW_NOTE:
+		/* The runtime's words, as it would have printed them (its control characters shown as '?'). */
+		if (!n || memchr(w, 0, n * 8) == NULL)
+			break;
+		note((const char *)w);
+		return 0;
 	case RAW_PROCESS:
 		if (!n || memchr(w, 0, n * 8) == NULL)
 			break;

@@ -336,6 +336,8 @@ void rt_raw_session_begin(int fd) RT_HIDDEN;
 void rt_raw_session_end(void) RT_HIDDEN;
 /* A forked child's copy of the session's socket closed unwritten (another thread may have held the lock). */
 void rt_raw_fork_child(void) RT_HIDDEN;
+/* A message for the user in the session's recording (RAW_NOTE); nothing between sessions. */
+void rt_raw_note(const char *msg) RT_HIDDEN;
 /* Whether a write to the session's socket failed: objpatch is gone, or stopped reading. */
 bool rt_raw_failed(void) RT_HIDDEN;
 /* The writer thread (OBJPATCH_FLUSH_MS): started at start-up and in a forked child. */

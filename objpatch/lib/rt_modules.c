@@ -40,8 +40,26 @@ void rt_error(const char *fmt, ...)
 }
 
 /*
+ * The program is read as /proc/self/exe, which in objpatch's messages
+ * would name objpatch itself: its path instead.  `msg` is rt_warn()'s.
+ */
+static const char *shown_to_objpatch(const char *msg)
+{
+	static char out[sizeof(rt.err) + 4096];
+	char exe[4096];
+	ssize_t n;
+
+	if (strncmp(msg, "/proc/self/exe", 14) || (n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
+		return msg;
+	exe[n] = 0;
+	snprintf(out, sizeof(out), "%s%s", exe, msg + 14);
+	return out;
+}
+
+/*
  * A process objpatch attached to must see nothing on its standard error:
- * the message is kept in rt.err there (objpatch_error()), else printed.
+ * the message is kept in rt.err there (objpatch_error()) and goes to
+ * objpatch in the session's recording, else it is printed.
  */
 void rt_warn(const char *fmt, ...)
 {
@@ -51,9 +69,10 @@ void rt_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (rt_attached)
+	if (rt_attached) {
 		memcpy(rt.err, msg, sizeof(msg));
-	else
+		rt_raw_note(shown_to_objpatch(msg));
+	} else
 		fprintf(stderr, "objpatch: %s\n", msg);
 }
 

@@ -361,6 +361,7 @@ void rt_raw_session_begin(int fd)
 	struct iovec iov = { &h, sizeof(h) };
 
 	raw_header_init(&h, rt_arch_host.desc->machine, rt_arch_host.desc->elfclass, flags, rt.depth, (int32_t)getpid());
+	h.minor = RAW_MINOR_NOTES;
 	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
 		sched_yield();
 	raw_fd = fd;
@@ -386,6 +387,11 @@ void rt_raw_fork_child(void)
 {
 	atomic_flag_clear(&write_lock);
 	rt_raw_session_end();
+}
+
+void rt_raw_note(const char *msg)
+{
+	raw_record(RAW_NOTE, msg, strlen(msg) + 1, NULL, 0);
 }
 
 bool rt_raw_failed(void)
