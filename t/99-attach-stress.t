@@ -301,7 +301,7 @@ stress() {
 	local label=$1 n=$2 i summary out st f
 	exe=$D/${3:-$1}/service
 	mkdir -p "$D/$label"
-	sent=0 sent_held=0 sent_released=0 empty=0 traced_names= asked= said=$D/$1/said
+	sent=0 sent_held=0 sent_released=0 empty=0 traced_names='' asked='' said=$D/$1/said
 	: > "$said"
 	if ! started "$label" "$exe" "${@:4}"; then
 		ok 1 "[$label] the service starts and says ready"
