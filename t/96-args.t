@@ -15,7 +15,8 @@
 # -pg -mfentry (every hook before the prologue, every argument seen), and
 # testdata/args/s390x.c for its ABI's corners (returns in memory moving the
 # arguments along, small aggregates, narrow stack values); riscv64's
-# gcc -pg (relaxed, -mno-relax, --nop) and clang -pg, and ppc64le's gcc
+# gcc -pg (relaxed, -mno-relax, --nop, with and without a frame pointer)
+# and clang -pg, and ppc64le's gcc
 # -pg (through a PLT stub), --nop and clang -pg, whose register arguments
 # are "?" the same way but whose stack arguments show; 32-bit ARM
 # gcc -pg and --nop, Thumb-2 and ARM code (stack arguments past a prologue
@@ -167,10 +168,11 @@ fi
 # ---- riscv64, under qemu-user: every form t/95-rt-riscv64.t traces ----
 # gcc (`mv a0, ra` before the call) and clang both move the arguments out
 # of a0-a7/fa0-fa7 before calling _mcount: those are "?"; the stack
-# arguments, just above the saved ra, show.  Not gcc without a frame
-# pointer: args.c's fp() and ten_doubles() schedule more than 8 bytes
-# between `mv a0, ra` and the call, rt_rv_slot() does not see it and
-# takes s0 - 8, and the run aborts (with or without --args).
+# arguments, just above the saved ra, show.  gcc without a frame pointer
+# too: args.c's fp() and ten_doubles() schedule up to 30 bytes of
+# register copies between `mv a0, ra` and the call, which rt_rv_slot()
+# must see past to find the saved ra (it once looked 8 bytes back only,
+# took s0 - 8, and the run aborted).
 RV_SHOWN=--shown=ten_ints.a9,ten_ints.a10,thirteen.a9,thirteen.a10,thirteen.a11,thirteen.a12
 if command -v riscv64-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/riscv64/libobjpatch.so" ]; then
 	while read -r label cc rmc flags; do
@@ -182,6 +184,8 @@ if command -v riscv64-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/riscv64/libo
 riscv64-pg riscv64-linux-gnu-gcc - -pg -fno-omit-frame-pointer
 riscv64-norelax riscv64-linux-gnu-gcc - -pg -fno-omit-frame-pointer -mno-relax
 riscv64-nop riscv64-linux-gnu-gcc --nop -pg -fno-omit-frame-pointer
+riscv64-nofp riscv64-linux-gnu-gcc - -pg
+riscv64-nofp-nop riscv64-linux-gnu-gcc --nop -pg
 riscv64-clang clang,--target=riscv64-linux-gnu - -pg
 EOF2
 else
