@@ -173,13 +173,12 @@ fi
 # register copies between `mv a0, ra` and the call, which rt_rv_slot()
 # must see past to find the saved ra (it once looked 8 bytes back only,
 # took s0 - 8, and the run aborted).
-RV_SHOWN=--shown=ten_ints.a9,ten_ints.a10,thirteen.a9,thirteen.a10,thirteen.a11,thirteen.a12
 if command -v riscv64-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/riscv64/libobjpatch.so" ]; then
 	while read -r label cc rmc flags; do
 		dir=$D/$label
 		# shellcheck disable=SC2086
 		form "$label" "$dir" "${cc//,/ }" riscv64-linux-gnu-strip "$rmc" $flags &&
-			check "$label" "$dir" "--unknown $RV_SHOWN"
+			check "$label" "$dir" "--machine $SRC/machine-riscv64.txt"
 	done <<'EOF2'
 riscv64-pg riscv64-linux-gnu-gcc - -pg -fno-omit-frame-pointer
 riscv64-norelax riscv64-linux-gnu-gcc - -pg -fno-omit-frame-pointer -mno-relax
@@ -198,13 +197,12 @@ fi
 # the register arguments away and may reuse r3-r10/f1-f13 before calling
 # _mcount: those print "?".  The stack arguments are read from the
 # caller's parameter save area: they show.
-PPC_SHOWN=--shown=ten_ints.a9,ten_ints.a10,mixed.i,mixed.k,thirteen.a9,thirteen.a10,thirteen.a11,thirteen.a12
 if command -v powerpc64le-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/ppc64le/libobjpatch.so" ]; then
 	while read -r label cc rmc flags; do
 		dir=$D/$label
 		# shellcheck disable=SC2086
 		form "$label" "$dir" "${cc//,/ }" powerpc64le-linux-gnu-strip "$rmc" $flags &&
-			check "$label" "$dir" "--unknown $PPC_SHOWN"
+			check "$label" "$dir" "--machine $SRC/machine-ppc64le.txt"
 	done <<'EOF2'
 ppc64le-pg powerpc64le-linux-gnu-gcc - -pg
 ppc64le-nop powerpc64le-linux-gnu-gcc --nop -pg
