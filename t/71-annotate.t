@@ -130,6 +130,32 @@ if [[ " ${built[*]} " = *" x86_64 "* ]]; then
 	sed 's/$/\r/' "$SRC/seed003.trace" > "$T_TMP/crlf.trace"
 	is "$("$OBJPATCH" annotate --image "$X/vmlinux" "$T_TMP/crlf.trace" | od -c)" \
 		"$(sed 's/$/\r/' "$SRC/seed003.expected" | od -c)" "CRLF lines keep their CR"
+	# The console's prefixes (ftrace_dump_on_oops): the time, and the caller with
+	# CONFIG_PRINTK_CALLER; the lines are typed as without them.
+	for pfx in '[    1.234567] ' '[   12.000001][    T1] ' '[ 1234.5][     C0] '; do
+		awk -v p="$pfx" '{ print p $0 }' "$SRC/v6.5.trace" > "$T_TMP/console.trace"
+		is "$("$OBJPATCH" annotate --image "$X/vmlinux" --image "$X/mod.ko" "$T_TMP/console.trace" 2>&1)" \
+			"$(awk -v p="$pfx" '{ print p $0 }' "$SRC/v6.5.expected"; \
+			   echo "objpatch annotate: 1 line not understood, passed through unchanged")" \
+			"console prefix '$pfx': typed as without it"
+	done
+	printf '[    1.234567] %s\n' 'Dumping ftrace buffer:' '---------------------------------' \
+		'   (ftrace buffer empty)' > "$T_TMP/empty.trace"
+	"$OBJPATCH" annotate --strict --image "$X/vmlinux" "$T_TMP/empty.trace" >/dev/null 2>&1
+	is "$?" 0 "ftrace_dump()'s own lines are understood"
+	# --stats: counts on standard error; a function the tables lack fails.
+	"$OBJPATCH" annotate --stats --image "$X/vmlinux" --image "$X/mod.ko" "$SRC/v6.5.trace" >/dev/null 2>"$T_TMP/err"
+	is "$?
+$(cat "$T_TMP/err")" "1
+objpatch annotate: 1 line not understood, passed through unchanged
+objpatch annotate: 73 lines, 61 calls, 39 functions (2 not in the tables), 46 values (37 changed): void 8 (dropped), bool 3, enum 5, errno 8, integer 11, pointer 4, other 1, unknown 4, not in the tables 2; narrowed 5 (bits above the type's width dropped)
+objpatch annotate: schedule: not in the tables of the images
+objpatch annotate: smp_apic_timer_interrupt: not in the tables of the images" \
+		"--stats: the counts of v6.5, exit 1 naming the two functions the tables lack"
+	printf ' 0)   0.234 us    |  no_such_function(); /* = 0x1 */\n' > "$T_TMP/missing.trace"
+	"$OBJPATCH" annotate --stats --image "$X/vmlinux" "$T_TMP/missing.trace" >/dev/null 2>"$T_TMP/err"
+	is "$?/$(tail -1 "$T_TMP/err")" "1/objpatch annotate: no_such_function: not in the tables of the images" \
+		"--stats: a function not in the tables fails, named"
 	printf '%s' "$(head -4 "$SRC/seed003.trace")" > "$T_TMP/noeol.trace"
 	is "$("$OBJPATCH" annotate --image "$X/vmlinux" "$T_TMP/noeol.trace" | od -c)" \
 		"$(printf '%s' "$(head -4 "$SRC/seed003.expected")" | od -c)" "a last line without its newline"
