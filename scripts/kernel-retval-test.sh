@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Real kernel traces, annotated (issue 22, part 1).  Builds Debian's
+# linux-source-6.12 for x86_64 with OUR recordmcount as Kbuild's recorder,
+# boots it under qemu-system-x86_64 with the function graph tracer and
+# funcgraph-retval turned on from the command line, takes the trace out of
+# the serial console, and types it with `objpatch annotate --image vmlinux
+# --image M.ko...`.
+#
+# Forcing recordmcount on x86_64.  kernel/trace/Kconfig picks the recorder
+# from four def_bool symbols, in order: FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY
+# (not selected on x86), FTRACE_MCOUNT_USE_CC (when the compiler takes
+# -mrecord-mcount, as gcc does on x86), FTRACE_MCOUNT_USE_OBJTOOL (x86_64
+# selects HAVE_OBJTOOL_MCOUNT; objtool --mcount --mnop), and last
+# FTRACE_MCOUNT_USE_RECORDMCOUNT.  None of them has a prompt, so no .config
+# line can change them: the script turns the `def_bool y` of
+# FTRACE_MCOUNT_USE_CC and FTRACE_MCOUNT_USE_OBJTOOL into `def_bool n` in
+# its own extracted copy of the source (and fails if those lines are not
+# found).  Then the top Makefile sets BUILD_C_RECORDMCOUNT (x86 selects
+# HAVE_C_RECORDMCOUNT), `make prepare` builds scripts/recordmcount, and
+# scripts/Makefile.build runs `scripts/recordmcount "$@"` after every
+# object compiled with CC_FLAGS_FTRACE (-pg -mfentry, no -mrecord-mcount).
+# As in scripts/kbuild-test.sh, that binary is replaced by a wrapper after
+# `make prepare` (Kbuild does not rebuild it) that logs the call and execs a
+# snapshot of build/recordmcount.  The call sites are left as `call
+# __fentry__`; ftrace turns them into NOPs at boot.
+#
+# The kernel: x86_64 tinyconfig plus a serial console, PRINTK,
+# FUNCTION_GRAPH_TRACER, FUNCTION_GRAPH_RETVAL, DYNAMIC_FTRACE,
+# DEBUG_INFO_DWARF5 and a few modules (=m).  There is no user space and no
+# root file system: the kernel finds no init, panics, and ftrace_dump_on_oops
+# prints the trace buffer on the console (captured to a file); panic=-1 and
+# qemu's -no-reboot end the run.  Nothing loads the modules (no user space),
+# so the traced functions are all in vmlinux; the modules are still given to
+# annotate, whose tables must load.
+#
+# Usage:  make kernel-retval-test       (same as scripts/kernel-retval-test.sh)
+#         scripts/kernel-retval-test.sh --no-build   boot and annotate the last build
+# Environment: JOBS (default 2), KERNEL_TEST_DIR (default build/kernel-6.12),
+# LINUX_SOURCE_TARBALL (default /usr/src/linux-source-6.12.tar.xz).
+# Installs linux-source-6.12 and qemu-system-x86 with apt-get when missing
+# (not in scripts/deps.sh: CI does not run this test).  Exits 1 on any
+# failure.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=${KERNEL_TEST_DIR:-$top/build/kernel-6.12}
+tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+jobs=${JOBS:-2}
+rmc=$top/build/recordmcount
+objpatch=$top/build/objpatch
+arch=x86_64
+src=$work/linux-source-6.12
+out=$work/out-$arch
+
+export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026' KBUILD_BUILD_USER=kernel-retval-test \
+	KBUILD_BUILD_HOST=kernel-retval-test KBUILD_BUILD_VERSION=1
+kmake() { local o=$1; shift; make -s -C "$src" O="$o" ARCH="$arch" "$@"; }
+
+build=1
+case ${1:-} in
+--no-build) build=0 ;;
+"") ;;
+*) echo "usage: $0 [--no-build]" >&2; exit 2 ;;
+esac
+
+failures=()
+summary=()
+fail() { failures+=("$*"); echo "kernel-retval-test: FAIL: $*" >&2; }
+note() { summary+=("$*"); echo "kernel-retval-test: $*"; }
+step() { echo "kernel-retval-test: == $*"; }
+die() { echo "kernel-retval-test: $*" >&2; exit 1; }
+
+# Packages: installed here when missing, not part of scripts/deps.sh.
+need_packages() {
+	local p missing=()
+	for p in linux-source-6.12 qemu-system-x86 flex bison bc libelf-dev xz-utils; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return
+	step "installing ${missing[*]}"
+	local sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq || echo "kernel-retval-test: apt-get update reported errors; installing from the indexes it got"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install ${missing[*]} failed (install them by hand: they come from Debian 12's security archive)"
+}
+
+# The options on top of tinyconfig.  No SMP (one CPU column in the trace), a
+# 16550 console on ttyS0, no block layer (so no root device: the boot ends
+# in "No working init found"), the graph tracer with return values.
+CONFIG_OPTS=(
+	-e 64BIT -e PRINTK -e TTY -e SERIAL_8250 -e SERIAL_8250_CONSOLE -e EARLY_PRINTK
+	-e BINFMT_ELF -e BINFMT_SCRIPT -e PROC_FS -e SYSFS -e RTC_CLASS -e RTC_DRV_CMOS
+	-e MODULES -e MODULE_UNLOAD
+	-e FTRACE -e FUNCTION_TRACER -e FUNCTION_GRAPH_TRACER -e FUNCTION_GRAPH_RETVAL -e DYNAMIC_FTRACE
+	-e DEBUG_KERNEL -d DEBUG_INFO_NONE -e DEBUG_INFO_DWARF5 -d DEBUG_INFO_REDUCED -d DEBUG_INFO_BTF
+	-m BINFMT_MISC -m AUTOFS_FS -m CONFIGFS_FS
+)
+CONFIG_WANT='CONFIG_64BIT=y CONFIG_SERIAL_8250_CONSOLE=y CONFIG_FUNCTION_TRACER=y CONFIG_FUNCTION_GRAPH_TRACER=y
+CONFIG_FUNCTION_GRAPH_RETVAL=y CONFIG_DYNAMIC_FTRACE=y CONFIG_FTRACE_MCOUNT_RECORD=y
+CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT=y CONFIG_HAVE_C_RECORDMCOUNT=y CONFIG_DEBUG_INFO_DWARF5=y
+CONFIG_MODULES=y CONFIG_BINFMT_MISC=m CONFIG_AUTOFS_FS=m CONFIG_CONFIGFS_FS=m'
+CONFIG_UNWANTED='CONFIG_FTRACE_MCOUNT_USE_CC=y CONFIG_FTRACE_MCOUNT_USE_OBJTOOL=y CONFIG_BLOCK=y'
+
+extract() {
+	if [ -f "$src/.kernel-retval-test-extracted" ]; then return; fi
+	[ -f "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.12)"
+	step "extracting $tarball"
+	rm -rf "$src"
+	mkdir -p "$work"
+	tar -C "$work" -xJf "$tarball"
+	touch "$src/.kernel-retval-test-extracted"
+}
+
+# def_bool_n SYMBOL: its `def_bool y` in kernel/trace/Kconfig becomes `def_bool n`.
+def_bool_n() {
+	local k=$src/kernel/trace/Kconfig
+	grep -q "^config $1\$" "$k" || die "kernel/trace/Kconfig has no 'config $1' (not a 6.12 source? re-extract it: rm -rf $src)"
+	awk -v sym="$1" '
+		$0 == "config " sym { inside = 1 }
+		inside && /^\tdef_bool y$/ { sub(/y$/, "n"); inside = 0; done = 1 }
+		/^config / && $0 != "config " sym { inside = 0 }
+		{ print }
+		END { exit !done }' "$k" > "$k.new" ||
+		die "kernel/trace/Kconfig: no 'def_bool y' under 'config $1' (the source changed; re-extract it: rm -rf $src)"
+	mv "$k.new" "$k"
+}
+
+force_recordmcount() {
+	[ -f "$src/.kernel-retval-test-forced" ] && return
+	step "forcing recordmcount: FTRACE_MCOUNT_USE_CC and FTRACE_MCOUNT_USE_OBJTOOL off in kernel/trace/Kconfig"
+	def_bool_n FTRACE_MCOUNT_USE_CC
+	def_bool_n FTRACE_MCOUNT_USE_OBJTOOL
+	touch "$src/.kernel-retval-test-forced"
+}
+
+configure() {
+	local want
+	step "configuring ($arch, tinyconfig + ${#CONFIG_OPTS[@]} scripts/config arguments)"
+	rm -rf "$out"
+	mkdir -p "$out"
+	kmake "$out" tinyconfig > /dev/null
+	"$src/scripts/config" --file "$out/.config" "${CONFIG_OPTS[@]}"
+	kmake "$out" olddefconfig > /dev/null
+	for want in $CONFIG_WANT; do
+		grep -qx "$want" "$out/.config" || fail ".config lacks $want"
+	done
+	for want in $CONFIG_UNWANTED; do
+		grep -qx "$want" "$out/.config" && fail ".config has $want"
+	done
+	[ ${#failures[@]} -eq 0 ] || exit 1
+}
+
+# As scripts/kbuild-test.sh: after `make prepare`, scripts/recordmcount is a
+# wrapper that logs each call and execs a snapshot of our tool.
+install_wrapper() {
+	step "make prepare"
+	kmake "$out" prepare
+	[ -x "$out/scripts/recordmcount" ] || die "make prepare did not build scripts/recordmcount (is CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT set?)"
+	cp "$out/scripts/recordmcount" "$out/kernel-recordmcount"
+	cp "$rmc" "$out/our-recordmcount"
+	rm -f "$out/rmc.log"
+	cat > "$out/scripts/recordmcount.new" <<-EOF
+	#!/bin/sh
+	# kernel-retval-test.sh: log, run our recordmcount.
+	echo "\$*" >> "$out/rmc.log"
+	exec "$out/our-recordmcount" "\$@"
+	EOF
+	chmod 755 "$out/scripts/recordmcount.new"
+	mv "$out/scripts/recordmcount.new" "$out/scripts/recordmcount"
+	cp "$out/scripts/recordmcount" "$out/wrapper.copy"
+}
+
+build_kernel() {
+	local t0 t1
+	step "make -j$jobs bzImage modules (nice -n 19)"
+	t0=$(date +%s)
+	if ! /usr/bin/time -o "$out/build.time" -f '%U %S' nice -n 19 \
+			make -s -C "$src" O="$out" ARCH="$arch" -j"$jobs" RECORDMCOUNT_WARN=1 \
+			bzImage modules > "$out/build.log" 2>&1; then
+		tail -30 "$out/build.log" >&2
+		die "kernel build failed (log: $out/build.log)"
+	fi
+	t1=$(date +%s)
+	echo "$(((t1 - t0 + 30) / 60)) min ($((t1 - t0)) s), CPU $(awk '{ printf "%.0f", $1 + $2 }' "$out/build.time") s" > "$out/build.seconds"
+	cmp -s "$out/scripts/recordmcount" "$out/wrapper.copy" ||
+		die "scripts/recordmcount is no longer our wrapper: Kbuild rebuilt it"
+	touch "$out/.kernel-retval-test-built"
+}
+
+# The traced functions (ftrace_filter=, globs allowed), one group per class
+# of return type, each found running during this boot (no user space):
+TRACED=(
+	# void
+	tick_handle_periodic __wake_up
+	# bool (the last three set %al alone: the bits above it are the caller's)
+	queue_work_on slab_is_available is_vmalloc_addr mutex_is_locked
+	# enum (irqreturn_t, enum hrtimer_restart)
+	handle_irq_event __handle_irq_event_percpu
+	# int: 0 or -errno
+	do_one_initcall kernel_execve init_eaccess
+	# narrow: unsigned char
+	rtc_cmos_read
+	# pointers (ERR_PTR too)
+	filp_open
+)
+# The kernel's command line: the graph tracer from the first initcalls on
+# (Documentation/admin-guide/kernel-parameters.txt: ftrace=, ftrace_filter=,
+# trace_options=, trace_buf_size=, ftrace_dump_on_oops), return values on,
+# the buffer dumped to the console at the panic, and the panic ends qemu.
+cmdline() {
+	local IFS=,
+	echo "console=ttyS0,115200 ftrace=function_graph ftrace_filter=${TRACED[*]}" \
+		"trace_options=funcgraph-retval trace_buf_size=${TRACE_BUF_SIZE:-256K}" \
+		"ftrace_dump_on_oops panic=-1 loglevel=4 printk.time=1"
+}
+
+# Boots bzImage under qemu (TCG unless /dev/kvm is usable) and captures the
+# serial console to $out/console.log.
+boot() {
+	local accel=tcg t0 t1 rc=0
+	[ -w /dev/kvm ] && accel=kvm
+	step "booting under qemu-system-x86_64 (-accel $accel): $(cmdline)"
+	t0=$(date +%s.%N)
+	timeout "${BOOT_TIMEOUT:-900}" qemu-system-x86_64 -accel "$accel" -m 256M -nographic -no-reboot \
+		-kernel "$out/arch/x86/boot/bzImage" -append "$(cmdline)" < /dev/null > "$out/console.log" 2>&1 || rc=$?
+	t1=$(date +%s.%N)
+	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }') s ($accel)" > "$out/boot.seconds"
+	[ "$rc" = 124 ] && die "qemu did not stop within ${BOOT_TIMEOUT:-900} s (console: $out/console.log)"
+	[ "$rc" = 0 ] || die "qemu-system-x86_64 exited with status $rc (console: $out/console.log)"
+	note "boot to the panic and the dump: $(cat "$out/boot.seconds")"
+}
+
+# The dump: from "Dumping ftrace buffer:" to the dashes that close it, with
+# the console's prefixes, carriage returns removed.
+extract_trace() {
+	tr -d '\r' < "$out/console.log" | awk '
+		/\] Dumping ftrace buffer:$/ { on = 1 }
+		on { print }
+		on && /\] -+$/ && ++dashes == 2 { exit }' > "$out/trace.txt"
+	grep -q 'Kernel panic' "$out/console.log" || fail "the boot did not end in a panic (console: $out/console.log)"
+	[ -s "$out/trace.txt" ] || die "no \"Dumping ftrace buffer:\" on the console (console: $out/console.log)"
+	grep -q '(ftrace buffer empty)' "$out/trace.txt" && die "the trace buffer was empty (console: $out/console.log)"
+	note "trace: $(grep -c . "$out/trace.txt") lines on the console ($out/trace.txt)"
+}
+
+# objpatch annotate on the dump: every line understood (--strict), every
+# function in the tables (--stats fails otherwise), and each class of value
+# present.
+annotate() {
+	local images=(--image "$out/vmlinux") ko rc=0 stats c n
+	while read -r ko; do
+		images+=(--image "$out/$ko")
+	done < <(cd "$out" && find . -name '*.ko' | sed 's|^\./||' | sort)
+	[ ${#images[@]} -gt 2 ] || fail "no module (.ko) was built"
+	step "objpatch annotate ${images[*]#"$out/"} trace.txt"
+	"$objpatch" annotate --strict --stats "${images[@]}" "$out/trace.txt" \
+		> "$out/trace.annotated" 2> "$out/annotate.err" || rc=$?
+	sed 's/^/  /' "$out/annotate.err"
+	[ "$rc" = 0 ] || fail "objpatch annotate exited with $rc: $(grep -v ': [0-9]* lines, ' "$out/annotate.err" | head -3 | tr '\n' ' ')"
+	stats=$(grep -m1 '^objpatch annotate: [0-9]* lines, ' "$out/annotate.err") ||
+		{ fail "objpatch annotate printed no --stats line"; return; }
+	note "annotated: ${stats#objpatch annotate: }"
+	note "  modules given to annotate: $(((${#images[@]} - 2) / 2)) (none is loaded: no user space)"
+	# Each class must have been seen at least once.
+	for c in void bool enum errno narrowed; do
+		n=$(sed -n "s/.* $c \([0-9]*\).*/\1/p" <<< "$stats")
+		[ "${n:-0}" -gt 0 ] || fail "no $c value in the trace: trace other functions (TRACED in $0)"
+	done
+	n=$(sed -n 's/.* functions (\([0-9]*\) not in the tables).*/\1/p' <<< "$stats")
+	[ "${n:-1}" = 0 ] || fail "$n traced functions are not in the tables"
+	n=$(sed -n 's/.* unknown \([0-9]*\),.*/\1/p' <<< "$stats")
+	# Some traced functions (with a list of names) are expected, not all.
+	for f in "${TRACED[@]}"; do
+		grep -q "[ {;]$f[();]" "$out/trace.txt" || grep -q "/\* $f = " "$out/trace.txt" ||
+			note "  $f: not in the trace (did not run, or the buffer wrapped)"
+	done
+	diff "$out/trace.txt" "$out/trace.annotated" | grep -c '^>' > "$out/changed.lines" || true
+	note "lines changed by annotate: $(cat "$out/changed.lines") of $(grep -c . "$out/trace.txt")"
+}
+
+for tool in "$rmc" "$objpatch"; do
+	[ -x "$tool" ] || die "$tool not built (make -j2 build/recordmcount build/objpatch)"
+done
+need_packages
+if [ "$build" = 1 ]; then
+	extract
+	force_recordmcount
+	configure
+	install_wrapper
+	build_kernel
+fi
+[ -f "$out/.kernel-retval-test-built" ] || die "no finished build in $out (run without --no-build)"
+note "build with our recordmcount: $(cat "$out/build.seconds") (-j$jobs, nice -n 19; wall and CPU)"
+note "objects recorded by our recordmcount (Kbuild invocations): $(grep -c . "$out/rmc.log")"
+boot
+extract_trace
+annotate
+
+echo
+echo "kernel-retval-test: summary ($arch, linux-source-6.12, tree $out)"
+printf '  %s\n' "${summary[@]}"
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "kernel-retval-test: ${#failures[@]} failure(s):"
+	printf '  %s\n' "${failures[@]}"
+	exit 1
+fi
+echo "kernel-retval-test: all checks passed"
