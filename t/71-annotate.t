@@ -20,6 +20,10 @@
 #     for arm; plain char by signedness) against expectations written by
 #     hand from the return and parameter types: against the objects and
 #     against the linked image, with and without --hex.
+#     Then a real trace (testdata/annotate/console.trace, 152 lines of a
+#     6.12 x86_64 boot dumped on the console by ftrace_dump_on_oops,
+#     printk's time before each line) against console.c's prototypes;
+#     console prefixes on the hand-written traces; --stats.
 #  3. Usage and bad input: no table, not ELF, another machine, missing
 #     files (exit 2, one line); --strict; standard input; CRLF lines.
 #  4. An ASan/UBSan build on the traces and on 20,000 mutated lines.
@@ -139,6 +143,18 @@ if [[ " ${built[*]} " = *" x86_64 "* ]]; then
 			   echo "objpatch annotate: 1 line not understood, passed through unchanged")" \
 			"console prefix '$pfx': typed as without it"
 	done
+	# A real trace: Linux 6.12 for x86_64 under qemu (scripts/kernel-retval-test.sh),
+	# its buffer dumped on the serial console at the panic that ends a boot
+	# with no init; console.c has its functions' prototypes.
+	flags_for x86_64
+	if compile_ok "x86_64 console.c" gcc -O2 -g -pg -ffreestanding "${KFLAGS[@]}" -mfentry -mcmodel=kernel \
+		-c "$SRC/console.c" -o "$X/console.o" && run_ok "x86_64: recordmcount console.o" "$RMC" "$X/console.o"; then
+		check "a real 6.12 console dump (console.trace), --strict" "$SRC/console.expected" --strict \
+			--image "$X/console.o" --image "$X/mod.ko" "$SRC/console.trace"
+		"$OBJPATCH" annotate --stats --image "$X/console.o" "$SRC/console.trace" >/dev/null 2>"$T_TMP/err"
+		is "$?/$(cat "$T_TMP/err")" "0/objpatch annotate: 152 lines, 121 calls, 11 functions (0 not in the tables), 102 values (101 changed): void 20 (dropped), bool 12, enum 8, errno 7, integer 54, pointer 1, other 0, unknown 0, not in the tables 0; narrowed 4 (bits above the type's width dropped)" \
+			"--stats on the real dump: every class, is_vmalloc_addr's %al over other bits narrowed"
+	fi
 	printf '[    1.234567] %s\n' 'Dumping ftrace buffer:' '---------------------------------' \
 		'   (ftrace buffer empty)' > "$T_TMP/empty.trace"
 	"$OBJPATCH" annotate --strict --image "$X/vmlinux" "$T_TMP/empty.trace" >/dev/null 2>&1
@@ -198,7 +214,7 @@ if [[ " ${built[*]} " = *" x86_64 "* ]] && asan_tools "$T_TMP/asan" objpatch; th
 import random, sys
 random.seed(71)
 lines = []
-for t in ("seed003", "rfc", "v6.5", "v6.13", "v6.13-hex", "v6.15-args", "arm32", "char", "bare", "latency"):
+for t in ("seed003", "rfc", "v6.5", "v6.13", "v6.13-hex", "v6.15-args", "arm32", "char", "bare", "latency", "console"):
     lines += open(f"{sys.argv[1]}/{t}.trace").read().split("\n")
 chars = " (){};/*=|)-x0123456789abcdef<>.ret\t\r\0,?[]:"
 out = []
