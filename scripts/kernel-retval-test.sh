@@ -278,6 +278,24 @@ build_kernel() {
 	touch "$out/.kernel-retval-test-built"
 }
 
+# Every object Kbuild had our tool record that has sites (our __mcount_loc
+# on x86_64, the compiler's __patchable_function_entries on arm64) has a
+# prototype table now.
+check_tables() {
+	local obj secs sited=0 typed=0 missing=""
+	while read -r obj; do
+		[ -f "$out/$obj" ] || continue
+		secs=$("${cross}readelf" -SW "$out/$obj" 2>/dev/null |
+			awk '{ sub(/^ *\[ *[0-9]+\] /, "") } $1 ~ /^(__mcount_loc|__patchable_function_entries|__mcount_proto)$/ { print $1 }' |
+			sort -u | tr '\n' ' ')
+		case $secs in *__mcount_loc* | *__patchable_function_entries*) ;; *) continue ;; esac
+		sited=$((sited + 1))
+		case $secs in *__mcount_proto*) typed=$((typed + 1)) ;; *) missing+="$obj " ;; esac
+	done < <(awk '{ print $NF }' "$out/rmc.log" | sort -u)
+	note "objects with sites: $sited; with a prototype table: $typed"
+	[ -z "$missing" ] || fail "objects with sites but no __mcount_proto: $missing"
+}
+
 # What Kbuild ran, and the tables it left.
 check_build() {
 	local n entries protos
@@ -285,6 +303,7 @@ check_build() {
 	note "build with our recordmcount: $(cat "$out/build.seconds") (-j$jobs, nice -n 19; wall and CPU)"
 	note "objects recorded by our recordmcount (Kbuild invocations): $n"
 	[ "$n" -gt 100 ] || fail "Kbuild ran our recordmcount only $n times"
+	check_tables
 	"$rmc" --list "$out/vmlinux" > "$out/vmlinux.list" || fail "recordmcount --list vmlinux failed"
 	entries=$(grep -c . "$out/vmlinux.list")
 	# scripts/sorttable zeroes the entries of overridden weak functions (a
