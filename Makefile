@@ -317,9 +317,10 @@ kbuild-test: $(BUILD)/recordmcount
 	scripts/kbuild-test.sh
 
 # Real kernel traces typed (scripts/kernel-retval-test.sh, issue 22):
-# linux-source-6.12 for x86_64 recorded by our tool, booted under qemu with
-# the graph tracer's return values on, its dumped trace annotated.  Installs
-# linux-source-6.12 and qemu-system-x86 when missing; not part of check.
+# linux-source-6.12 for x86_64 and arm64 recorded by our tool, booted under
+# qemu with the graph tracer's return values on, its dumped trace annotated.
+# Installs linux-source-6.12 and the qemu systems when missing; not part of
+# check.
 .PHONY: kernel-retval-test
 kernel-retval-test: $(BUILD)/recordmcount $(BUILD)/objpatch
 	scripts/kernel-retval-test.sh
