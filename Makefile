@@ -142,9 +142,12 @@ endef
 $(foreach m,$(CROSS_MACHINES),$(eval $(call cross_runtime,$(m))))
 
 # Include roots: the tree's top ("elf/elfobj.h"); header dependencies from
-# the compiler's own lists (-MMD).
+# the compiler's own lists (-MMD).  The kernel trees of make kbuild-test and
+# make kernel-retval-test (build/kbuild, build/kernel-6.12) hold Kbuild's own
+# .d files, and a directory named test.d: not searched.
 DEPFLAGS = -I. -MMD -MP
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) \( -path '$(BUILD)/kbuild' -o -path '$(BUILD)/kernel-*' \) -prune \
+	-o -name '*.d' -type f -print 2>/dev/null)
 
 # <elf.h>'s R_* constants of the machines arch/ knows, as {EM, type, "name"} rows.
 RELOC_PREFIXES := X86_64:EM_X86_64 386:EM_386 ARM:EM_ARM AARCH64:EM_AARCH64 MIPS:EM_MIPS PPC:EM_PPC \
@@ -312,6 +315,15 @@ bench-wrapper: all
 .PHONY: kbuild-test
 kbuild-test: $(BUILD)/recordmcount
 	scripts/kbuild-test.sh
+
+# Real kernel traces typed (scripts/kernel-retval-test.sh, issue 22):
+# linux-source-6.12 for x86_64 and arm64 recorded by our tool, booted under
+# qemu with the graph tracer's return values on, its dumped trace annotated.
+# Installs linux-source-6.12 and the qemu systems when missing; not part of
+# check.
+.PHONY: kernel-retval-test
+kernel-retval-test: $(BUILD)/recordmcount $(BUILD)/objpatch
+	scripts/kernel-retval-test.sh
 
 # libFuzzer harnesses (fuzz/): `make fuzz` builds them with clang under
 # ASan/UBSan and runs each for FUZZ_TIME seconds on a copy of its corpus

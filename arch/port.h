@@ -214,6 +214,12 @@ struct ret_regs {
 /* The entry trampoline a stub jumps to: entry, or with OBJPATCH_ARGS entry_args. */
 void (*rt_entry_trampoline(unsigned kind, unsigned capture))(void) RT_HIDDEN;
 
+/*
+ * Reads the process's own memory without faulting (a read_mem_fn): where
+ * the live writer reads string arguments, when it formats them, and a
+ * port reads code that may not be mapped.
+ */
+size_t rt_read_own(void *ctx, uint64_t addr, void *buf, size_t n) RT_HIDDEN;
 uint64_t rt_timestamp(void) RT_HIDDEN;
 void rt_timestamp_init(void) RT_HIDDEN;
 /* The words of an exit event that keep what `capture` needs; returns how many. */

@@ -20,6 +20,10 @@
 #     for arm; plain char by signedness) against expectations written by
 #     hand from the return and parameter types: against the objects and
 #     against the linked image, with and without --hex.
+#     Then a real trace (testdata/annotate/console.trace, 152 lines of a
+#     6.12 x86_64 boot dumped on the console by ftrace_dump_on_oops,
+#     printk's time before each line) against console.c's prototypes;
+#     console prefixes on the hand-written traces; --stats.
 #  3. Usage and bad input: no table, not ELF, another machine, missing
 #     files (exit 2, one line); --strict; standard input; CRLF lines.
 #  4. An ASan/UBSan build on the traces and on 20,000 mutated lines.
@@ -130,6 +134,44 @@ if [[ " ${built[*]} " = *" x86_64 "* ]]; then
 	sed 's/$/\r/' "$SRC/seed003.trace" > "$T_TMP/crlf.trace"
 	is "$("$OBJPATCH" annotate --image "$X/vmlinux" "$T_TMP/crlf.trace" | od -c)" \
 		"$(sed 's/$/\r/' "$SRC/seed003.expected" | od -c)" "CRLF lines keep their CR"
+	# The console's prefixes (ftrace_dump_on_oops): the time, and the caller with
+	# CONFIG_PRINTK_CALLER; the lines are typed as without them.
+	for pfx in '[    1.234567] ' '[   12.000001][    T1] ' '[ 1234.5][     C0] '; do
+		awk -v p="$pfx" '{ print p $0 }' "$SRC/v6.5.trace" > "$T_TMP/console.trace"
+		is "$("$OBJPATCH" annotate --image "$X/vmlinux" --image "$X/mod.ko" "$T_TMP/console.trace" 2>&1)" \
+			"$(awk -v p="$pfx" '{ print p $0 }' "$SRC/v6.5.expected"; \
+			   echo "objpatch annotate: 1 line not understood, passed through unchanged")" \
+			"console prefix '$pfx': typed as without it"
+	done
+	# A real trace: Linux 6.12 for x86_64 under qemu (scripts/kernel-retval-test.sh),
+	# its buffer dumped on the serial console at the panic that ends a boot
+	# with no init; console.c has its functions' prototypes.
+	flags_for x86_64
+	if compile_ok "x86_64 console.c" gcc -O2 -g -pg -ffreestanding "${KFLAGS[@]}" -mfentry -mcmodel=kernel \
+		-c "$SRC/console.c" -o "$X/console.o" && run_ok "x86_64: recordmcount console.o" "$RMC" "$X/console.o"; then
+		check "a real 6.12 console dump (console.trace), --strict" "$SRC/console.expected" --strict \
+			--image "$X/console.o" --image "$X/mod.ko" "$SRC/console.trace"
+		"$OBJPATCH" annotate --stats --image "$X/console.o" "$SRC/console.trace" >/dev/null 2>"$T_TMP/err"
+		is "$?/$(cat "$T_TMP/err")" "0/objpatch annotate: 152 lines, 121 calls, 11 functions (0 not in the tables), 102 values (101 changed): void 20 (dropped), bool 12, enum 8, errno 7, integer 54, pointer 1, other 0, unknown 0, not in the tables 0; narrowed 4 (bits above the type's width dropped)" \
+			"--stats on the real dump: every class, is_vmalloc_addr's %al over other bits narrowed"
+	fi
+	printf '[    1.234567] %s\n' 'Dumping ftrace buffer:' '---------------------------------' \
+		'   (ftrace buffer empty)' > "$T_TMP/empty.trace"
+	"$OBJPATCH" annotate --strict --image "$X/vmlinux" "$T_TMP/empty.trace" >/dev/null 2>&1
+	is "$?" 0 "ftrace_dump()'s own lines are understood"
+	# --stats: counts on standard error; a function the tables lack fails.
+	"$OBJPATCH" annotate --stats --image "$X/vmlinux" --image "$X/mod.ko" "$SRC/v6.5.trace" >/dev/null 2>"$T_TMP/err"
+	is "$?
+$(cat "$T_TMP/err")" "1
+objpatch annotate: 1 line not understood, passed through unchanged
+objpatch annotate: 73 lines, 61 calls, 39 functions (2 not in the tables), 46 values (37 changed): void 8 (dropped), bool 3, enum 5, errno 8, integer 11, pointer 4, other 1, unknown 4, not in the tables 2; narrowed 5 (bits above the type's width dropped)
+objpatch annotate: schedule: not in the tables of the images
+objpatch annotate: smp_apic_timer_interrupt: not in the tables of the images" \
+		"--stats: the counts of v6.5, exit 1 naming the two functions the tables lack"
+	printf ' 0)   0.234 us    |  no_such_function(); /* = 0x1 */\n' > "$T_TMP/missing.trace"
+	"$OBJPATCH" annotate --stats --image "$X/vmlinux" "$T_TMP/missing.trace" >/dev/null 2>"$T_TMP/err"
+	is "$?/$(tail -1 "$T_TMP/err")" "1/objpatch annotate: no_such_function: not in the tables of the images" \
+		"--stats: a function not in the tables fails, named"
 	printf '%s' "$(head -4 "$SRC/seed003.trace")" > "$T_TMP/noeol.trace"
 	is "$("$OBJPATCH" annotate --image "$X/vmlinux" "$T_TMP/noeol.trace" | od -c)" \
 		"$(printf '%s' "$(head -4 "$SRC/seed003.expected")" | od -c)" "a last line without its newline"
@@ -172,7 +214,7 @@ if [[ " ${built[*]} " = *" x86_64 "* ]] && asan_tools "$T_TMP/asan" objpatch; th
 import random, sys
 random.seed(71)
 lines = []
-for t in ("seed003", "rfc", "v6.5", "v6.13", "v6.13-hex", "v6.15-args", "arm32", "char", "bare", "latency"):
+for t in ("seed003", "rfc", "v6.5", "v6.13", "v6.13-hex", "v6.15-args", "arm32", "char", "bare", "latency", "console"):
     lines += open(f"{sys.argv[1]}/{t}.trace").read().split("\n")
 chars = " (){};/*=|)-x0123456789abcdef<>.ret\t\r\0,?[]:"
 out = []

@@ -148,18 +148,18 @@ static void rv_encode_stub(uint8_t *stub, uintptr_t target)
 
 /*
  * Where the traced function keeps its return address, at its _mcount call.
- * gcc passes that address in a0 (`mv a0, ra` shortly before the call, or
- * at -O0 through another register: what glibc's _mcount reads); clang
- * passes nothing, but -pg makes it keep a frame pointer.  So:
+ * gcc passes that address in a0 (`mv a0, ra` before the call, or at -O0
+ * through another register: what glibc's _mcount reads); clang passes
+ * nothing, but -pg makes it keep a frame pointer.  So:
  *  - a frame pointer (s0 the CFA) whose ra word (s0 - 8) holds a0: gcc
  *    with a frame pointer;
- *  - gcc's `mv a0, ra` within the 8 bytes before the site: gcc without one
- *    (s0 is any callee-saved value), and the slot is the lowest word of
- *    the frame holding a0.  The prologue stored ra there; below it lie
- *    the other saved registers (the caller's values: none is a return
- *    address into the caller) and locals nothing has written yet in this
- *    call (what an earlier call from the same site left there is at the
- *    same place: its slot, rewritten);
+ *  - gcc's `mv a0, ra` before the site, nothing writing a0 after it: gcc
+ *    without one (s0 is any callee-saved value), and the slot is the
+ *    lowest word of the frame holding a0.  The prologue stored ra there;
+ *    below it lie the other saved registers (the caller's values: none is
+ *    a return address into the caller) and locals nothing has written yet
+ *    in this call (what an earlier call from the same site left there is
+ *    at the same place: its slot, rewritten);
  *  - otherwise s0 - 8 (clang).
  * NULL: not found (the call is not traced).
  */
@@ -167,18 +167,126 @@ static void rv_encode_stub(uint8_t *stub, uintptr_t target)
 /* mv a0, ra, compressed or (code without the C extension) not */
 #define C_MV_A0_RA	0x8506u
 #define ADDI_A0_RA	(RV_OP_IMM | RV_RD(RV_A0) | RV_RS1(RV_RA))
+/*
+ * How far before the site gcc's `mv a0, ra` may be: its scheduler moves
+ * the prologue's register copies (up to 16 of them, 2 to 4 bytes each)
+ * after it (testdata/args/args.c's fp() has 14 bytes between).
+ */
+#define MV_SCAN 64
+#define RV_STORE	0x23u
+#define RV_STORE_FP	0x27u
+#define RV_BRANCH	0x63u
+#define RV_LOAD_FP	0x07u
+
+static unsigned rv_insn_len(uint16_t low)
+{
+	return (low & 3) == 3 ? 4 : 2;
+}
+
+/* Whether a compressed instruction may write a0 (x10; x8 + 2 in the 3-bit fields). */
+static bool c_writes_a0(uint16_t c)
+{
+	unsigned op = c & 3, f3 = c >> 13, rd = (c >> 7) & 31, rdp = (c >> 2) & 7, rdp_alu = (c >> 7) & 7;
+
+	if (op == 0)	/* c.addi4spn, c.lw, c.ld write rd' (c.fld an FP register, 1xx stores) */
+		return (f3 == 0 || f3 == 2 || f3 == 3) && rdp == 2;
+	if (op == 1) {	/* c.addi, c.addiw, c.li, c.lui write rd; the ALU group rd'; jumps and branches none */
+		if (f3 <= 3)
+			return rd == RV_A0;
+		return f3 == 4 && rdp_alu == 2;
+	}
+	switch (f3) {	/* quadrant 2 */
+	case 0: case 2: case 3:	/* c.slli, c.lwsp, c.ldsp */
+		return rd == RV_A0;
+	case 4:		/* c.mv and c.add write rd; c.jr, c.jalr (rs2 0) and c.ebreak do not */
+		return rd == RV_A0 && ((c >> 2) & 31);
+	default:	/* c.fldsp, stores */
+		return false;
+	}
+}
+
+/* Whether a 32-bit instruction may write a0: those with an integer rd field. */
+static bool writes_a0(uint32_t w)
+{
+	unsigned op = w & RV_OPCODE;
+
+	if (op == RV_STORE || op == RV_STORE_FP || op == RV_BRANCH || op == RV_LOAD_FP)
+		return false;
+	return ((w >> 7) & 31) == RV_A0;	/* OP-FP writing fa0 counts too: a0 may be lost, never wrongly kept */
+}
+
+/*
+ * Whether code[from..end) decodes, from a `mv a0, ra` at `from`, to
+ * instructions that end exactly at `end` (the site) and leave a0 alone.
+ * Decoding forward is exact from an instruction's start: a 0x8506 that is
+ * the upper half of a longer instruction rarely ends so, and then only if
+ * nothing it decodes writes a0.
+ */
+static bool a0_still_ra(const uint8_t *code, size_t from, size_t end)
+{
+	uint16_t low = (uint16_t)insn_load(code + from, 2, false);
+	size_t at;
+
+	if (low == C_MV_A0_RA)
+		at = from + 2;
+	else if (from + 4 <= end && insn_load(code + from, 4, false) == ADDI_A0_RA)
+		at = from + 4;
+	else
+		return false;
+	while (at < end) {
+		uint16_t h = (uint16_t)insn_load(code + at, 2, false);
+		unsigned len = rv_insn_len(h);
+
+		if (at + len > end || (len == 2 ? c_writes_a0(h) : writes_a0(insn_load(code + at, 4, false))))
+			return false;
+		at += len;
+	}
+	return true;
+}
+
+/*
+ * The MV_SCAN bytes before the site, into buf: those of the site's own
+ * page, and those of the page before if it is readable (a function may
+ * start a mapping).  Returns how many, at the end of buf.
+ */
+static size_t code_before(uintptr_t site, uint8_t buf[MV_SCAN])
+{
+	size_t own = site & (RV_PAGE - 1), earlier;
+
+	if (own > MV_SCAN)
+		own = MV_SCAN;
+	earlier = MV_SCAN - own;
+	memcpy(buf + earlier, (const void *)(site - own), own);
+	if (earlier && rt_read_own(NULL, site - MV_SCAN, buf, earlier) == earlier)
+		return MV_SCAN;
+	return own;
+}
+
+/* gcc's `mv a0, ra` before the site, a0 untouched from there to the call: read once per site and thread. */
+#define MV_CACHE 64
+static __thread struct {
+	uintptr_t site;
+	bool mv;
+} mv_cache[MV_CACHE] __attribute__((tls_model("initial-exec")));
 
 static bool gcc_mv_a0_ra(uintptr_t ra)
 {
 	uint32_t call = code_word(ra - 4);
 	/* An 8-byte site's `jalr ra, lo(ra)`, or the relaxed `jal ra`. */
 	uintptr_t site = (call & RV_I_FIELDS) == RV_JALR_RA_RA ? ra - 8 : ra - 4;
+	unsigned h = (unsigned)(site >> 1) % MV_CACHE;
+	uint8_t code[MV_SCAN];
+	size_t n;
+	bool mv = false;
 
-	for (uintptr_t at = site - 2; at >= site - 8; at -= 2)
-		if (insn_load((const uint8_t *)at, 2, false) == C_MV_A0_RA ||
-		    (!((site - at) & 3) && code_word(at) == ADDI_A0_RA))
-			return true;
-	return false;
+	if (mv_cache[h].site == site)
+		return mv_cache[h].mv;
+	n = code_before(site, code);
+	for (size_t back = 2; back <= n && !mv; back += 2)
+		mv = a0_still_ra(code, MV_SCAN - back, MV_SCAN);
+	mv_cache[h].site = site;
+	mv_cache[h].mv = mv;
+	return mv;
 }
 
 uintptr_t *rt_rv_slot(uintptr_t ra, uintptr_t sp, uintptr_t s0, uintptr_t a0) RT_HIDDEN;

@@ -48,6 +48,23 @@ struct image {
 	size_t n;
 };
 
+/* What --stats counts: values by what annotate made of them, and the functions seen. */
+enum value_class {
+	VC_VOID, VC_BOOL, VC_ENUM, VC_ERRNO, VC_INTEGER, VC_POINTER, VC_OTHER,
+	VC_UNKNOWN, VC_NOT_FOUND, VC_N
+};
+
+struct annot_stats {
+	unsigned long lines, calls, values, changed;
+	unsigned long narrowed;	/* typed values whose register held bits above the type's width */
+	bool last_narrowed;	/* set by decide() */
+	unsigned long by_class[VC_N];
+	char **names;		/* the functions the trace names, each once */
+	bool *found;
+	size_t nnames, cap;
+	enum value_class last;	/* set by decide() */
+};
+
 struct annot {
 	struct image *img;
 	size_t nimg;
@@ -56,11 +73,13 @@ struct annot {
 	struct format_target target;
 	bool hex;
 	unsigned long not_understood;
+	struct annot_stats *stats;	/* NULL: --stats not given */
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: objpatch annotate --image FILE [--image FILE]... [--hex] [--strict] [TRACE]\n"
+	fprintf(f, "usage: objpatch annotate --image FILE [--image FILE]... [--hex] [--strict] [--stats]\n"
+		   "                        [TRACE]\n"
 		   "Rewrites the return values of a kernel function_graph trace (funcgraph-retval;\n"
 		   "TRACE or standard input) by the return types in the prototype tables of the\n"
 		   "images (vmlinux, modules).  Values that cannot be typed are kept and marked '?'.\n"
@@ -68,6 +87,9 @@ static void usage(FILE *f)
 		   "  -i, --image=FILE   a vmlinux or module with a prototype table (repeatable)\n"
 		   "      --hex          integers in hex\n"
 		   "      --strict       exit 1 when a line was not understood\n"
+		   "      --stats        counts to standard error: lines, functions (and those not\n"
+		   "                     in the tables), values by class; exit 1 when a function\n"
+		   "                     is not in the tables\n"
 		   "  -h, --help         this text\n"
 		   "Exit status: 0; 1 when the trace could not be read (or, with --strict, a line was\n"
 		   "not understood); 2 for a usage error or an image that cannot be used.\n");
@@ -419,22 +441,59 @@ static bool plain_line(const char *s, size_t end)
 		i++;
 	if (i == end || s[i] == '#' || starts(s, i, end, "(Overruns:") || starts(s, i, end, "CPU:"))
 		return true;
+	/* ftrace_dump()'s own lines */
+	if (starts(s, i, end, "Dumping ftrace ") || starts(s, i, end, "(ftrace buffer empty)"))
+		return true;
 	while (i < end && (s[i] == '-' || s[i] == ' '))
 		i++;
 	return i == end;	/* the dashes around a context switch */
 }
 
 /*
+ * The prefix the kernel's console puts before a line of ftrace_dump()'s
+ * output (ftrace_dump_on_oops, sysrq-z): the time "[    1.234567]" and, with
+ * CONFIG_PRINTK_CALLER, the caller "[     T1]" or "[     C0]", then one
+ * space.  Its length, 0 when the line has none.
+ */
+static size_t console_prefix(const char *s, size_t end)
+{
+	size_t i = 0, j;
+	bool time = false;
+
+	while (i < end && s[i] == '[') {
+		bool digits = false, dot = false, caller = false;
+
+		for (j = i + 1; j < end && s[j] == ' '; j++)
+			;
+		if (!time && j < end && isdigit((unsigned char)s[j])) {
+			for (; j < end && (isdigit((unsigned char)s[j]) || s[j] == '.'); j++) {
+				digits |= s[j] != '.';
+				dot |= s[j] == '.';
+			}
+		} else if (time && j < end && (s[j] == 'T' || s[j] == 'C')) {
+			for (j++; j < end && isdigit((unsigned char)s[j]); j++)
+				caller = true;
+		}
+		if (j == end || s[j] != ']' || !(time ? caller : digits && dot))
+			break;
+		time = true;
+		i = j + 1;
+	}
+	return time && i < end && s[i] == ' ' ? i + 1 : 0;
+}
+
+/*
  * The columns before the function part (absolute time, CPU "N)", task
  * "comm-pid |", latency flags, duration "|") each end in ')' or '|'; the
- * function part is the first thing after them that looks like one.
+ * function part is the first thing after them that looks like one.  A
+ * console's prefix is skipped first.
  */
 static void parse_line(const char *s, size_t end, struct gline *g)
 {
-	size_t i = 0, j, k;
+	size_t i = console_prefix(s, end), j, k;
 
 	*g = (struct gline){ .kind = K_OTHER, .cpu = -1, .pid = -1, .prev_pid = -1 };
-	if (plain_line(s, end)) {
+	if (plain_line(s + i, end - i)) {
 		g->kind = K_PLAIN;
 		return;
 	}
@@ -693,6 +752,45 @@ static bool in_one_register(const struct signature *sig, const struct format_tar
 	}
 }
 
+/* What a typed value counts as for --stats. */
+static enum value_class value_class(const struct sig_type *r, const char *text)
+{
+	switch (r->cls) {
+	case TC_BOOL:
+		return VC_BOOL;
+	case TC_ENUM:
+		return VC_ENUM;
+	case TC_POINTER:
+	case TC_STRING:
+		return VC_POINTER;
+	case TC_INT:
+	case TC_UINT:
+	case TC_CHAR:
+		return strstr(text, " (E") ? VC_ERRNO : VC_INTEGER;
+	default:
+		return VC_OTHER;
+	}
+}
+
+/*
+ * Whether typing dropped bits the register held above the type's width (a
+ * bool set in %al over whatever %rax held).  A signed value the kernel
+ * printed sign-extended (its errno form) lost nothing.
+ */
+static bool narrowed(const struct sig_type *r, uint64_t raw, const struct format_target *t)
+{
+	uint64_t high;
+
+	if (r->cls != TC_BOOL && r->cls != TC_INT && r->cls != TC_UINT && r->cls != TC_CHAR &&
+	    r->cls != TC_ENUM)
+		return false;
+	if (!r->size || r->size >= 8 || r->size >= t->reg_bytes)
+		return false;
+	high = raw >> (8 * r->size);
+	return high != 0 && !(r->cls == TC_INT && (raw >> (8 * r->size - 1) & 1) &&
+			      high == UINT64_MAX >> (8 * r->size));
+}
+
 /*
  * What the value of `name` becomes.  A clone's suffix (.isra.0, .constprop.1,
  * .part.2, .cold, .llvm.123) is dropped for the lookup only when the whole
@@ -713,10 +811,17 @@ static enum verdict decide(struct annot *a, const char *name, size_t len, uint64
 
 	if (!f && dot && dot > name)
 		f = lookup(a, name, (size_t)(dot - name));
+	if (a->stats) {
+		a->stats->last = f ? VC_UNKNOWN : VC_NOT_FOUND;
+		a->stats->last_narrowed = false;
+	}
 	if (!f || f->ambiguous || !(sig = signature_of(f)))
 		return V_MARK;
-	if (sig->ret.cls == TC_VOID)
+	if (sig->ret.cls == TC_VOID) {
+		if (a->stats)
+			a->stats->last = VC_VOID;
 		return V_VOID;
+	}
 	if (!exact || !(sig->flags & PROTO_RELIABLE) || !in_one_register(sig, &a->target))
 		return V_MARK;
 	/* The string itself is not in the trace: its address is what there is. */
@@ -729,6 +834,10 @@ static enum verdict decide(struct annot *a, const char *name, size_t len, uint64
 	format_return(*text, n + 1, &shown, &v, &o);
 	if (strncmp(*text, "ret=", 4) == 0)
 		memmove(*text, *text + 4, n - 4 + 1);
+	if (a->stats) {
+		a->stats->last = value_class(&shown.ret, *text);
+		a->stats->last_narrowed = narrowed(&shown.ret, raw, &a->target);
+	}
 	return V_TYPED;
 }
 
@@ -759,7 +868,19 @@ static void write_value(struct annot *a, const struct line *l, size_t eol, size_
 	uint64_t mask = a->target.reg_bytes >= 8 ? UINT64_MAX : UINT64_C(0xffffffff);
 	char *text = NULL;
 
-	switch (decide(a, name, name_len, g->raw & mask, &text)) {
+	enum verdict v = decide(a, name, name_len, g->raw & mask, &text);
+
+	if (a->stats) {
+		struct annot_stats *st = a->stats;
+
+		st->values++;
+		st->by_class[name ? st->last : VC_NOT_FOUND]++;
+		st->narrowed += name && v == V_TYPED && st->last_narrowed;
+		if (v == V_VOID || (v == V_TYPED && (strlen(text) != g->val_end - g->val ||
+						     memcmp(text, l->s + g->val, g->val_end - g->val))))
+			st->changed++;
+	}
+	switch (v) {
 	case V_TYPED:
 		put(l, 0, g->val);
 		fputs(text, l->out);
@@ -802,6 +923,33 @@ static char *rewrite_args(struct annot *a, const char *s, const struct gline *g,
 			     signature_of(f) : NULL, &o, malformed);
 }
 
+/* --stats: the function a line names, remembered once, with whether the tables have it. */
+static void saw_function(struct annot *a, const char *name, size_t len)
+{
+	struct annot_stats *st = a->stats;
+	const char *dot = memchr(name, '.', len);
+	size_t i;
+
+	for (i = 0; i < st->nnames; i++)
+		if (strlen(st->names[i]) == len && !memcmp(st->names[i], name, len))
+			return;
+	if (st->nnames == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 64;
+		char **n = realloc(st->names, cap * sizeof(*n));
+		bool *f = n ? realloc(st->found, cap * sizeof(*f)) : NULL;
+
+		if (n)
+			st->names = n;
+		if (!f)
+			return;		/* out of memory: the count is short, the trace still right */
+		st->found = f;
+		st->cap = cap;
+	}
+	if (!(st->names[st->nnames] = strndup(name, len)))
+		return;
+	st->found[st->nnames++] = lookup(a, name, len) || (dot && dot > name && lookup(a, name, (size_t)(dot - name)));
+}
+
 static void annotate_line(struct annot *a, struct stacks *st, FILE *out, const char *s, size_t len)
 {
 	size_t eol = len;
@@ -822,6 +970,13 @@ static void annotate_line(struct annot *a, struct stacks *st, FILE *out, const c
 	l.args_text = args;
 	if (g.kind == K_OTHER || g.bad_value || malformed)
 		a->not_understood++;
+	if (a->stats) {
+		a->stats->lines++;
+		if (g.kind == K_ENTRY || g.kind == K_LEAF || g.kind == K_CLOSE)
+			a->stats->calls++;
+		if (g.name && g.name_len && g.kind != K_OTHER)
+			saw_function(a, g.name, g.name_len);
+	}
 	if (!g.has_value)
 		put(&l, 0, len);
 	else if (g.name)
@@ -866,16 +1021,47 @@ static void free_annot(struct annot *a)
 		elfobj_free(&a->img[i].obj);
 	}
 	free(a->img);
+	if (a->stats) {
+		for (size_t i = 0; i < a->stats->nnames; i++)
+			free(a->stats->names[i]);
+		free(a->stats->names);
+		free(a->stats->found);
+	}
+}
+
+/*
+ * --stats, to standard error: one line of counts, then the functions the
+ * tables lack, if any.  True when there are such functions.
+ */
+static bool print_stats(const struct annot *a)
+{
+	const struct annot_stats *st = a->stats;
+	const unsigned long *c = st->by_class;
+	size_t missing = 0;
+
+	for (size_t i = 0; i < st->nnames; i++)
+		missing += !st->found[i];
+	fprintf(stderr, "objpatch annotate: %lu lines, %lu calls, %zu functions (%zu not in the tables), "
+		"%lu values (%lu changed): void %lu (dropped), bool %lu, enum %lu, errno %lu, "
+		"integer %lu, pointer %lu, other %lu, unknown %lu, not in the tables %lu; "
+		"narrowed %lu (bits above the type's width dropped)\n",
+		st->lines, st->calls, st->nnames, missing, st->values, st->changed, c[VC_VOID], c[VC_BOOL],
+		c[VC_ENUM], c[VC_ERRNO], c[VC_INTEGER], c[VC_POINTER], c[VC_OTHER], c[VC_UNKNOWN],
+		c[VC_NOT_FOUND], st->narrowed);
+	for (size_t i = 0; i < st->nnames; i++)
+		if (!st->found[i])
+			fprintf(stderr, "objpatch annotate: %s: not in the tables of the images\n", st->names[i]);
+	return missing > 0;
 }
 
 struct annotate_opts {
 	struct annot *a;
 	const char **paths;
 	const char *trace;
-	bool strict;
+	bool strict, stats;
 };
 
-enum { ANN_IMAGE = 1, ANN_HEX, ANN_STRICT };
+enum { ANN_IMAGE = 1, ANN_HEX, ANN_STRICT, ANN_STATS };
 
 static int annotate_option(void *ctx, int id, const char *v)
 {
@@ -887,6 +1073,8 @@ static int annotate_option(void *ctx, int id, const char *v)
 		o->a->hex = true;
 	else if (id == ANN_STRICT)
 		o->strict = true;
+	else if (id == ANN_STATS)
+		o->stats = true;
 	else if (o->trace)
 		return fprintf(stderr, "objpatch annotate: %s: one trace at a time: annotate each alone\n", v), -1;
 	else
@@ -900,8 +1088,10 @@ int annotate_main(int argc, char **argv)
 		{ "image", 'i', "FILE", ANN_IMAGE },
 		{ "hex", 0, NULL, ANN_HEX },
 		{ "strict", 0, NULL, ANN_STRICT },
+		{ "stats", 0, NULL, ANN_STATS },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct annot_stats stats = { 0 };
 	struct annot a = { 0 };
 	struct annotate_opts o = { .a = &a, .paths = calloc((size_t)argc, sizeof(*o.paths)) };
 	const struct cli_cmd cmd = { .name = "objpatch annotate", .opts = opts, .usage = usage,
@@ -925,6 +1115,8 @@ int annotate_main(int argc, char **argv)
 	rc = 2;
 	trace = o.trace ? o.trace : "-";
 	strict = o.strict;
+	if (o.stats)
+		a.stats = &stats;
 	elf_version(EV_CURRENT);
 	a.img = calloc(a.nimg, sizeof(*a.img));
 	if (!a.img)
@@ -945,6 +1137,8 @@ int annotate_main(int argc, char **argv)
 		fprintf(stderr, "objpatch annotate: %lu line%s not understood, passed through unchanged\n",
 			a.not_understood, a.not_understood == 1 ? "" : "s");
 	if (strict && a.not_understood && rc == 0)
+		rc = 1;
+	if (o.stats && print_stats(&a) && rc == 0)
 		rc = 1;
 	if (in != stdin)
 		fclose(in);

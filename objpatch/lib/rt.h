@@ -285,11 +285,6 @@ void rt_restore_slots(struct tstate *t) RT_HIDDEN;
 void rt_rehook_slots(struct tstate *t, uintptr_t sp) RT_HIDDEN;
 /* The writer frees chunks it has consumed. */
 void rt_free_chunk(struct chunk *c) RT_HIDDEN;
-/*
- * Reads the process's own memory without faulting (a read_mem_fn): where
- * the live writer reads string arguments, when it formats them.
- */
-size_t rt_read_own(void *ctx, uint64_t addr, void *buf, size_t n) RT_HIDDEN;
 /* Whether the event budget has no room left for another chunk: threads may be waiting for the writer. */
 bool rt_room_short(void) RT_HIDDEN;
 void rt_record_init(size_t buffer_mb) RT_HIDDEN;

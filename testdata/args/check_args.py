@@ -3,23 +3,21 @@
 """t/96-args.t's checker: the arguments a trace shows, call by call, against
 expect.txt.
 
-usage: check_args.py EXPECT FORMAT TRACE [--recording] [--unknown [--shown=F.P,...]] [--machine FILE]
+usage: check_args.py EXPECT FORMAT TRACE [--recording] [--unknown] [--machine FILE]
 
 FORMAT is text (objpatch's function graph), json (Chrome trace events: each
 "B" event's args) or events (perfetto_trace.py's lines, the same).  Every
 call of a function expect.txt names is compared, in order, with its lines
 for that function.  --recording: strings show as addresses (a recording
 keeps no characters).  --unknown: every value is "?" (a hook that cannot
-see the arguments); with --shown, except the parameters it lists
-(FUNCTION.PARAM, comma-separated), which show their values (a hook that
-sees the stack but not the registers, as riscv64's and ppc64le's
-_mcount: the list is the arguments passed on the stack).  --machine
-FILE: lines "FUNCTION PARAM=VALUE..." that
-replace expect.txt's values of every call of that function, for what one
-machine's hook shows differently: "?" for the arguments it cannot see (the
-caller's stack, after a prologue of unknown size), a long double that is
-a double there.  Every other value must be as expect.txt says.  Prints
-what differs; exit status 1 if anything does.
+see the arguments).  --machine FILE: what one machine's hook shows
+differently from expect.txt, a line per function, "FUNCTION WORD...": a
+word PARAM=VALUE replaces that parameter's value in every call ("?" for an
+argument the hook cannot see, a long double that is a double there); a
+bare PARAM keeps expect.txt's value where the line "every ?" (a hook that
+sees no register argument) makes every other value "?".  Every other value
+must be as expect.txt says.  Prints what differs; exit status 1 if
+anything does.
 """
 import json
 import re
@@ -27,16 +25,26 @@ import sys
 
 
 def machine_values(path):
-    """FUNCTION -> [(PARAM, VALUE)] from a --machine file."""
-    values = {}
+    """(every value "?", FUNCTION -> [(PARAM, VALUE)], {FUNCTION.PARAM shown}) from a --machine file."""
+    every_unknown, values, shown = False, {}, set()
     for line in open(path) if path else []:
         words = line.split("#")[0].split()
-        if words:
-            values.setdefault(words[0], []).extend(tuple(w.split("=", 1)) for w in words[1:])
-    return values
+        if words == ["every", "?"]:
+            every_unknown = True
+            continue
+        for w in words[1:]:
+            if "=" in w:
+                values.setdefault(words[0], []).append(tuple(w.split("=", 1)))
+            else:
+                shown.add("%s.%s" % (words[0], w))
+    if shown and not every_unknown:
+        raise SystemExit("--machine %s: parameters named bare, but no \"every ?\" line" % path)
+    return every_unknown, values, shown
 
 
-def expected(path, recording, unknown, shown, machine):
+def expected(path, recording, unknown, machine):
+    every_unknown, values, shown = machine
+    unknown = unknown or every_unknown
     calls = []
     for line in open(path):
         line = line.rstrip("\n")
@@ -44,7 +52,7 @@ def expected(path, recording, unknown, shown, machine):
             continue
         m = re.match(r"(\w+)\((.*)\)$", line)
         func, args = m.group(1), m.group(2)
-        for param, value in machine.get(func, []):
+        for param, value in values.get(func, []):
             args, n = re.subn(r"(^|, )%s=([^,]|,(?! ))+" % re.escape(param), r"\g<1>%s=%s" % (param, value), args)
             if n != 1:
                 raise SystemExit("--machine: no parameter %s in %s" % (param, func))
@@ -96,17 +104,16 @@ def main():
     argv = sys.argv[1:]
     recording = "--recording" in argv
     unknown = "--unknown" in argv
-    shown = {p for a in argv if a.startswith("--shown=") for p in a[len("--shown="):].split(",")}
     machine = None
     if "--machine" in argv[:-1]:
         i = argv.index("--machine")
         machine = argv[i + 1]
         del argv[i:i + 2]
     argv = [a for a in argv if not a.startswith("--")]
-    if len(argv) != 3 or (shown and not unknown):
+    if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    want = expected(argv[0], recording, unknown, shown, machine_values(machine))
+    want = expected(argv[0], recording, unknown, machine_values(machine))
     got = {"text": from_text, "json": from_json, "events": from_events}[argv[1]](argv[2])
     names = {n for n, _ in want}
     got = [(n, a) for n, a in got if n in names]
