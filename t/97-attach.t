@@ -148,6 +148,37 @@ else
 	ok 1 "[hold] the target starts and says ready"
 fi
 
+# The same, but the holder lets go only once a signal's handler runs in
+# it: the signal comes while the other threads run for the call, and must
+# reach the holder then (a thread in fork() holds malloc's locks until its
+# child's SIGCHLD is handled the same way).  Held back, the load would
+# never end.
+rm -f "$D/attach.err"
+mkfifo "$D/attach.err"
+if started hold-signal "$D/target" hold-loader-signal; then
+	"$OBJPATCH" attach --inject-only "$pid" > "$D/attach.out" 2> "$D/attach.err" &
+	attacher=$!
+	exec 6< "$D/attach.err"
+	read -r -t 60 line <&6
+	[[ "$line" =~ "dlopen has not returned in thread "[0-9]+" after 2 s: another thread holds a lock" ]]
+	ok $? "[hold-signal] one line says dlopen waits for a lock another thread holds ($line)"
+	kill -USR2 "$pid"
+	wait "$attacher"
+	is "$?" 0 "[hold-signal] the signal reaches the holder, which lets go: the load ends, status 0"
+	grep -q "loaded, dormant" "$D/attach.out"
+	ok $? "[hold-signal] ... and says loaded"
+	exec 6<&-
+	echo "line" >&3
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	is "$?" 7 "[hold-signal] the program exits with its own status"
+	is "$(grep -c 'ran, all right' <<< "$out")" 4 "[hold-signal] every worker's results were right"
+else
+	ok 1 "[hold-signal] the target starts and says ready"
+fi
+
 # bash has a getenv() of its own, which reads its variable table, not
 # environ, and a copy of environ in the executable: the runtime still
 # sees objpatch's variable and stays dormant.  Its only thread is

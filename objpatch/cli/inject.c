@@ -35,7 +35,7 @@
 
 /* How long a call may take before the other threads are suspected of holding a lock it needs. */
 #define CALL_ALONE_MS 2000
-/* And then with the other threads running, before the call is given up as deadlocked. */
+/* And then with the other threads running, before objpatch says it still waits. */
 #define CALL_SHARED_MS 10000
 /* Rounds of letting the process run while a thread is inside malloc or the loader. */
 #define PICK_ROUNDS 200
@@ -454,34 +454,94 @@ static int call_ended(struct inject *in, struct inject_thread *t, const char *wh
 	return rc;
 }
 
+/* Stop signals stay held while the process is borrowed: delivered now, they would stop threads the call waits for. */
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/*
+ * While a call runs with the other threads let go, a signal stops the
+ * thread it is for (signal-delivery-stop).  Left stopped, that thread
+ * may hold the very lock the call waits for (fork() holds every malloc
+ * arena's while its child exits and SIGCHLD comes): each is passed on at
+ * once, as it would be without objpatch, and the thread goes on.
+ */
+static void keep_others_running(struct inject *in, const struct inject_thread *caller)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct inject_thread *t = &in->t[i];
+		int st, sig = 0;
+		pid_t r;
+
+		if (t == caller || t->gone)
+			continue;
+		while ((r = waitpid(t->tid, &st, __WALL | WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (r == 0)
+			continue;
+		if (r < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->gone = true;
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		if ((st >> 16) == 0 && is_stop_signal(WSTOPSIG(st)))
+			hold_signal(t, WSTOPSIG(st));
+		else if ((st >> 16) == 0)
+			sig = WSTOPSIG(st);
+		if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) < 0)
+			t->gone = errno == ESRCH;
+	}
+}
+
+/* Whether the user asked objpatch to stop (those signals are blocked while the process is held). */
+static bool stop_asked(void)
+{
+	sigset_t pending;
+
+	return sigpending(&pending) == 0 && (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+					     sigismember(&pending, SIGHUP) || sigismember(&pending, SIGQUIT));
+}
+
 /*
  * Waits for the call to end.  When it takes long, a stopped thread may
  * hold a lock it waits for (malloc's arena, the loader's): the others run
- * until it returns.  -2: it never did (it waits for a lock its own
- * thread held when it was stopped).
+ * until it returns.  It is waited for however long it takes: a thread
+ * left inside the call would return to address 0 and kill the process.
  */
 static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret)
 {
 	uint64_t deadline = now_ms() + CALL_ALONE_MS;
-	bool shared = false;
+	bool shared = false, told_stop = false;
 	int st;
 
 	for (;;) {
 		pid_t r = waitpid(t->tid, &st, __WALL | WNOHANG);
 
-		if (r == 0 && now_ms() < deadline) {
-			pause_ms(1);
-		} else if (r == 0 && !shared) {
-			fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %d s: another thread "
-				"holds a lock it needs (malloc's or the loader's); the other threads run until it returns\n",
-				(int)in->pid, what, (int)t->tid, CALL_ALONE_MS / 1000);
-			resume_others(in, t);
-			shared = true;
-			deadline = now_ms() + CALL_SHARED_MS;
-		} else if (r == 0) {
-			return fail(in, "%d: %s has not returned in thread %d after %d s: it waits for a lock that "
-				    "thread held when it was stopped; the thread is left blocked in it",
-				    (int)in->pid, what, (int)t->tid, (CALL_ALONE_MS + CALL_SHARED_MS) / 1000), -2;
+		if (r == 0) {
+			if (shared)
+				keep_others_running(in, t);
+			if (!told_stop && stop_asked()) {
+				fprintf(stderr, "objpatch attach: %d: waiting for %s to return in thread %d: leaving the "
+					"process now would crash it\n", (int)in->pid, what, (int)t->tid);
+				told_stop = true;
+			}
+			if (now_ms() < deadline) {
+				pause_ms(1);
+			} else if (!shared) {
+				fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %d s: another "
+					"thread holds a lock it needs (malloc's or the loader's); the other threads run until "
+					"it returns\n", (int)in->pid, what, (int)t->tid, CALL_ALONE_MS / 1000);
+				resume_others(in, t);
+				shared = true;
+				deadline = now_ms() + CALL_SHARED_MS;
+			} else {
+				fprintf(stderr, "objpatch attach: %d: %s has still not returned in thread %d: objpatch waits "
+					"for it, since leaving the process inside the call would crash it\n", (int)in->pid,
+					what, (int)t->tid);
+				deadline = UINT64_MAX;
+			}
 		} else if (r < 0 && errno == EINTR) {
 			continue;
 		} else if (r < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
@@ -490,6 +550,8 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 		} else if (WIFSTOPPED(st) && (st >> 16) == 0 && WSTOPSIG(st) == SIGSEGV) {
 			int rc = call_ended(in, t, what, ret);
 
+			if (shared)
+				keep_others_running(in, t);
 			return shared && restop_others(in, t) < 0 ? -1 : rc;
 		} else {
 			/* Another signal: kept for the detach, the call goes on. */
@@ -540,7 +602,7 @@ int inject_call(struct inject *in, size_t i, const char *what, const struct remo
 	if (rc == 0)
 		rc = wait_call(in, t, what, ret);
 	/* Back as it was: in the middle of its code, or in a system call that restarts. */
-	if (rc != -2 && !t->gone && in->port->restore(t->tid, saved) < 0)
+	if (!t->gone && in->port->restore(t->tid, saved) < 0)
 		rc = fail(in, "%d: thread %d: its registers could not be put back: %s", (int)in->pid, (int)t->tid,
 			  strerror(errno));
 	free(saved);

@@ -17,12 +17,17 @@
  * `target hold-loader` also runs a thread that holds the loader's lock
  * (inside dl_iterate_phdr's callback, blocked reading fd 5) until a byte
  * comes on fd 5: a dlopen by another thread waits for it meanwhile.
+ *
+ * `target hold-loader-signal`: the same thread holds the lock until a
+ * SIGUSR2 reaches it (every other thread blocks SIGUSR2), as a thread
+ * inside fork() holds malloc's until its child's SIGCHLD is handled.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -182,10 +187,32 @@ static int hold_in_callback(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;	/* no other module */
 }
 
+static volatile sig_atomic_t released;
+
+static void release(int sig)
+{
+	(void)sig;
+	released = 1;
+}
+
+/* The lock is let go only once the signal's handler ran in this thread. */
+static int hold_until_signal(struct dl_phdr_info *info, size_t size, void *data)
+{
+	sigset_t none;
+
+	(void)info;
+	(void)size;
+	(void)data;
+	sigemptyset(&none);
+	atomic_fetch_add(&running, 1);
+	while (!released)
+		sigsuspend(&none);
+	return 1;
+}
+
 static void *holder(void *arg)
 {
-	(void)arg;
-	dl_iterate_phdr(hold_in_callback, NULL);
+	dl_iterate_phdr(arg ? hold_until_signal : hold_in_callback, NULL);
 	return NULL;
 }
 
@@ -218,11 +245,20 @@ int main(int argc, char **argv)
 	int threads = WORKERS + 2;
 
 	main_exits = !strcmp(mode, "main-exits");
+	if (!strcmp(mode, "hold-loader-signal")) {
+		sigset_t usr2;
+
+		signal(SIGUSR2, release);
+		sigemptyset(&usr2);
+		sigaddset(&usr2, SIGUSR2);
+		pthread_sigmask(SIG_BLOCK, &usr2, NULL);	/* inherited by every thread */
+	}
 	for (long i = 0; i < WORKERS; i++)
 		pthread_create(&workers[i], NULL, worker, (void *)i);
 	pthread_create(&r, NULL, reader, NULL);
 	pthread_create(&sleeping, NULL, sleeper, NULL);
-	if (!strcmp(mode, "hold-loader") && !pthread_create(&holding, NULL, holder, NULL)) {
+	if (!strncmp(mode, "hold-loader", 11) &&
+	    !pthread_create(&holding, NULL, holder, (void *)(uintptr_t)!strcmp(mode, "hold-loader-signal"))) {
 		held = true;
 		threads++;
 	}
