@@ -129,6 +129,14 @@ extern struct rt_state rt RT_HIDDEN;
 int rt_scan_modules(size_t *patched) RT_HIDDEN;
 /* Sites changed, or -1; *matched: the functions with a site the pattern names. */
 int rt_set_filter(const char *glob, bool on, size_t *matched) RT_HIDDEN;
+/*
+ * The patterns f[0..n) applied together, in order (the last that names a
+ * function decides): each site goes straight to its final state in one
+ * change, so no thread runs a site that one pattern enables and a later
+ * one disables.  `fresh`: earlier patterns are forgotten and every site
+ * the patterns do not name is disabled.  0, or -1 with rt.err set.
+ */
+int rt_set_filters(const struct rt_filter *f, size_t n, bool fresh) RT_HIDDEN;
 /* Why a pattern cannot be used (an unclosed '[', a trailing '\\'), or NULL. */
 const char *rt_pattern_error(const char *glob) RT_HIDDEN;
 /* Functions with a site in the loaded modules, and how many of them are traced. */

@@ -145,11 +145,7 @@ __attribute__((constructor)) static void rt_init(void)
 		fprintf(stderr, "objpatch: %s\n", err);
 	rt_fork_handlers();
 	pthread_mutex_lock(&rt.lock);
-	for (size_t i = 0; i < rt.nstart_filters; i++) {
-		size_t matched = 0;
-
-		rt_set_filter(rt.start_filters[i].glob, rt.start_filters[i].on, &matched);
-	}
+	rt_set_filters(rt.start_filters, rt.nstart_filters, false);
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (rt_scan_modules(&patched) < 0)

@@ -150,11 +150,7 @@ static void open_recording(void)
 /* Under rt.lock: every site the filters want enabled, from a state where all are off (a forked child keeps its parent's). */
 static void enable_sites(void)
 {
-	size_t matched = 0;
-
-	rt_set_filter("*", false, &matched);
-	for (size_t i = 0; i < rt.nstart_filters; i++)
-		rt_set_filter(rt.start_filters[i].glob, rt.start_filters[i].on, &matched);
+	rt_set_filters(rt.start_filters, rt.nstart_filters, true);
 	dl_adds = 0;
 	scan_new_modules();
 }

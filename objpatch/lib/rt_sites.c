@@ -68,6 +68,13 @@ const char *rt_pattern_error(const char *glob)
 static struct filter_op *filters;
 static size_t nfilters, cap_filters;
 
+static void forget_filters(void)
+{
+	for (size_t i = 0; i < nfilters; i++)
+		free(filters[i].glob);
+	nfilters = 0;
+}
+
 static int remember_filter(const char *glob, bool on)
 {
 	char *g = strdup(glob);
@@ -77,11 +84,8 @@ static int remember_filter(const char *glob, bool on)
 		return -1;
 	}
 	/* "*" decides every site: what came before it no longer matters. */
-	if (strcmp(glob, "*") == 0) {
-		for (size_t i = 0; i < nfilters; i++)
-			free(filters[i].glob);
-		nfilters = 0;
-	}
+	if (strcmp(glob, "*") == 0)
+		forget_filters();
 	filters[nfilters++] = (struct filter_op){ g, on };
 	return 0;
 }
@@ -450,4 +454,38 @@ int rt_set_filter(const char *glob, bool on, size_t *matched)
 	changed = (int)ch.n - apply(&ch, false);
 	free_change(&ch);
 	return changed;
+}
+
+int rt_set_filters(const struct rt_filter *f, size_t n, bool fresh)
+{
+	struct change ch = { 0 };
+	int rc = 0;
+
+	if (fresh)
+		forget_filters();
+	for (size_t i = 0; i < n; i++)
+		if (remember_filter(f[i].glob, f[i].on) < 0)
+			return rt_error("out of memory"), -1;
+	for (size_t i = 0; i < rt.nmods; i++) {
+		struct rt_module *m = rt.mods[i];
+
+		if (rt_module_functions(m) < 0) {
+			rc = -1;
+			continue;
+		}
+		for (size_t j = 0; j < m->nsites; j++) {
+			struct rt_site *s = &m->sites[j];
+			bool on = wanted(&m->syms.funcs[s->func]);
+
+			if (s->broken || s->enabled == on)
+				continue;
+			if (add_change(&ch, m, s, on, NULL, NULL) < 0) {
+				free_change(&ch);
+				return rt_error("out of memory"), -1;
+			}
+		}
+	}
+	apply(&ch, false);
+	free_change(&ch);
+	return rc;
 }
