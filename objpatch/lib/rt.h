@@ -337,6 +337,8 @@ void rt_output_fork_child(void) RT_HIDDEN;
  */
 void rt_raw_session_begin(int fd) RT_HIDDEN;
 void rt_raw_session_end(void) RT_HIDDEN;
+/* Whether the session's socket still has its number (the program may have closed it and reused the number). */
+bool rt_raw_session_ours(void) RT_HIDDEN;
 /* A forked child's copy of the session's socket closed unwritten (another thread may have held the lock). */
 void rt_raw_fork_child(void) RT_HIDDEN;
 /* A message for the user in the session's recording (RAW_NOTE); nothing between sessions. */

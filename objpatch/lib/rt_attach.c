@@ -207,7 +207,8 @@ static void *session_main(void *arg)
 	begin();
 	pthread_mutex_unlock(&rt.lock);
 	while (!stop) {
-		stop = asked_to_stop(fd, rt.flush_ms);
+		/* A socket the program closed: its number may be a file of the program's now, not ours to poll. */
+		stop = !rt_raw_session_ours() || asked_to_stop(fd, rt.flush_ms);
 		pthread_mutex_lock(&rt.lock);
 		if (!in_session) {
 			stop = true;	/* the process's exit ended it */

@@ -27,12 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "objpatch/lib/rt.h"
 #include "trace/raw.h"
 
 static int raw_fd = -1;
+static struct stat raw_session_file;	/* the session's socket, told apart from a file of the program's */
 static pid_t raw_pid;
 static size_t raw_modules_written;
 static bool raw_failed;		/* a write failed: the recording is not whole */
@@ -63,7 +65,22 @@ static ssize_t send_iov(struct iovec *iov, int n, bool droppable)
 static void session_broken(void)
 {
 	raw_failed = true;
-	shutdown(raw_fd, SHUT_WR);
+	if (rt_raw_session_ours())
+		shutdown(raw_fd, SHUT_WR);
+}
+
+/*
+ * A process objpatch attached to may close descriptors it does not know
+ * and give the number to a file or a connection of its own: the
+ * session's socket is written to, shut and closed only while its number
+ * still names it.
+ */
+bool rt_raw_session_ours(void)
+{
+	struct stat st;
+
+	return raw_fd >= 0 && fstat(raw_fd, &st) == 0 && st.st_dev == raw_session_file.st_dev &&
+	       st.st_ino == raw_session_file.st_ino;
 }
 
 /* false: nothing written, the recording was full and `droppable` */
@@ -72,8 +89,10 @@ static bool raw_writev(struct iovec *iov, int n, bool droppable)
 	while (n > 0) {
 		ssize_t w;
 
-		if (rt_attached && raw_failed)
+		if (rt_attached && (raw_failed || !rt_raw_session_ours())) {
+			raw_failed = true;
 			return true;
+		}
 		w = rt_attached ? send_iov(iov, n, droppable) : writev(raw_fd, iov, n);
 		if (rt_attached && w < 0 && errno != EINTR && !(errno == EAGAIN && droppable && rt.drop)) {
 			session_broken();
@@ -366,7 +385,7 @@ void rt_raw_session_begin(int fd)
 		sched_yield();
 	raw_fd = fd;
 	raw_pid = getpid();
-	raw_failed = false;
+	raw_failed = fstat(fd, &raw_session_file) < 0;
 	raw_modules_written = 0;
 	raw_writev(&iov, 1, false);
 	atomic_flag_clear_explicit(&write_lock, memory_order_release);
@@ -377,7 +396,7 @@ void rt_raw_session_end(void)
 {
 	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
 		sched_yield();
-	if (raw_fd >= 0)
+	if (rt_raw_session_ours())
 		close(raw_fd);
 	raw_fd = -1;
 	atomic_flag_clear_explicit(&write_lock, memory_order_release);
