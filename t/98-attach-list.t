@@ -223,7 +223,7 @@ refused() {
 }
 
 if running plain "$D/plain" "$D/libplain.so"; then
-	refused "no recorded sites" "^objpatch attach: $pid: no recorded call sites in its program or libraries: compile them with -pg and run recordmcount --mode=user on their objects" --list "$pid"
+	refused "no recorded sites" "^objpatch attach: $pid: no recorded call sites in its program or libraries: compile them with -pg (or -fpatchable-function-entry) and run recordmcount --mode=user on their objects" --list "$pid"
 	"$OBJPATCH" list "$D/plain" 2>&1 | grep -q 'no recorded call sites: compile with -pg and run recordmcount --mode=user'
 	ok $? "refused, no recorded sites: the words objpatch list uses for such a file"
 	untraced "unrecorded"

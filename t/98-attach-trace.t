@@ -311,8 +311,9 @@ PY
 	out=$("$OBJPATCH" attach -F add_pair --duration 0.2 "$pid" 2>&1 > /dev/null)
 	st=$?
 	is "$st" 0 "[notes] status 0"
-	grep -q "^objpatch: $D/notes: 1 table entries do not hold a hook call or NOP; left alone$" <<< "$out"
+	grep -q "^objpatch: $D/notes: 1 table entry does not hold a hook call or NOP; left alone$" <<< "$out"
 	ok $? "[notes] the runtime's message comes through objpatch's standard error"
+	is "$(grep -c "table entry does not hold" <<< "$out")" 1 "[notes] ... once"
 	[ "$st" = 0 ] && grep -q "^objpatch: $D/notes" <<< "$out" || diag "$out"
 	finish notes
 }

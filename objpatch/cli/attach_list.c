@@ -50,8 +50,8 @@ struct process {
 };
 
 /* How to record the sites, after the refusal's cause. */
-#define HOW_TO_RECORD "compile them with -pg and run recordmcount --mode=user on their objects " \
-		      "(objpatch list FILE says it of each file)"
+#define HOW_TO_RECORD "compile them with -pg (or -fpatchable-function-entry) and run recordmcount --mode=user " \
+		      "on their objects (objpatch list FILE says it of each file)"
 
 int attach_refuse_unrecorded(pid_t pid)
 {
@@ -147,8 +147,8 @@ static bool is_program(const struct process *p, const struct module *m)
 	       !strcmp(exe + strlen(m->path), m->deleted ? DELETED_SUFFIX : "");
 }
 
-/* Reads one module's tables; `quiet`: no line when it cannot be read (counting only). */
-static void read_module(struct process *p, struct module *m, bool quiet)
+/* Reads one module's tables; one line when it cannot be read. */
+static void read_module(struct process *p, struct module *m)
 {
 	char path[PATH_MAX + 64];
 	uint64_t vaddr = 0;
@@ -169,15 +169,14 @@ static void read_module(struct process *p, struct module *m, bool quiet)
 		return;	/* UNREAD: neither listed nor counted */
 	m->state = FAILED;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (!quiet)
-			fprintf(stderr, "objpatch attach: %d: %s: %s\n", (int)p->pid, path, strerror(errno));
+		fprintf(stderr, "objpatch attach: %d: %s: %s\n", (int)p->pid, path, strerror(errno));
 		return;
 	}
 	/* Mapped: most modules (libc) hold no table, and only their section headers are read. */
-	if (listing_read(&m->l, m->path, fd, true) == 0 && (!m->l.nsites || quiet || listing_functions(&m->l) == 0))
+	if (listing_read(&m->l, m->path, fd, true) == 0 && (!m->l.nsites || listing_functions(&m->l) == 0))
 		m->state = m->l.nsites ? LISTED : NO_SITES;
 	close(fd);
-	if (m->state == FAILED && !quiet)
+	if (m->state == FAILED)
 		fprintf(stderr, "objpatch attach: %d: %s: %s\n", (int)p->pid, m->path, m->l.obj.err);
 	if (m->state == LISTED && dynsym_first_load(&m->l.obj, &vaddr))
 		m->bias = m->base - vaddr;
@@ -206,8 +205,8 @@ static void free_process(struct process *p)
 	free(p->m);
 }
 
-/* The process and its modules read; 0, or the refusal's status after its line (quiet: none). */
-static int open_process(struct process *p, pid_t pid, bool quiet)
+/* The process and its modules read; 0, or the refusal's status after its line. */
+static int open_process(struct process *p, pid_t pid)
 {
 	char state[64];
 
@@ -215,19 +214,17 @@ static int open_process(struct process *p, pid_t pid, bool quiet)
 	p->pid = pid;
 	if (!proc_status_field(pid, "State", state, sizeof(state))) {
 		errno = ESRCH;
-		return quiet ? 2 : attach_refuse(pid, "no such process: give the pid of a running process (pgrep NAME finds it)");
+		return attach_refuse(pid, "no such process: give the pid of a running process (pgrep NAME finds it)");
 	}
 	if (!(p->live = proc_live_thread(pid))) {
 		errno = ESRCH;
-		return quiet ? 2 : attach_refuse(pid, "the process has exited (state %s): nothing runs there to list", state);
+		return attach_refuse(pid, "the process has exited (state %s): nothing runs there to list", state);
 	}
 	if (read_modules(p) < 0) {
 		int e = errno;
 
 		free_process(p);
 		errno = e;
-		if (quiet)
-			return 2;
 		/* The kernel's ptrace read check: the same user, and no capability objpatch lacks. */
 		if ((e == EACCES || e == EPERM) && geteuid() == 0)
 			return attach_refuse(pid, "its memory map cannot be read (%s): the process holds capabilities objpatch "
@@ -238,22 +235,8 @@ static int open_process(struct process *p, pid_t pid, bool quiet)
 		return attach_refuse(pid, "its memory map: %s", strerror(e));
 	}
 	for (size_t i = 0; i < p->n; i++)
-		read_module(p, &p->m[i], quiet);
+		read_module(p, &p->m[i]);
 	tally(p);
-	return 0;
-}
-
-int attach_count_sites(pid_t pid, size_t *sites)
-{
-	struct process p;
-
-	*sites = 0;
-	if (open_process(&p, pid, true))
-		return -1;
-	for (size_t i = 0; i < p.n; i++)
-		if (p.m[i].state == LISTED)
-			*sites += p.m[i].l.nsites;
-	free_process(&p);
 	return 0;
 }
 
@@ -292,7 +275,7 @@ int attach_list(pid_t pid, bool json)
 {
 	struct process p;
 	bool first = true;
-	int rc = open_process(&p, pid, false);
+	int rc = open_process(&p, pid);
 
 	if (rc)
 		return rc;

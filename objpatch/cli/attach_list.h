@@ -20,13 +20,6 @@
  */
 int attach_list(pid_t pid, bool json);
 
-/*
- * The number of recorded call sites in all the modules of `pid` that can
- * be read: 0, or -1 with errno set when its maps cannot be read.  Prints
- * nothing.
- */
-int attach_count_sites(pid_t pid, size_t *sites);
-
 /* The refusal of a process with no recorded call sites: one line, status 2. */
 int attach_refuse_unrecorded(pid_t pid);
 

@@ -41,6 +41,7 @@
 #include <unistd.h>
 #include "elf/dynsym.h"
 #include "objpatch/cli/attach.h"
+#include "objpatch/cli/attach_list.h"
 #include "objpatch/cli/attach_sites.h"
 #include "objpatch/cli/attach_stream.h"
 #include "objpatch/cli/report.h"
@@ -224,12 +225,11 @@ static int check_sites(pid_t pid, pid_t live, const struct attach_session *s, st
 		return 1;
 	}
 	if (!a.funcs)
-		rc = attach_refuse(pid, "no recorded call sites in its program or libraries: build them with -pg (or "
-				   "-fpatchable-function-entry) and recordmcount --mode=user to trace them");
+		rc = attach_refuse_unrecorded(pid);
 	for (size_t i = 0; !rc && i < s->nglobs; i++)
 		if (!a.matches[i])
 			rc = attach_refuse(pid, "--filter %s matches none of its %zu functions with a call site: see "
-					   "their names with `objpatch list` on its program", s->globs[i], a.funcs);
+					   "their names with `objpatch attach --list %d`", s->globs[i], a.funcs, (int)pid);
 	free(a.matches);
 	*h = (struct held){ a.pads, a.npads, a.pad_len };
 	return rc;

@@ -332,7 +332,8 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 			break;
 		}
 	if (bad)
-		rt_warn("%s: %zu table entries do not hold a hook call or NOP; left alone", m->path, bad);
+		rt_warn("%s: %zu table entr%s not hold a hook call or NOP; left alone", m->path, bad,
+			bad == 1 ? "y does" : "ies do");
 	if (unsupported)
 		rt_warn("%s: %zu -fpatchable-function-entry pads: not patched on this architecture yet; left alone",
 			m->path, unsupported);
