@@ -54,7 +54,7 @@ endif
 # The layers (README, "Layout"), bottom up; each folder depends only on the
 # ones before it.  Every architecture's runtime port (arch/*/rt_*) is built
 # into the runtime only.
-ARCH_SRC := arch/arch.c arch/args.c $(foreach f,$(wildcard arch/*/*.c),$(if $(filter rt_%,$(notdir $(f))),,$(f)))
+ARCH_SRC := arch/arch.c arch/args.c arch/remote.c $(foreach f,$(wildcard arch/*/*.c),$(if $(filter rt_%,$(notdir $(f))),,$(f)))
 # Relocation names, for the tools' messages only.
 ARCH_TOOL_SRC := arch/reloc_names.c
 ELF_SRC := $(wildcard elf/*.c)

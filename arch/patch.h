@@ -68,6 +68,13 @@ int patch_text_quiescent(struct patch_site *sites, size_t n, char *err, size_t e
  */
 const char *patch_method(void);
 
+/*
+ * The descriptors the patcher keeps open (/proc/self/mem) closed, until the
+ * next patch opens them again: a process that objpatch attach left
+ * dormant keeps no descriptor of ours.  Call it with no patch running.
+ */
+void patch_release(void);
+
 /* Threads that hit a site's temporary int3 and were steered by the handler. */
 unsigned long patch_trap_count(void);
 

@@ -67,6 +67,17 @@ extern int patcher_readfd PATCH_HIDDEN;		/* /proc/self/mem for reading text wher
 extern atomic_int patcher_readers PATCH_HIDDEN;	/* signal handlers that may read a batch or the known sites */
 extern atomic_ulong patcher_traps PATCH_HIDDEN;	/* patch_trap_count() */
 
+/*
+ * patcher_readfd, told apart from a descriptor of the program's: a
+ * process objpatch attached to may close descriptors it does not know
+ * and open a file that gets the same number, which must never be written
+ * to or closed.  patcher_fd_adopt(fd) makes fd patcher_readfd;
+ * patcher_fd_ours() says whether it still is the file adopted;
+ * patcher_fd_drop() closes it only if so, and forgets it.
+ */
+void patcher_fd_adopt(int fd) PATCH_HIDDEN;
+bool patcher_fd_ours(void) PATCH_HIDDEN;
+void patcher_fd_drop(void) PATCH_HIDDEN;
 /* With patcher_lock held: the protocol's per-process set-up, unless this process has it. */
 int patcher_proc_init(char *err, size_t errlen) PATCH_HIDDEN;
 /* sigaction() for the patcher's handlers: synchronous signals only may interrupt them. */
@@ -122,6 +133,8 @@ int patch_protocol_init(char *err, size_t errlen) PATCH_HIDDEN;
  * patcher_readfd.  0, or -1 with err.
  */
 int patch_protocol_proc_init(char *err, size_t errlen) PATCH_HIDDEN;
+/* With patcher_lock held: what patch_protocol_proc_init() opened, closed (patch_release()). */
+void patch_protocol_proc_release(void) PATCH_HIDDEN;
 /* Writes a checked batch with patcher_lock held, all or nothing, and frees it.  0, or -1 with err. */
 int patch_protocol_run_batch(struct busy *b, char *err, size_t errlen) PATCH_HIDDEN;
 

@@ -374,6 +374,8 @@ static const char *import_payload(struct raw_reader *r, uint32_t type, size_t n)
 		return n ? import_events((uint64_t *)r->payload + 1, n - 1, false, r->version >= 4) : "no thread ID";
 
 	switch (type) {
+	case RAW_NOTE:
+		return NULL;	/* bytes only */
 	case RAW_MODULE:
 	case RAW_THREAD:
 		if (r->swap && n)

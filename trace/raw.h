@@ -32,6 +32,8 @@
 #define RAW_MAGIC_PREFIX "OBJPATCH-RAW-"
 #define RAW_VERSION 4
 #define RAW_MINOR 0
+/* Minor 1: the recording may hold RAW_NOTE records (only objpatch attach's streams are written so). */
+#define RAW_MINOR_NOTES 1
 /* Written as a native u32: its bytes say the recording's byte order. */
 #define RAW_BYTE_ORDER 0x01020304u
 #include "elf/elfobj.h"
@@ -88,6 +90,13 @@ enum raw_type {
 	RAW_FUNCTIONS,
 	RAW_THREAD,	/* u64 tid, then its name (/proc/.../comm) and a NUL */
 	RAW_PROCESS,	/* the program's name and a NUL */
+	/*
+	 * Minor 1: a message of the runtime's for the user and a NUL: what it
+	 * would have printed on the process's standard error, had objpatch
+	 * attach not loaded it (a site it refused to patch, a table entry
+	 * left alone).  Only an attach session's recording has them.
+	 */
+	RAW_NOTE,
 };
 
 /* What a module's file was when it was recorded. */

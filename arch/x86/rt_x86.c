@@ -217,9 +217,8 @@ int patch_protocol_proc_init(char *err, size_t errlen)
 	const char *force = getenv("OBJPATCH_PATCH_WRITE"), *sync_env;
 	int fd;
 
-	if (g_memfd >= 0)
-		close(g_memfd);
-	g_memfd = patcher_readfd = -1;
+	patcher_fd_drop();
+	g_memfd = -1;
 	sync_env = getenv("OBJPATCH_PATCH_SYNC");
 	g_membarrier = !(sync_env && !strcmp(sync_env, "ipi")) &&
 		       syscall(SYS_membarrier, (long)MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
@@ -236,7 +235,8 @@ int patch_protocol_proc_init(char *err, size_t errlen)
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	X86_PROC_INIT(fd);
 	if (fd >= 0 && !(force && !strcmp(force, "mprotect")) && procmem_works(fd)) {
-		g_memfd = patcher_readfd = fd;
+		patcher_fd_adopt(fd);
+		g_memfd = fd;
 		patcher_method = g_membarrier ? "procmem+membarrier" : "procmem+mprotect-ipi";
 		return 0;
 	}
@@ -244,6 +244,12 @@ int patch_protocol_proc_init(char *err, size_t errlen)
 		close(fd);
 	patcher_method = g_membarrier ? "mprotect+membarrier" : "mprotect+mprotect-ipi";
 	return patcher_catch_segv(err, errlen);
+}
+
+void patch_protocol_proc_release(void)
+{
+	patcher_fd_drop();
+	g_memfd = -1;
 }
 
 int patch_protocol_init(char *err, size_t errlen)
@@ -287,6 +293,12 @@ static int write_run(const struct busy *b, size_t i, size_t j, size_t from, size
 	int rc = 0;
 
 	if (g_memfd >= 0) {
+		/* The program may have closed it and opened a file of its own with that number. */
+		if (!patcher_fd_ours()) {
+			snprintf(err, errlen, "the program closed the runtime's /proc/self/mem descriptor");
+			g_memfd = patcher_readfd = -1;
+			return -1;
+		}
 		for (size_t k = i; k < j && !rc; k++)
 			rc = write_site(&b->s[k], from, to, int3, err, errlen);
 		return rc;

@@ -475,6 +475,14 @@ static uint64_t end_instant(const struct report *rp)
 
 /* ---- reading the recording ---- */
 
+static void note(const char *msg)
+{
+	fputs("objpatch: ", stderr);
+	for (const char *c = msg; *c; c++)
+		fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+	fputc('\n', stderr);
+}
+
 static int apply_record(struct report *rp, const struct raw_record *rec)
 {
 	const uint64_t *w = rp->r.payload;
@@ -512,6 +520,12 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		snprintf(t->name, sizeof(t->name), "%s", (const char *)(w + 1));
 		return 0;
 	}
+	case RAW_NOTE:
+		/* The runtime's words, as it would have printed them (its control characters shown as '?'). */
+		if (!n || memchr(w, 0, n * 8) == NULL)
+			break;
+		note((const char *)w);
+		return 0;
 	case RAW_PROCESS:
 		if (!n || memchr(w, 0, n * 8) == NULL)
 			break;
@@ -741,6 +755,28 @@ static int parse(int argc, char **argv, struct report *rp)
 	return rc < 0 ? rc : analyses_check(&rp->an, rp->format, rp->format_given);
 }
 
+/* Binary on a terminal is noise, and can set its modes. */
+static int check_terminal(const struct report *rp, int fd)
+{
+	if (rp->format == TRACE_PERFETTO && !rp->output && isatty(fd)) {
+		fprintf(stderr, "objpatch report: --format perfetto: a binary trace, and %s is a terminal: "
+			"give --output FILE, or redirect it\n", fd == 1 ? "standard output" : "standard error");
+		return -1;
+	}
+	return 0;
+}
+
+int report_check(int argc, char **argv, int fd)
+{
+	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report", .fd = fd };
+	int rc = parse(argc, argv, &rp);
+
+	if (rc == 0)
+		rc = check_terminal(&rp, fd);
+	analyses_free(&rp.an);
+	return rc < 0 ? -1 : 0;
+}
+
 int report_run(int argc, char **argv, int fd)
 {
 	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report", .fd = fd };
@@ -749,12 +785,8 @@ int report_run(int argc, char **argv, int fd)
 	rc = parse(argc, argv, &rp);
 	if (rc < 0)
 		return rc == CLI_HELP ? 0 : 2;
-	/* Binary on a terminal is noise, and can set its modes. */
-	if (rp.format == TRACE_PERFETTO && !rp.output && isatty(fd)) {
-		fprintf(stderr, "objpatch report: --format perfetto: a binary trace, and %s is a terminal: "
-			"give --output FILE, or redirect it\n", fd == 1 ? "standard output" : "standard error");
+	if (check_terminal(&rp, fd) < 0)
 		return 2;
-	}
 	if (!rp.path)
 		rp.path = "objpatch.data";
 	rc = read_recording(&rp);

@@ -11,5 +11,10 @@ int report_main(int argc, char **argv);
  * exit status.
  */
 int report_run(int argc, char **argv, int fd);
+/*
+ * report_run()'s options checked, nothing read or written: 0, or -1 after
+ * one line (objpatch attach checks them before it touches the process).
+ */
+int report_check(int argc, char **argv, int fd);
 
 #endif

@@ -136,7 +136,7 @@ static bool runtime_at(char *out, size_t len, const char *self, const struct run
 	return n > 0 && (size_t)n < len && access(out, R_OK) == 0;
 }
 
-static int find_runtime(char *out, size_t len, const char *sub)
+int run_find_runtime(char *out, size_t len, const char *sub)
 {
 	char self[PATH_MAX], *slash;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -236,7 +236,7 @@ struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth, *policy;
 	bool hex, record, errno_names, args;
-	bool output_created;		/* check_output() made the file: no trace, no file */
+	bool output_created;		/* run_check_output() made the file: no trace, no file */
 	const struct cli_cmd *cmd;	/* while parsing: for messages */
 	/*
 	 * Analyses (run only): checked as they are given, then handed as
@@ -288,7 +288,7 @@ static const struct cli_opt record_options[] = {
 };
 
 /* What the runtime cannot read back: a ',' (its separator), nothing, an unclosed '['. */
-static const char *bad_glob(const char *glob)
+const char *run_bad_glob(const char *glob)
 {
 	if (strchr(glob, ','))
 		return "a pattern cannot hold ',': give one --filter per pattern";
@@ -297,7 +297,7 @@ static const char *bad_glob(const char *glob)
 
 static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
 {
-	const char *why = bad_glob(glob);
+	const char *why = run_bad_glob(glob);
 	char *f;
 
 	if (why) {
@@ -427,7 +427,7 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 			fprintf(stderr, "objpatch run: %s: %s\n", o->lib, strerror(errno));
 			return -1;
 		}
-	} else if (find_runtime(lib, PATH_MAX, sub) < 0) {
+	} else if (run_find_runtime(lib, PATH_MAX, sub) < 0) {
 		fprintf(stderr, "objpatch run: %slibobjpatch.so is neither beside objpatch nor installed in %s%s: "
 			"build it with make (and make install), or give one with --lib\n",
 			sub, OBJPATCH_LIBDIR, sub[0] ? "/objpatch" : "");
@@ -507,7 +507,7 @@ static char **qemu_argv(const struct foreign *f, const char *lib, char **args, i
  * runs for an hour must not lose its trace to a typing mistake.  The
  * runtime truncates it when it writes.  *created: the file was not there.
  */
-static int check_output(const char *cmd, const char *output, bool *created)
+int run_check_output(const char *cmd, const char *output, bool *created)
 {
 	struct stat st;
 	bool exists = stat(output, &st) == 0;
@@ -689,7 +689,7 @@ static int record_for_analyses(struct run_opts *o, const char *cmd)
 	const char *dir = getenv("TMPDIR");
 	bool created;
 
-	if (o->output && check_output(cmd, o->output, &created) < 0)
+	if (o->output && run_check_output(cmd, o->output, &created) < 0)
 		return -1;
 	o->trace_output = o->output;
 	o->trace_format = o->format;
@@ -767,7 +767,7 @@ static int prepare(struct run_opts *o, const char *cmd, const char *prog, const 
 		o->output = "objpatch.svg";
 	if (!o->record && o->nan_args && record_for_analyses(o, cmd) < 0)
 		return 2;
-	if ((o->output && check_output(cmd, o->output, &o->output_created) < 0) || set_environment(o, *f, lib) < 0)
+	if ((o->output && run_check_output(cmd, o->output, &o->output_created) < 0) || set_environment(o, *f, lib) < 0)
 		return 2;
 	return 0;
 }
@@ -787,7 +787,7 @@ static const char *exec_hint(int err, const char *prog)
 }
 
 /*
- * The file check_output() created, still empty: the first process wrote no
+ * The file run_check_output() created, still empty: the first process wrote no
  * trace (a shell whose children are the traced programs: they write
  * name.PID.ext), and an empty file would read as an empty trace.
  */

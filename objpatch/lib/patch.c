@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -81,6 +82,8 @@ pthread_mutex_t patcher_lock = PTHREAD_MUTEX_INITIALIZER;
 long patcher_pagesize;
 const char *patcher_method = "uninitialised";
 int patcher_readfd = -1;
+static dev_t g_readfd_dev;
+static ino_t g_readfd_ino;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static char g_init_err[160];
 static pid_t g_pid;
@@ -749,18 +752,21 @@ int patch_protocol_proc_init(char *err, size_t errlen)
 {
 	int fd;
 
-	if (patcher_readfd >= 0)
-		close(patcher_readfd);
-	patcher_readfd = -1;
+	patcher_fd_drop();
 	fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
 	if (patcher_procmem_reads_self(fd))
-		patcher_readfd = fd;
+		patcher_fd_adopt(fd);
 	else if (fd >= 0)
 		close(fd);
 	if (patcher_catch_segv(err, errlen))
 		return -1;
 	patcher_method = "mprotect+store";
 	return 0;
+}
+
+void patch_protocol_proc_release(void)
+{
+	patcher_fd_drop();
 }
 
 /* The stores need no trap: nothing to install. */
@@ -773,9 +779,38 @@ int patch_protocol_init(char *err, size_t errlen)
 
 #endif	/* PATCH_STORE */
 
+void patcher_fd_adopt(int fd)
+{
+	struct stat st;
+
+	patcher_readfd = fd;
+	g_readfd_dev = 0;
+	g_readfd_ino = 0;
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		g_readfd_dev = st.st_dev;
+		g_readfd_ino = st.st_ino;
+	}
+}
+
+bool patcher_fd_ours(void)
+{
+	struct stat st;
+
+	return patcher_readfd >= 0 && fstat(patcher_readfd, &st) == 0 && st.st_dev == g_readfd_dev &&
+	       st.st_ino == g_readfd_ino;
+}
+
+void patcher_fd_drop(void)
+{
+	if (patcher_fd_ours())
+		close(patcher_readfd);
+	patcher_readfd = -1;
+}
+
+/* A descriptor the program closed since is set up again (patcher_fd_ours). */
 int patcher_proc_init(char *err, size_t errlen)
 {
-	if (g_pid == getpid())
+	if (g_pid == getpid() && (patcher_readfd < 0 || patcher_fd_ours()))
 		return 0;
 	if (patch_protocol_proc_init(err, errlen))
 		return -1;
@@ -826,6 +861,14 @@ int patch_text_batch(const struct patch_site *sites, size_t n, char *err, size_t
 	return rc;
 }
 
+void patch_release(void)
+{
+	pthread_mutex_lock(&patcher_lock);
+	patch_protocol_proc_release();
+	g_pid = 0;	/* the next patch opens them again */
+	pthread_mutex_unlock(&patcher_lock);
+}
+
 const char *patch_method(void)
 {
 	return patcher_method;
@@ -857,6 +900,10 @@ int patch_init(char *err, size_t errlen)
 	(void)err;
 	(void)errlen;
 	return 0;
+}
+
+void patch_release(void)
+{
 }
 
 const char *patch_method(void)

@@ -77,9 +77,51 @@ enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW, FMT_SVG, FMT_PERFETTO 
 
 /* The first process's pid, for the processes it starts (rt_settings.c, rt_output.c). */
 #define RT_FIRST_PID_VAR "OBJPATCH_FIRST_PID"
+/* The name of the thread of an objpatch attach session (rt_attach.c; objpatch/cli/attach_trace.c reads it). */
+#define RT_SESSION_THREAD "objpatch-attach"
+/* Set in a process's environment by objpatch attach for the length of its dlopen (rt_api.c). */
+#define RT_ATTACH_VAR "OBJPATCH_ATTACH"
 
 /* rt_settings.c: rt's settings from the OBJPATCH_* variables; a bad value stops the program. */
 void rt_read_settings(void) RT_HIDDEN;
+/*
+ * objpatch attach's settings for a session, from the environment it put in
+ * place for the call (read from environ itself): -1 with rt.err set for a
+ * value the runtime cannot use; nothing printed, nothing exits.
+ */
+int rt_read_attach_settings(void) RT_HIDDEN;
+/* The value of an OBJPATCH_* variable as objpatch attach wrote it in environ, or NULL. */
+const char *rt_attach_setting(const char *name) RT_HIDDEN;
+
+/*
+ * ---- objpatch attach (rt_attach.c) ----
+ * rt_attached: loaded by objpatch attach (its constructor saw
+ * OBJPATCH_ATTACH), so it stays dormant between sessions and writes
+ * nothing to the process's standard error.  rt_dormant: no session runs,
+ * so nothing is recorded, every traced frame still returns through its
+ * trampoline.  rt_session counts the sessions: a frame entered in an
+ * earlier one is never recorded in a later one (struct tstate's base).
+ */
+extern bool rt_attached RT_HIDDEN;
+/*
+ * objpatch attach holds every other thread stopped, none inside a
+ * patchable entry: sites may change as when no other thread exists
+ * (pads of several NOPs joined into one).  Set for the start call only.
+ */
+extern bool rt_all_held RT_HIDDEN;
+extern _Atomic bool rt_dormant RT_HIDDEN;
+extern _Atomic uint32_t rt_session RT_HIDDEN;
+/*
+ * Exported for objpatch attach, which calls it remotely (not in objpatch.h:
+ * no program calls it): 0, or -1 with objpatch_error() saying why.
+ */
+int objpatch_attach_start(void);
+/* The process is exiting: the session's trace is finished on its socket (the destructor's). */
+void rt_attach_exit(void) RT_HIDDEN;
+/* A forked child of an attached process is dormant at once, with no socket (the atfork handler's). */
+void rt_attach_fork_child(void) RT_HIDDEN;
+/* rt_api.c: the runtime's fork handlers registered (once per process); 0 or pthread_atfork's error. */
+int rt_fork_handlers(void) RT_HIDDEN;
 
 extern struct rt_state rt RT_HIDDEN;
 
@@ -87,6 +129,14 @@ extern struct rt_state rt RT_HIDDEN;
 int rt_scan_modules(size_t *patched) RT_HIDDEN;
 /* Sites changed, or -1; *matched: the functions with a site the pattern names. */
 int rt_set_filter(const char *glob, bool on, size_t *matched) RT_HIDDEN;
+/*
+ * The patterns f[0..n) applied together, in order (the last that names a
+ * function decides): each site goes straight to its final state in one
+ * change, so no thread runs a site that one pattern enables and a later
+ * one disables.  `fresh`: earlier patterns are forgotten and every site
+ * the patterns do not name is disabled.  0, or -1 with rt.err set.
+ */
+int rt_set_filters(const struct rt_filter *f, size_t n, bool fresh) RT_HIDDEN;
 /* Why a pattern cannot be used (an unclosed '[', a trailing '\\'), or NULL. */
 const char *rt_pattern_error(const char *glob) RT_HIDDEN;
 /* Functions with a site in the loaded modules, and how many of them are traced. */
@@ -168,6 +218,8 @@ static inline const struct rt_arg_spec *rt_args_spec(uintptr_t ra)
 /* rt_unrecorded.c: one line per module whose functions call the hook without a table entry. */
 void rt_report_unrecorded(size_t first) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
+/* A message for the user: on standard error, or in rt.err when objpatch attach loaded the runtime. */
+void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
 
 /* Sites are a few bytes: a loop beats a call to memcmp 20,000 times over. */
 static inline bool rt_same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
@@ -213,6 +265,12 @@ struct tstate {
 	bool after_entry;	/* the writer just read an entry: its next event is read whatever its time */
 	/* Its name (comm): taken when it starts and ends, and at each flush while it runs. */
 	char comm[16];
+	/*
+	 * objpatch attach: the session this thread last recorded in, and how
+	 * many of its frames (the outermost) were entered before it: those
+	 * return unrecorded, and the session's depths count from them.
+	 */
+	uint32_t session, base;
 };
 
 extern _Atomic(struct tstate *) rt_threads RT_HIDDEN;
@@ -242,6 +300,14 @@ void rt_record_init(size_t buffer_mb) RT_HIDDEN;
 void rt_raw_begin(void) RT_HIDDEN;
 void rt_raw_start(uint64_t ts0, uint64_t ns0) RT_HIDDEN;
 void rt_record_fork_child(void) RT_HIDDEN;
+/*
+ * objpatch attach: a session starts at `ts`; what the threads recorded
+ * before it (after the last one's end) is never written, and the counts
+ * of lost events start again.  Called with every other thread held.
+ */
+void rt_record_session_start(uint64_t ts) RT_HIDDEN;
+/* objpatch attach, at a session's end: the chunks of the threads that have exited freed. */
+void rt_record_release_dead(void) RT_HIDDEN;
 /* No writer thread frees the buffers: the budget of a trace written at exit (1 GiB, or OBJPATCH_BUFFER_MB). */
 void rt_record_without_writer(void) RT_HIDDEN;
 
@@ -264,6 +330,21 @@ uint64_t rt_raw_events(pid_t tid, const uint64_t *w, size_t n) RT_HIDDEN;
 /* Raw recordings: what a thread has not written yet (rt_record.c). */
 void rt_raw_drain(struct tstate *t) RT_HIDDEN;
 void rt_output_fork_child(void) RT_HIDDEN;
+/*
+ * objpatch attach: the session's raw recording goes to `fd` (a connected
+ * socket), from its header on; ended, the socket is closed where no
+ * thread writes it, and nothing is written until the next session.
+ */
+void rt_raw_session_begin(int fd) RT_HIDDEN;
+void rt_raw_session_end(void) RT_HIDDEN;
+/* Whether the session's socket still has its number (the program may have closed it and reused the number). */
+bool rt_raw_session_ours(void) RT_HIDDEN;
+/* A forked child's copy of the session's socket closed unwritten (another thread may have held the lock). */
+void rt_raw_fork_child(void) RT_HIDDEN;
+/* A message for the user in the session's recording (RAW_NOTE); nothing between sessions. */
+void rt_raw_note(const char *msg) RT_HIDDEN;
+/* Whether a write to the session's socket failed: objpatch is gone, or stopped reading. */
+bool rt_raw_failed(void) RT_HIDDEN;
 /* The writer thread (OBJPATCH_FLUSH_MS): started at start-up and in a forked child. */
 void rt_writer_start(void) RT_HIDDEN;
 /*

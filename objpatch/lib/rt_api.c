@@ -53,6 +53,8 @@ static void reset_lock(void)
 
 static void after_fork_child(void)
 {
+	if (rt_attached)
+		rt_attach_fork_child();
 	rt_record_fork_child();
 	rt_output_fork_child();
 	reset_lock();
@@ -62,6 +64,11 @@ static void after_fork_child(void)
 	 * its exit, with the buffers it had before streaming (rt_record.c).
 	 */
 	rt_record_without_writer();
+}
+
+int rt_fork_handlers(void)
+{
+	return pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 /*
@@ -92,8 +99,31 @@ static void check_filter(void)
 }
 
 /*
+ * Whether `objpatch attach` is loading the runtime: environ is read
+ * itself, as objpatch wrote it, since a program may have a getenv() of
+ * its own that reads something else (bash's reads its variable table).
+ */
+static bool attaching(void)
+{
+	extern char **environ;
+
+	for (char **e = environ; e && *e; e++)
+		if (!strcmp(*e, RT_ATTACH_VAR "=1"))
+			return true;
+	return false;
+}
+
+/*
  * The environment's filter is applied before the first scan, so that the
  * start-up pass writes every site once, straight to its final state.
+ *
+ * Loaded into a running process by `objpatch attach` (whose environment
+ * holds OBJPATCH_ATTACH for the length of that dlopen), the runtime stays
+ * dormant: the process's own OBJPATCH_* variables were not set for this
+ * attach, and a runtime that started would change what the process does
+ * (its sites rewritten, a writer thread, a trace at exit, a variable its
+ * children inherit).  Nothing is set up until objpatch asks
+ * (objpatch_attach_start(), rt_attach.c).
  */
 __attribute__((constructor)) static void rt_init(void)
 {
@@ -101,6 +131,11 @@ __attribute__((constructor)) static void rt_init(void)
 	size_t patched = 0;
 	char err[256];
 
+	if (attaching()) {
+		rt_attached = true;
+		atomic_store(&rt_dormant, true);
+		return;
+	}
 	rt_read_settings();
 	rt_timestamp_init();
 	rt_output_init();
@@ -108,13 +143,9 @@ __attribute__((constructor)) static void rt_init(void)
 	/* The patcher's fork handler first: ours then run first, in lock order. */
 	if (patch_init(err, sizeof(err)) < 0)
 		fprintf(stderr, "objpatch: %s\n", err);
-	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	rt_fork_handlers();
 	pthread_mutex_lock(&rt.lock);
-	for (size_t i = 0; i < rt.nstart_filters; i++) {
-		size_t matched = 0;
-
-		rt_set_filter(rt.start_filters[i].glob, rt.start_filters[i].on, &matched);
-	}
+	rt_set_filters(rt.start_filters, rt.nstart_filters, false);
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (rt_scan_modules(&patched) < 0)
@@ -144,6 +175,8 @@ __attribute__((constructor)) static void rt_init(void)
  */
 __attribute__((destructor)) static void rt_fini(void)
 {
+	if (rt_attached)
+		rt_attach_exit();
 	if (!ready)
 		return;
 	rt_stop();

@@ -39,6 +39,43 @@ void rt_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The program is read as /proc/self/exe, which in objpatch's messages
+ * would name objpatch itself: its path instead.  `msg` is rt_warn()'s.
+ */
+static const char *shown_to_objpatch(const char *msg)
+{
+	static char out[sizeof(rt.err) + 4096];
+	char exe[4096];
+	ssize_t n;
+
+	if (strncmp(msg, "/proc/self/exe", 14) || (n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
+		return msg;
+	exe[n] = 0;
+	snprintf(out, sizeof(out), "%s%s", exe, msg + 14);
+	return out;
+}
+
+/*
+ * A process objpatch attached to must see nothing on its standard error:
+ * the message is kept in rt.err there (objpatch_error()) and goes to
+ * objpatch in the session's recording, else it is printed.
+ */
+void rt_warn(const char *fmt, ...)
+{
+	char msg[sizeof(rt.err)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (rt_attached) {
+		memcpy(rt.err, msg, sizeof(msg));
+		rt_raw_note(shown_to_objpatch(msg));
+	} else
+		fprintf(stderr, "objpatch: %s\n", msg);
+}
+
 /* ---- loading a module ---- */
 
 struct found {
@@ -195,7 +232,7 @@ static bool adopt_nops(uintptr_t addr, size_t len, bool quiescent)
 	rc = insns > 1 ? patch_text_quiescent(&ps, 1, err, sizeof(err)) :
 			 patch_text((void *)addr, old, nop, len, err, sizeof(err));
 	if (rc < 0)
-		fprintf(stderr, "objpatch: %s\n", err);
+		rt_warn("%s", err);
 	return rc == 0;
 }
 
@@ -227,7 +264,7 @@ static void write_pad_prefixes(const struct found *fd, uintptr_t bias, const str
 	if (n && patch_text_batch(ps, n, err, sizeof(err)) < 0)
 		for (size_t i = 0; i < n; i++)
 			if (patch_text(ps[i].addr, nop, ps[i].repl, pre, err, sizeof(err)) < 0)
-				fprintf(stderr, "objpatch: %s\n", err);
+				rt_warn("%s", err);
 	free(ps);
 }
 
@@ -295,15 +332,14 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 			break;
 		}
 	if (bad)
-		fprintf(stderr, "objpatch: %s: %zu table entries do not hold a hook call or NOP; left alone\n",
-			m->path, bad);
+		rt_warn("%s: %zu table entr%s not hold a hook call or NOP; left alone", m->path, bad,
+			bad == 1 ? "y does" : "ies do");
 	if (unsupported)
-		fprintf(stderr, "objpatch: %s: %zu -fpatchable-function-entry pads: not patched on this "
-			"architecture yet; left alone\n", m->path, unsupported);
+		rt_warn("%s: %zu -fpatchable-function-entry pads: not patched on this architecture yet; left alone",
+			m->path, unsupported);
 	if (foreign)	/* RT_SITE_REFUSED: s390x's clang -pg */
-		fprintf(stderr, "objpatch: %s: %zu hook calls not where this machine's trampolines can "
-			"find the return address (mcount after the prologue? use -mfentry); left alone\n",
-			m->path, foreign);
+		rt_warn("%s: %zu hook calls not where this machine's trampolines can find the return address "
+			"(mcount after the prologue? use -mfentry); left alone", m->path, foreign);
 	return 0;
 }
 
@@ -350,7 +386,8 @@ bool rt_args_supported(void)
 
 void (*rt_entry_trampoline(unsigned kind, unsigned capture))(void)
 {
-	if (rt.args && rt_args_supported())
+	/* Attached, each session chooses: the entries then skip the arguments when it does not want them. */
+	if ((rt.args || rt_attached) && rt_args_supported())
 		return rt_arch_host.entry_args[kind][capture];
 	return rt_arch_host.entry[kind][capture];
 }
@@ -475,7 +512,7 @@ int rt_load_modules(bool quiescent, size_t *first)
 		free(sc.v[i].path);
 		if (!m) {
 			if (rt.err[0])
-				fprintf(stderr, "objpatch: %s\n", rt.err);
+				rt_warn("%s", rt.err);
 			continue;
 		}
 		mods = realloc(rt.mods, (rt.nmods + 1) * sizeof(*rt.mods));

@@ -12,6 +12,12 @@
  * With each module go its identity and the names and signatures of the
  * functions its sites are in, and with each flush the threads' names: the
  * report needs neither the files as they were nor the process.
+ *
+ * objpatch attach streams a session's recording to a socket objpatch
+ * reads (rt_raw_session_begin): sent with MSG_NOSIGNAL, since a write to
+ * a socket whose reader died would otherwise kill the process with
+ * SIGPIPE; the descriptor is only used and closed under write_lock, so
+ * that no thread ever writes to a number the program has reused since.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +26,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "objpatch/lib/rt.h"
 #include "trace/raw.h"
 
 static int raw_fd = -1;
+static struct stat raw_session_file;	/* the session's socket, told apart from a file of the program's */
 static pid_t raw_pid;
 static size_t raw_modules_written;
 static bool raw_failed;		/* a write failed: the recording is not whole */
@@ -40,12 +49,55 @@ static bool wait_writable(void)
 	return poll(&p, 1, -1) >= 0 || errno == EINTR;
 }
 
+/* objpatch attach's socket: MSG_NOSIGNAL, and a record that may be dropped is not waited for. */
+static ssize_t send_iov(struct iovec *iov, int n, bool droppable)
+{
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+
+	return sendmsg(raw_fd, &m, MSG_NOSIGNAL | (droppable && rt.drop ? MSG_DONTWAIT : 0));
+}
+
+/*
+ * The session's socket could not take a record (objpatch died, or has not
+ * read for the socket's send timeout: rt_attach.c): no more is sent, and
+ * objpatch, if it still reads, sees the end of the stream.
+ */
+static void session_broken(void)
+{
+	raw_failed = true;
+	if (rt_raw_session_ours())
+		shutdown(raw_fd, SHUT_WR);
+}
+
+/*
+ * A process objpatch attached to may close descriptors it does not know
+ * and give the number to a file or a connection of its own: the
+ * session's socket is written to, shut and closed only while its number
+ * still names it.
+ */
+bool rt_raw_session_ours(void)
+{
+	struct stat st;
+
+	return raw_fd >= 0 && fstat(raw_fd, &st) == 0 && st.st_dev == raw_session_file.st_dev &&
+	       st.st_ino == raw_session_file.st_ino;
+}
+
 /* false: nothing written, the recording was full and `droppable` */
 static bool raw_writev(struct iovec *iov, int n, bool droppable)
 {
 	while (n > 0) {
-		ssize_t w = writev(raw_fd, iov, n);
+		ssize_t w;
 
+		if (rt_attached && (raw_failed || !rt_raw_session_ours())) {
+			raw_failed = true;
+			return true;
+		}
+		w = rt_attached ? send_iov(iov, n, droppable) : writev(raw_fd, iov, n);
+		if (rt_attached && w < 0 && errno != EINTR && !(errno == EAGAIN && droppable && rt.drop)) {
+			session_broken();
+			return true;
+		}
 		if (w < 0 && errno == EAGAIN && droppable)
 			return false;
 		droppable = false;	/* begun: the record is finished whole */
@@ -81,7 +133,8 @@ static bool raw_record_or_drop(uint32_t type, const void *head, size_t head_len,
 
 	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
 		sched_yield();
-	written = raw_writev(iov, 4, droppable);
+	/* objpatch attach between sessions: no socket, nothing written (and nothing lost). */
+	written = raw_fd < 0 || raw_writev(iov, 4, droppable);
 	atomic_flag_clear_explicit(&write_lock, memory_order_release);
 	return written;
 }
@@ -102,6 +155,8 @@ static int raw_open(void)
 
 	if (raw_fd >= 0 && raw_pid == h.pid)
 		return 0;
+	if (rt_attached)
+		return -1;	/* a session's socket comes from rt_raw_session_begin() only */
 	if (raw_fd >= 0)
 		close(raw_fd);
 	raw_pid = h.pid;
@@ -294,7 +349,8 @@ int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0)
 	uint64_t counts[4] = { 0, 0, 0, final ? rt_stop() : clock[2] };
 
 	if (raw_open() < 0) {
-		fprintf(stderr, "objpatch: %s: %s\n", rt.output, strerror(errno));
+		if (!rt_attached)
+			rt_warn("%s: %s", rt.output, strerror(errno));
 		return -1;
 	}
 	raw_modules();
@@ -314,4 +370,50 @@ int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0)
 	if (final)
 		raw_record(RAW_COUNTS, counts, sizeof(counts), NULL, 0);
 	return raw_failed ? -1 : 0;
+}
+
+/* The header raw_open() writes to a file, then the process's name, to the session's socket. */
+void rt_raw_session_begin(int fd)
+{
+	struct raw_header h;
+	uint32_t flags = (rt.errno_names ? RAW_FLAG_ERRNO_NAMES : 0) | (rt.args && rt_args_supported() ? RAW_FLAG_ARGS : 0);
+	struct iovec iov = { &h, sizeof(h) };
+
+	raw_header_init(&h, rt_arch_host.desc->machine, rt_arch_host.desc->elfclass, flags, rt.depth, (int32_t)getpid());
+	h.minor = RAW_MINOR_NOTES;
+	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
+		sched_yield();
+	raw_fd = fd;
+	raw_pid = getpid();
+	raw_failed = fstat(fd, &raw_session_file) < 0;
+	raw_modules_written = 0;
+	raw_writev(&iov, 1, false);
+	atomic_flag_clear_explicit(&write_lock, memory_order_release);
+	raw_record(RAW_PROCESS, rt_program_name(), strlen(rt_program_name()) + 1, NULL, 0);
+}
+
+void rt_raw_session_end(void)
+{
+	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
+		sched_yield();
+	if (rt_raw_session_ours())
+		close(raw_fd);
+	raw_fd = -1;
+	atomic_flag_clear_explicit(&write_lock, memory_order_release);
+}
+
+void rt_raw_fork_child(void)
+{
+	atomic_flag_clear(&write_lock);
+	rt_raw_session_end();
+}
+
+void rt_raw_note(const char *msg)
+{
+	raw_record(RAW_NOTE, msg, strlen(msg) + 1, NULL, 0);
+}
+
+bool rt_raw_failed(void)
+{
+	return raw_failed;
 }

@@ -39,6 +39,15 @@
 _Atomic(struct tstate *) rt_threads;
 _Atomic bool rt_stopped;
 static uint64_t stop_ts;	/* published by rt_stopped */
+_Atomic bool rt_dormant;
+_Atomic uint32_t rt_session;
+/*
+ * objpatch attach: when the session began; earlier events are the last
+ * session's leftovers.  Not an atomic (a library call on some 32-bit
+ * machines): it is written while every other thread is held, before the
+ * session's thread exists.
+ */
+static uint64_t session_ts;
 static __thread struct tstate *self __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static _Atomic size_t buffered_bytes;
@@ -326,6 +335,60 @@ uint64_t rt_stop_time(void)
 	return atomic_load(&rt_stopped) ? stop_ts : 0;
 }
 
+/*
+ * The order matters to the recording path, which reads them the other
+ * way: the start time, the exit instant cleared, then the new session's
+ * number (the caller lets threads record after that).
+ */
+void rt_record_session_start(uint64_t ts)
+{
+	/* The counts are the session's: the start call runs with every other thread held (no owner writes them). */
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next)
+		t->missed_depth = t->missed_busy = t->lost = 0;
+	session_ts = ts;
+	atomic_store(&rt_stopped, false);
+	atomic_fetch_add(&rt_session, 1);
+}
+
+/* Where the first event of c->w[from..to) of the current session starts. */
+static uint32_t session_events(const struct chunk *c, uint32_t from, uint32_t to)
+{
+	uint64_t start = session_ts;
+
+	while (start && from < to && c->w[from] < start)
+		from += ev_words(c->w[from + 1]);
+	return from < to ? from : to;
+}
+
+/*
+ * A thread meets a new session (objpatch attach) at its first traced
+ * entry or return in it: the frames it has then are the last session's,
+ * which return unrecorded; the session's depths count from above them.
+ */
+static inline void sync_session(struct tstate *t)
+{
+	uint32_t s = atomic_load_explicit(&rt_session, memory_order_relaxed);
+
+	if (__builtin_expect(t->session != s, 0)) {
+		t->session = s;
+		t->base = t->depth;
+	}
+}
+
+/* Whether frame `depth` is recorded: a session runs, and the frame is its own. */
+static inline bool recorded_frame(const struct tstate *t, uint32_t depth)
+{
+	return depth >= t->base && !atomic_load_explicit(&rt_dormant, memory_order_relaxed);
+}
+
+/* The thread has `depth` frames left: frames entered before the session are among them no more. */
+static inline void frames_left(struct tstate *t, uint32_t depth)
+{
+	t->depth = depth;
+	if (t->base > depth)
+		t->base = depth;
+}
+
 /* A thread's timestamps only grow: its events up to `limit` are a prefix. */
 uint32_t rt_events_until(const struct chunk *c, uint32_t from, uint32_t to, uint64_t limit)
 {
@@ -361,6 +424,7 @@ static void spill(struct tstate *t)
 	lock_raw(t);
 	/* Past the exit instant (the process is exiting): only what came before it. */
 	count = atomic_load(&c->count);
+	c->consumed = session_events(c, c->consumed, count);
 	end = stop ? rt_events_until(c, c->consumed, count, stop) : count;
 	t->lost += rt_raw_events(t->tid, &c->w[c->consumed], end - c->consumed);
 	c->consumed = 0;
@@ -389,11 +453,35 @@ void rt_raw_drain(struct tstate *t)
 	c = t->cur;
 	if (c) {
 		count = atomic_load_explicit(&c->count, memory_order_acquire);
+		c->consumed = session_events(c, c->consumed, count);
 		end = stop ? rt_events_until(c, c->consumed, count, stop) : count;
 		t->lost += rt_raw_events(t->tid, &c->w[c->consumed], end - c->consumed);
 		c->consumed = count;
 	}
 	unlock_raw(t);
+}
+
+/*
+ * objpatch attach, at a session's end (under rt.lock, after the final
+ * flush): the chunk of each thread that has exited goes, so that a
+ * process attached to again and again, its threads coming and going,
+ * does not keep 512 KiB for each one for good.  Its state (a few KiB)
+ * stays: the list of threads is only ever pushed to.
+ */
+void rt_record_release_dead(void)
+{
+	for (struct tstate *t = atomic_load(&rt_threads); t; t = t->next) {
+		struct chunk *c;
+
+		if (!atomic_load(&t->dead) || !t->cur)
+			continue;
+		lock_raw(t);
+		c = t->cur;
+		t->cur = NULL;
+		atomic_store(&t->head, NULL);
+		unlock_raw(t);
+		rt_free_chunk(c);
+	}
 }
 
 /* Room for n words in the current chunk, or NULL when the buffers are full. */
@@ -511,8 +599,9 @@ static inline __attribute__((always_inline)) bool emit_entry_args(struct tstate 
 static void drop_dead_frames(struct tstate *t, uintptr_t limit, uint64_t ts)
 {
 	while (t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= limit) {
-		t->depth--;
-		emit_unwound(t, t->depth, ts);
+		if (recorded_frame(t, t->depth - 1))
+			emit_unwound(t, t->depth - 1 - t->base, ts);
+		frames_left(t, t->depth - 1);
 	}
 }
 
@@ -534,11 +623,15 @@ static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t 
 							 uintptr_t dead, const uint8_t *regs, const uint8_t *stack,
 							 unsigned unknown)
 {
-	struct tstate *t = thread_state();
+	struct tstate *t;
 	struct frame *f;
 	uint64_t ts;
 	bool tail;
 
+	/* objpatch attach between sessions: a site being disabled still calls here. */
+	if (__builtin_expect(atomic_load_explicit(&rt_dormant, memory_order_relaxed), 0))
+		return;
+	t = thread_state();
 	if (!t)
 		return;
 	if (t->busy) {
@@ -547,6 +640,7 @@ static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t 
 	}
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
+	sync_session(t);
 	ts = rt_timestamp();
 	if (dead < (uintptr_t)slot)
 		dead = (uintptr_t)slot;
@@ -567,7 +661,8 @@ static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t 
 	}
 	if (tail && !t->depth)
 		goto out;	/* no frame it could belong to: left as it is */
-	if (!(regs ? emit_entry_args(t, ra, t->depth, ts, stack, regs, unknown) : emit_entry(t, ra, t->depth, ts)))
+	if (!(regs && rt.args ? emit_entry_args(t, ra, t->depth - t->base, ts, stack, regs, unknown) :
+		     emit_entry(t, ra, t->depth - t->base, ts)))
 		goto out;
 	f = &t->frames[t->depth];
 	f->ret = *slot;
@@ -834,16 +929,20 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 		f++;
 	t->busy++;
 	atomic_signal_fence(memory_order_seq_cst);
+	sync_session(t);
 	while (t->depth - 1 > f) {
-		t->depth--;
-		emit_unwound(t, t->depth, ts);
+		if (recorded_frame(t, t->depth - 1))
+			emit_unwound(t, t->depth - 1 - t->base, ts);
+		frames_left(t, t->depth - 1);
 	}
-	if (t->frames[f].mem) {
+	if (!recorded_frame(t, f)) {
+		/* Entered before this session, or none runs: it returns unrecorded. */
+	} else if (t->frames[f].mem) {
 		struct ret_regs copy;
 
-		emit_exit(t, &t->frames[f], f, ts, memory_value(regs, t->frames[f].mem, &copy));
+		emit_exit(t, &t->frames[f], f - t->base, ts, memory_value(regs, t->frames[f].mem, &copy));
 	} else {
-		emit_exit(t, &t->frames[f], f, ts, regs);
+		emit_exit(t, &t->frames[f], f - t->base, ts, regs);
 	}
 	/*
 	 * Read before the frame is given up: from `busy--` on, a signal
@@ -852,7 +951,7 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 	 * the thread returned into __restore_rt with the wrong stack).
 	 */
 	ret = t->frames[f].ret;
-	t->depth = f;
+	frames_left(t, f);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy--;
 	return ret;
@@ -994,6 +1093,9 @@ void rt_record_fork_child(void)
 	if (!t)
 		return;
 	t->tid = (pid_t)syscall(SYS_gettid);
+	/* A child of a process objpatch attached to records nothing (rt_attach_fork_child). */
+	if (atomic_load(&rt_dormant))
+		return;
 	/* The parent recorded these entries; the child's trace opens them at the fork. */
 	uint64_t now = rt_timestamp();
 

@@ -6,6 +6,11 @@
  * ones (status 2), since a trace taken with another setting than the one
  * asked for would mislead.  A variable objpatch does not know (a typo) is
  * named too, and the program runs.
+ *
+ * Loaded by objpatch attach, the runtime reads the settings objpatch put
+ * in environ for the call that starts a session, which objpatch checked
+ * before: a value it cannot use (a mismatched objpatch and runtime) is
+ * the call's error, in rt.err, and the process sees nothing.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -25,13 +30,33 @@ static bool bad;	/* a value was refused: the program stops once all are read */
 
 static void refuse(const char *name, const char *value, const char *valid)
 {
-	fprintf(stderr, "objpatch: %s=%s: %s, or unset it\n", name, value, valid);
+	if (!rt_attached)
+		fprintf(stderr, "objpatch: %s=%s: %s, or unset it\n", name, value, valid);
+	else if (!bad)
+		rt_error("%s=%s: %s", name, value, valid);
 	bad = true;
+}
+
+const char *rt_attach_setting(const char *name)
+{
+	extern char **environ;
+	size_t len = strlen(name);
+
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, len) && (*e)[len] == '=')
+			return *e + len + 1;
+	return NULL;
+}
+
+/* A program's own getenv() may read another table (bash's): objpatch attach's are read in environ. */
+static const char *setting(const char *name)
+{
+	return rt_attached ? rt_attach_setting(name) : getenv(name);
 }
 
 static size_t env_number(const char *name, size_t dflt, size_t lo, size_t hi)
 {
-	const char *s = getenv(name);
+	const char *s = setting(name);
 	char *end;
 	unsigned long long v;
 	char valid[96];
@@ -50,7 +75,7 @@ static size_t env_number(const char *name, size_t dflt, size_t lo, size_t hi)
 /* Unset, empty or 0: false; 1: true; anything else is refused. */
 static bool env_bool(const char *name)
 {
-	const char *s = getenv(name);
+	const char *s = setting(name);
 
 	if (!s || !*s || strcmp(s, "0") == 0)
 		return false;
@@ -64,7 +89,7 @@ static int env_format(void)
 	static const char *const names[] = { [FMT_TEXT] = "text", [FMT_JSON] = "json",
 					     [FMT_FOLDED] = "folded", [FMT_RAW] = "raw", [FMT_SVG] = "svg",
 					     [FMT_PERFETTO] = "perfetto" };
-	const char *s = getenv("OBJPATCH_FORMAT");
+	const char *s = setting("OBJPATCH_FORMAT");
 
 	if (!s || !*s)
 		return FMT_TEXT;
@@ -78,7 +103,7 @@ static int env_format(void)
 /* What a thread does when the buffers are full: wait for the writer (default) or lose the events. */
 static bool env_drop(void)
 {
-	const char *s = getenv("OBJPATCH_POLICY");
+	const char *s = setting("OBJPATCH_POLICY");
 
 	if (!s || !*s || strcmp(s, "wait") == 0)
 		return false;
@@ -159,7 +184,7 @@ static char *trim(char *s)
  */
 static void read_filter(void)
 {
-	const char *f = getenv("OBJPATCH_FILTER");
+	const char *f = setting("OBJPATCH_FILTER");
 	char *copy, *save = NULL, valid[160];
 
 	if (!f || !*f || !(copy = strdup(f)))
@@ -186,7 +211,7 @@ static void read_filter(void)
 
 void rt_read_settings(void)
 {
-	const char *outp = getenv("OBJPATCH_OUTPUT");
+	const char *outp = setting("OBJPATCH_OUTPUT");
 
 	unknown_vars();
 	rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
@@ -217,4 +242,36 @@ void rt_read_settings(void)
 	if (rt.format == FMT_SVG && !rt.output)
 		rt.output = strdup("objpatch.svg");
 	rt.output_pid = first_process();
+}
+
+/*
+ * A session's settings.  The depth and the buffer budget are the first
+ * session's for good: the threads' shadow stacks were made that deep.
+ * The recording is raw, to the socket objpatch named (rt_attach.c).
+ */
+int rt_read_attach_settings(void)
+{
+	static bool first = true;
+
+	bad = false;
+	rt.err[0] = 0;
+	rt.nstart_filters = 0;
+	if (first) {
+		rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
+		rt.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 32, 1, 1 << 20);
+	}
+	rt.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
+	rt.flush_ms = (unsigned)env_number("OBJPATCH_FLUSH_MS", 50, 1, 60000);
+	rt.drop = env_drop();
+	rt.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
+	rt.args = env_bool("OBJPATCH_ARGS") && rt_args_supported();
+	rt.format = env_format();
+	if (rt.format != FMT_RAW)
+		refuse("OBJPATCH_FORMAT", setting("OBJPATCH_FORMAT"), "objpatch attach streams raw recordings only");
+	read_filter();
+	if (bad)
+		return -1;
+	first = false;
+	rt.output_pid = getpid();
+	return 0;
 }

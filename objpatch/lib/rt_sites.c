@@ -68,6 +68,13 @@ const char *rt_pattern_error(const char *glob)
 static struct filter_op *filters;
 static size_t nfilters, cap_filters;
 
+static void forget_filters(void)
+{
+	for (size_t i = 0; i < nfilters; i++)
+		free(filters[i].glob);
+	nfilters = 0;
+}
+
 static int remember_filter(const char *glob, bool on)
 {
 	char *g = strdup(glob);
@@ -77,11 +84,8 @@ static int remember_filter(const char *glob, bool on)
 		return -1;
 	}
 	/* "*" decides every site: what came before it no longer matters. */
-	if (strcmp(glob, "*") == 0) {
-		for (size_t i = 0; i < nfilters; i++)
-			free(filters[i].glob);
-		nfilters = 0;
-	}
+	if (strcmp(glob, "*") == 0)
+		forget_filters();
 	filters[nfilters++] = (struct filter_op){ g, on };
 	return 0;
 }
@@ -266,7 +270,7 @@ static int apply(struct change *ch, bool quiescent)
 			} else {
 				s->broken = true;
 				failures++;
-				fprintf(stderr, "objpatch: refusing to patch: %s\n", err);
+				rt_warn("refusing to patch: %s", err);
 			}
 		}
 	}
@@ -334,7 +338,7 @@ static size_t nop_all_direct(struct rt_module *m)
 				ps[k++] = (struct patch_site){ (void *)s->addr, (const uint8_t *)s->addr, nop, s->len };
 		}
 		if (k && patch_text_quiescent(ps, k, err, sizeof(err)) < 0)
-			fprintf(stderr, "objpatch: %s: %s\n", m->path, err);
+			rt_warn("%s: %s", m->path, err);
 		/* What each site holds now says what happened, whatever failed. */
 		for (size_t j = first; j < i; j++) {
 			struct rt_site *s = &m->sites[j];
@@ -352,7 +356,7 @@ static size_t nop_all_direct(struct rt_module *m)
 int rt_scan_modules(size_t *patched)
 {
 	struct change ch = { 0 };
-	bool quiescent = only_thread();
+	bool quiescent = rt_all_held || only_thread();
 	size_t direct = 0, first;
 	int rc = rt_load_modules(quiescent, &first);
 
@@ -450,4 +454,38 @@ int rt_set_filter(const char *glob, bool on, size_t *matched)
 	changed = (int)ch.n - apply(&ch, false);
 	free_change(&ch);
 	return changed;
+}
+
+int rt_set_filters(const struct rt_filter *f, size_t n, bool fresh)
+{
+	struct change ch = { 0 };
+	int rc = 0;
+
+	if (fresh)
+		forget_filters();
+	for (size_t i = 0; i < n; i++)
+		if (remember_filter(f[i].glob, f[i].on) < 0)
+			return rt_error("out of memory"), -1;
+	for (size_t i = 0; i < rt.nmods; i++) {
+		struct rt_module *m = rt.mods[i];
+
+		if (rt_module_functions(m) < 0) {
+			rc = -1;
+			continue;
+		}
+		for (size_t j = 0; j < m->nsites; j++) {
+			struct rt_site *s = &m->sites[j];
+			bool on = wanted(&m->syms.funcs[s->func]);
+
+			if (s->broken || s->enabled == on)
+				continue;
+			if (add_change(&ch, m, s, on, NULL, NULL) < 0) {
+				free_change(&ch);
+				return rt_error("out of memory"), -1;
+			}
+		}
+	}
+	apply(&ch, false);
+	free_change(&ch);
+	return rc;
 }

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* objpatch attach (objpatch/cli/attach.c), and what its files share. */
+#ifndef OBJPATCH_CLI_ATTACH_H
+#define OBJPATCH_CLI_ATTACH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "elf/elfobj.h"
+#include "objpatch/cli/attach_call.h"
+#include "objpatch/cli/proc.h"
+
+int attach_main(int argc, char **argv);
+
+/* One line naming the process and why: returns 2, the status of a refusal (the process untouched). */
+int attach_refuse(pid_t pid, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The EPERM of PTRACE_SEIZE explained (Yama's scope, or the process's owner): 2. */
+int attach_refuse_ptrace(pid_t pid);
+/* A file of the process, read where the process sees it (its root may be a container's); `path` gets that. */
+int attach_load_module(pid_t pid, const struct proc_module *m, struct elfobj *obj, char *path, size_t len);
+/* What the process adds to the file's addresses. */
+uint64_t attach_load_bias(struct elfobj *obj, const struct proc_module *m);
+/* The thread asked for (--thread), among those held: -1 with in->err set when it is not one. */
+ssize_t attach_asked_thread(struct inject *in, pid_t tid);
+
+/* What a session asks for: the runtime's settings and objpatch report's options. */
+struct attach_session {
+	const char *lib;	/* the runtime to load when the process has none */
+	const char *filter;	/* OBJPATCH_FILTER: ',' between the patterns; NULL: every function */
+	const char *const *globs;	/* the patterns one by one, checked against the process's functions */
+	size_t nglobs;
+	bool args;
+	const char *policy;	/* NULL: the runtime's default (wait) */
+	pid_t thread;		/* 0: objpatch picks */
+	double duration;	/* seconds, 0: until a signal */
+	const char *const *report;	/* objpatch report's options */
+	size_t nreport;
+	const char *output;	/* report's --output, or NULL */
+};
+
+/* objpatch attach without --inject-only (attach_trace.c): the exit status. */
+int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const struct target_syms *t,
+		 const struct attach_session *s);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The calls objpatch attach makes in a thread of the process it holds
+ * (objpatch/cli/inject.h): libc's dlopen() to load the runtime, and the
+ * runtime's objpatch_attach_start() to begin a session, each with the
+ * process's environment swapped for one objpatch wrote, for the length of
+ * the call.
+ */
+#ifndef OBJPATCH_CLI_ATTACH_CALL_H
+#define OBJPATCH_CLI_ATTACH_CALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "objpatch/cli/inject.h"
+
+#define ATTACH_AVOID_MAX 32
+/* What the runtime looks for in its environment to stay dormant (objpatch/lib/rt.h, RT_ATTACH_VAR). */
+#define ATTACH_VAR "OBJPATCH_ATTACH=1"
+
+/* What the calls need of the process: its libc's functions and the environment's address. */
+struct target_syms {
+	uint64_t dlopen, dlerror, environ;
+	struct inject_range avoid[ATTACH_AVOID_MAX];	/* code a borrowed thread must not be inside */
+	size_t navoid;
+};
+
+/* The runtime's functions, where the process has it loaded. */
+struct runtime_syms {
+	uint64_t start, error;	/* objpatch_attach_start, objpatch_error */
+};
+
+/*
+ * dlopen(lib, RTLD_NOW) in thread `thread`, the environment the process's
+ * own with ATTACH_VAR first: 0 with the handle, or -1 with in->err set
+ * (dlerror()'s words when dlopen refused).
+ */
+int call_load(struct inject *in, size_t thread, const struct target_syms *t, const char *lib, uint64_t *handle);
+
+/*
+ * objpatch_attach_start() in thread `thread`, the environment `vars`
+ * alone: 0 when the session runs, or -1 with in->err set (the runtime's
+ * objpatch_error() when it refused).
+ */
+int call_start(struct inject *in, size_t thread, const struct target_syms *t, const struct runtime_syms *r,
+	       const char *const *vars, size_t nvars);
+
+#endif

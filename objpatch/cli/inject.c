@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Holding a process with ptrace (objpatch/cli/inject.h), from the facts
+ * of ptrace(2):
+ * - PTRACE_SEIZE then PTRACE_INTERRUPT stops a thread without sending it
+ *   a signal, so the process sees nothing; a thread blocked in a system
+ *   call leaves it with a restart pending, which the kernel performs when
+ *   the thread resumes with the same registers.
+ * - A thread only ever comes to be by clone() from a running one: once
+ *   every thread that /proc/PID/task lists is stopped, a listing that
+ *   shows no new one is the whole process.
+ * - A signal that arrives for a traced thread stops it instead
+ *   (signal-delivery-stop) and is delivered only if the tracer passes it
+ *   on.  Those that arrive while the process is held are kept and handed
+ *   back at the detach: as its signal for a thread detached from a
+ *   signal-delivery-stop, by tgkill for the rest.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "elf/elfobj.h"
+#include "objpatch/cli/inject.h"
+#include "objpatch/cli/proc.h"
+
+/* How long a call may take before the other threads are suspected of holding a lock it needs. */
+#define CALL_ALONE_MS 2000
+/* And then with the other threads running, before objpatch says it still waits. */
+#define CALL_SHARED_MS 10000
+/* Rounds of letting the process run while a thread is inside malloc or the loader. */
+#define PICK_ROUNDS 200
+/* How much of a stack is searched for return addresses into the code to avoid. */
+#define STACK_SCAN 16384
+
+static int fail(struct inject *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct inject *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	in->errnum = errno;
+	va_start(ap, fmt);
+	vsnprintf(in->err, sizeof(in->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (nanosleep(&t, &t) < 0 && errno == EINTR)
+		;
+}
+
+static void hold_signal(struct inject_thread *t, int sig)
+{
+	for (unsigned i = 0; i < t->nsigs; i++)
+		if (t->sigs[i] == sig)
+			return;	/* a standard signal pending twice is delivered once */
+	if (t->nsigs < INJECT_SIGS_MAX)
+		t->sigs[t->nsigs++] = sig;
+}
+
+/*
+ * Waits for thread t's next stop: the interrupt's (PTRACE_EVENT_STOP), or
+ * a signal's first, whose signal is then held.
+ */
+static int wait_stop(struct inject *in, struct inject_thread *t)
+{
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(t->tid, &st, __WALL);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->gone = true;
+			return 0;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		t->signal_stop = (st >> 16) == 0;
+		if (t->signal_stop)
+			hold_signal(t, WSTOPSIG(st));
+		else if (WSTOPSIG(st) != SIGTRAP)
+			in->group_stop = true;	/* PTRACE_EVENT_STOP with a stop signal: a group-stop */
+		return 0;
+	}
+}
+
+static bool known_thread(const struct inject *in, pid_t tid)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (in->t[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Seizes and interrupts `tid`; a thread that ended meanwhile is no error. */
+static int seize(struct inject *in, pid_t tid)
+{
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
+		return errno == ESRCH ? 0 : fail(in, "%d: thread %d: PTRACE_SEIZE: %s", (int)in->pid, (int)tid,
+						 strerror(errno));
+	if (!grow_array(&in->t, in->n, &in->cap, sizeof(*in->t))) {
+		ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		return fail(in, "%d: out of memory", (int)in->pid);
+	}
+	in->t[in->n++] = (struct inject_thread){ .tid = tid };
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 && errno != ESRCH)
+		return fail(in, "%d: thread %d: PTRACE_INTERRUPT: %s", (int)in->pid, (int)tid, strerror(errno));
+	return 0;
+}
+
+/* Seizes the threads not held yet, until a listing shows none. */
+static int stop_new_threads(struct inject *in)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)in->pid);
+	for (;;) {
+		size_t before = in->n;
+		struct dirent *e;
+		DIR *d = opendir(path);
+
+		if (!d)
+			return fail(in, "%d: %s: %s", (int)in->pid, path, strerror(errno));
+		while ((e = readdir(d)))
+			/* A zombie thread never stops: nothing of it runs anyway. */
+			if (e->d_name[0] != '.' && !known_thread(in, (pid_t)atoi(e->d_name)) &&
+			    !proc_exited((pid_t)atoi(e->d_name)) && seize(in, (pid_t)atoi(e->d_name)) < 0)
+				break;
+		closedir(d);
+		/* Those seized are waited for even after a failure: only a stopped thread can be let go. */
+		for (size_t i = before; i < in->n; i++)
+			wait_stop(in, &in->t[i]);
+		if (in->err[0])
+			return -1;
+		if (in->n == before)
+			return 0;
+	}
+}
+
+static bool all_gone(const struct inject *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (!in->t[i].gone)
+			return false;
+	return true;
+}
+
+int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port)
+{
+	char path[64];
+
+	memset(in, 0, sizeof(*in));
+	in->pid = pid;
+	in->port = port;
+	in->mem = -1;
+	if (stop_new_threads(in) < 0) {
+		inject_detach(in);
+		return -1;
+	}
+	if (all_gone(in)) {
+		inject_detach(in);
+		return fail(in, "%d: the process exited", (int)pid);
+	}
+	/* A call would resume a stopped process: left as it is, stopped. */
+	if (in->group_stop) {
+		inject_detach(in);
+		errno = ESRCH;
+		return fail(in, "%d: the process is stopped (by a signal): continue it first (kill -CONT %d)", (int)pid,
+			    (int)pid);
+	}
+	/* Through a live thread: a zombie main thread's entry has no memory. */
+	for (size_t i = 0; i < in->n; i++)
+		if (!in->t[i].gone) {
+			snprintf(path, sizeof(path), "/proc/%d/mem", (int)in->t[i].tid);
+			break;
+		}
+	if ((in->mem = open(path, O_RDWR | O_CLOEXEC)) < 0) {
+		fail(in, "%d: %s: %s", (int)pid, path, strerror(errno));
+		inject_detach(in);
+		return -1;
+	}
+	return 0;
+}
+
+/* Lets every thread but `except` run (their held signals stay held). */
+static void resume_others(struct inject *in, const struct inject_thread *except)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct inject_thread *t = &in->t[i];
+
+		if (t == except || t->gone)
+			continue;
+		if (ptrace(PTRACE_CONT, t->tid, NULL, NULL) < 0)
+			t->gone = errno == ESRCH;
+		t->signal_stop = false;
+	}
+}
+
+/* Stops again every thread but `except`, and any that appeared meanwhile. */
+static int restop_others(struct inject *in, const struct inject_thread *except)
+{
+	pid_t keep = except ? except->tid : 0;
+
+	for (size_t i = 0; i < in->n; i++)
+		if (in->t[i].tid != keep && !in->t[i].gone && ptrace(PTRACE_INTERRUPT, in->t[i].tid, NULL, NULL) == 0)
+			wait_stop(in, &in->t[i]);
+	return stop_new_threads(in);
+}
+
+int inject_read(struct inject *in, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = pread(in->mem, buf, len, (off_t)addr);
+
+	if (n != (ssize_t)len)
+		return fail(in, "%d: reading %zu bytes at 0x%" PRIx64 ": %s", (int)in->pid, len, addr,
+			    n < 0 ? strerror(errno) : "short read");
+	return 0;
+}
+
+int inject_write(struct inject *in, uint64_t addr, const void *buf, size_t len)
+{
+	ssize_t n = pwrite(in->mem, buf, len, (off_t)addr);
+
+	if (n != (ssize_t)len)
+		return fail(in, "%d: writing %zu bytes at 0x%" PRIx64 ": %s", (int)in->pid, len, addr,
+			    n < 0 ? strerror(errno) : "short write");
+	return 0;
+}
+
+/* The target's words are this host's byte order: only native machines have a port. */
+static uint64_t word_at(const struct inject *in, const uint8_t *p)
+{
+	uint32_t w4;
+	uint64_t w8;
+
+	if (in->port->word == 4) {
+		memcpy(&w4, p, 4);
+		return w4;
+	}
+	memcpy(&w8, p, 8);
+	return w8;
+}
+
+int inject_read_word(struct inject *in, uint64_t addr, uint64_t *v)
+{
+	uint8_t b[8];
+
+	if (inject_read(in, addr, b, in->port->word) < 0)
+		return -1;
+	*v = word_at(in, b);
+	return 0;
+}
+
+int inject_write_word(struct inject *in, uint64_t addr, uint64_t v)
+{
+	uint32_t w4 = (uint32_t)v;
+
+	return in->port->word == 4 ? inject_write(in, addr, &w4, 4) : inject_write(in, addr, &v, 8);
+}
+
+static bool in_ranges(uint64_t a, const struct inject_range *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a >= r[i].lo && a < r[i].hi)
+			return true;
+	return false;
+}
+
+/*
+ * Whether thread t is inside code of `avoid`: its pc there, or a return
+ * address into it near the top of its stack (a caller's frame).  A stale
+ * word may say so wrongly; that only makes another thread preferred.
+ */
+static bool thread_inside(struct inject *in, struct inject_thread *t, struct remote_state *s,
+			  const struct inject_range *avoid, size_t navoid)
+{
+	uint8_t buf[4096];
+	uint64_t sp;
+
+	if (in->port->save(t->tid, s) < 0)
+		return true;
+	if (in_ranges(in->port->pc(s), avoid, navoid))
+		return true;
+	sp = in->port->sp(s);
+	for (uint64_t at = sp; at < sp + STACK_SCAN; at += sizeof(buf)) {
+		ssize_t got = pread(in->mem, buf, sizeof(buf), (off_t)at);
+
+		for (ssize_t k = 0; k + (ssize_t)in->port->word <= got; k += in->port->word)
+			if (in_ranges(word_at(in, buf + k), avoid, navoid))
+				return true;
+		if (got < (ssize_t)sizeof(buf))
+			break;	/* the stack's end */
+	}
+	return false;
+}
+
+/*
+ * The first thread not inside `avoid`, or -1; *clear: no thread at all
+ * is inside (none holds a lock the call could wait for).
+ */
+static ssize_t first_free(struct inject *in, struct remote_state *s, const struct inject_range *avoid,
+			  size_t navoid, bool *clear)
+{
+	ssize_t free_one = -1;
+
+	*clear = true;
+	for (size_t i = 0; i < in->n; i++) {
+		if (in->t[i].gone)
+			continue;
+		if (thread_inside(in, &in->t[i], s, avoid, navoid))
+			*clear = false;
+		else if (free_one < 0 && !in->t[i].signal_stop)
+			free_one = (ssize_t)i;
+	}
+	return free_one;
+}
+
+ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t navoid)
+{
+	struct remote_state *s = malloc(sizeof(*s));
+	ssize_t pick = -1;
+	bool clear = false;
+
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	/* Best: no thread inside; else, after a while, at least not the one that calls. */
+	for (int round = 0; round < PICK_ROUNDS && !all_gone(in); round++) {
+		pick = first_free(in, s, avoid, navoid, &clear);
+		if (clear && pick >= 0)
+			break;
+		resume_others(in, NULL);
+		pause_ms(1);
+		if (restop_others(in, NULL) < 0)
+			break;
+	}
+	if (!in->err[0] && !clear)
+		pick = first_free(in, s, avoid, navoid, &clear);
+	free(s);
+	if (in->err[0])
+		return -1;
+	/* All still inside: any thread, and the call's time limit will tell. */
+	for (size_t i = 0; pick < 0 && i < in->n; i++)
+		if (!in->t[i].gone)
+			pick = (ssize_t)i;
+	if (pick < 0)
+		return fail(in, "%d: the process exited", (int)in->pid);
+	return pick;
+}
+
+/* Whether `pc` is inside one of the `len`-byte places starting at the sorted addresses `at`. */
+static bool inside_place(uint64_t pc, const uint64_t *at, size_t n, unsigned len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (at[mid] <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < at[lo - 1] + len;
+}
+
+/* Whether a held thread's pc is inside one of the places. */
+static bool any_inside(struct inject *in, struct remote_state *s, const uint64_t *at, size_t n, unsigned len)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (!in->t[i].gone && (in->port->save(in->t[i].tid, s) < 0 || inside_place(in->port->pc(s), at, n, len)))
+			return true;
+	return false;
+}
+
+int inject_settle(struct inject *in, const uint64_t *at, size_t n, unsigned len)
+{
+	struct remote_state *s = malloc(sizeof(*s));
+	int rc = -1;
+
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	for (int round = 0; round < PICK_ROUNDS && !in->err[0]; round++) {
+		if (!any_inside(in, s, at, n, len)) {
+			rc = 0;
+			break;
+		}
+		resume_others(in, NULL);
+		pause_ms(1);
+		restop_others(in, NULL);
+	}
+	free(s);
+	if (rc < 0 && !in->err[0])
+		fail(in, "%d: a thread stayed inside a -fpatchable-function-entry pad for %d rounds: try again", (int)in->pid,
+		     PICK_ROUNDS);
+	return rc;
+}
+
+int inject_stack_top(struct inject *in, size_t i, uint64_t *top)
+{
+	struct remote_state *s = malloc(sizeof(*s));
+
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	if (in->port->save(in->t[i].tid, s) < 0) {
+		free(s);
+		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)in->t[i].tid, strerror(errno));
+	}
+	*top = in->port->sp(s) - in->port->red_zone;
+	free(s);
+	return 0;
+}
+
+/* The stop that ends a call: SIGSEGV at pc 0, the return address it was given. */
+static int call_ended(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret)
+{
+	struct remote_state *s = malloc(sizeof(*s));
+	int rc = 0;
+
+	t->signal_stop = true;	/* SIGSEGV's: not held, never delivered */
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	if (in->port->save(t->tid, s) < 0)
+		rc = fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
+	else if (in->port->pc(s) != 0)
+		rc = fail(in, "%d: %s crashed in thread %d (SIGSEGV at pc 0x%" PRIx64 ")", (int)in->pid, what,
+			  (int)t->tid, in->port->pc(s));
+	else
+		*ret = in->port->retval(s);
+	free(s);
+	return rc;
+}
+
+/* Stop signals stay held while the process is borrowed: delivered now, they would stop threads the call waits for. */
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/*
+ * While a call runs with the other threads let go, a signal stops the
+ * thread it is for (signal-delivery-stop).  Left stopped, that thread
+ * may hold the very lock the call waits for (fork() holds every malloc
+ * arena's while its child exits and SIGCHLD comes): each is passed on at
+ * once, as it would be without objpatch, and the thread goes on.
+ */
+static void keep_others_running(struct inject *in, const struct inject_thread *caller)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct inject_thread *t = &in->t[i];
+		int st, sig = 0;
+		pid_t r;
+
+		if (t == caller || t->gone)
+			continue;
+		while ((r = waitpid(t->tid, &st, __WALL | WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (r == 0)
+			continue;
+		if (r < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->gone = true;
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		if ((st >> 16) == 0 && is_stop_signal(WSTOPSIG(st)))
+			hold_signal(t, WSTOPSIG(st));
+		else if ((st >> 16) == 0)
+			sig = WSTOPSIG(st);
+		if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) < 0)
+			t->gone = errno == ESRCH;
+	}
+}
+
+/* Whether the user asked objpatch to stop (those signals are blocked while the process is held). */
+static bool stop_asked(void)
+{
+	sigset_t pending;
+
+	return sigpending(&pending) == 0 && (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+					     sigismember(&pending, SIGHUP) || sigismember(&pending, SIGQUIT));
+}
+
+/*
+ * Waits for the call to end.  When it takes long, a stopped thread may
+ * hold a lock it waits for (malloc's arena, the loader's): the others run
+ * until it returns.  It is waited for however long it takes: a thread
+ * left inside the call would return to address 0 and kill the process.
+ */
+static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret)
+{
+	uint64_t deadline = now_ms() + CALL_ALONE_MS;
+	bool shared = false, told_stop = false;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(t->tid, &st, __WALL | WNOHANG);
+
+		if (r == 0) {
+			if (shared)
+				keep_others_running(in, t);
+			if (!told_stop && stop_asked()) {
+				fprintf(stderr, "objpatch attach: %d: waiting for %s to return in thread %d: leaving the "
+					"process now would crash it\n", (int)in->pid, what, (int)t->tid);
+				told_stop = true;
+			}
+			if (now_ms() < deadline) {
+				pause_ms(1);
+			} else if (!shared) {
+				fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %d s: another "
+					"thread holds a lock it needs (malloc's or the loader's); the other threads run until "
+					"it returns\n", (int)in->pid, what, (int)t->tid, CALL_ALONE_MS / 1000);
+				resume_others(in, t);
+				shared = true;
+				deadline = now_ms() + CALL_SHARED_MS;
+			} else {
+				fprintf(stderr, "objpatch attach: %d: %s has still not returned in thread %d: objpatch waits "
+					"for it, since leaving the process inside the call would crash it\n", (int)in->pid,
+					what, (int)t->tid);
+				deadline = UINT64_MAX;
+			}
+		} else if (r < 0 && errno == EINTR) {
+			continue;
+		} else if (r < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->gone = true;
+			return fail(in, "%d: the process ended during the call of %s", (int)in->pid, what);
+		} else if (WIFSTOPPED(st) && (st >> 16) == 0 && WSTOPSIG(st) == SIGSEGV) {
+			int rc = call_ended(in, t, what, ret);
+
+			if (shared)
+				keep_others_running(in, t);
+			return shared && restop_others(in, t) < 0 ? -1 : rc;
+		} else {
+			/* Another signal: kept for the detach, the call goes on. */
+			if (WIFSTOPPED(st) && (st >> 16) == 0)
+				hold_signal(t, WSTOPSIG(st));
+			ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+		}
+	}
+}
+
+static int start_call(struct inject *in, struct inject_thread *t, const struct remote_state *saved,
+		      const struct remote_call *c)
+{
+	struct remote_state *s = malloc(sizeof(*s));
+	uint8_t frame[REMOTE_FRAME_MAX];
+	uint64_t at = 0;
+	size_t len;
+	int rc = -1;
+
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	*s = *saved;
+	len = in->port->prepare(s, c, frame, &at);
+	if (inject_write(in, at, frame, len) == 0) {
+		if (in->port->restore(t->tid, s) < 0 || ptrace(PTRACE_CONT, t->tid, NULL, NULL) < 0)
+			fail(in, "%d: thread %d: starting the call: %s", (int)in->pid, (int)t->tid, strerror(errno));
+		else
+			rc = 0;
+	}
+	free(s);
+	t->signal_stop = false;
+	return rc;
+}
+
+int inject_call(struct inject *in, size_t i, const char *what, const struct remote_call *c, uint64_t *ret)
+{
+	struct inject_thread *t = &in->t[i];
+	struct remote_state *saved = malloc(sizeof(*saved));
+	int rc;
+
+	if (!saved)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	if (in->port->save(t->tid, saved) < 0) {
+		free(saved);
+		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
+	}
+	rc = start_call(in, t, saved, c);
+	if (rc == 0)
+		rc = wait_call(in, t, what, ret);
+	/* Back as it was: in the middle of its code, or in a system call that restarts. */
+	if (!t->gone && in->port->restore(t->tid, saved) < 0)
+		rc = fail(in, "%d: thread %d: its registers could not be put back: %s", (int)in->pid, (int)t->tid,
+			  strerror(errno));
+	free(saved);
+	return rc < 0 ? -1 : 0;
+}
+
+void inject_detach(struct inject *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct inject_thread *t = &in->t[i];
+		unsigned first = t->signal_stop && t->nsigs ? 1 : 0;
+
+		if (t->gone)
+			continue;
+		ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)(first ? t->sigs[0] : 0));
+		for (unsigned k = first; k < t->nsigs; k++)
+			syscall(SYS_tgkill, (int)in->pid, (int)t->tid, t->sigs[k]);
+	}
+	if (in->mem >= 0)
+		close(in->mem);
+	free(in->t);
+	in->t = NULL;
+	in->n = in->cap = 0;
+	in->mem = -1;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Holding a running process with ptrace and calling functions in one of
+ * its threads (objpatch attach): every thread stopped, one borrowed for
+ * calls, then all let go as they were.
+ */
+#ifndef OBJPATCH_CLI_INJECT_H
+#define OBJPATCH_CLI_INJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "arch/remote.h"
+
+#define INJECT_SIGS_MAX 8
+
+struct inject_thread {
+	pid_t tid;
+	bool gone;		/* exited while held */
+	bool signal_stop;	/* in a signal-delivery-stop: sigs[0] is its signal */
+	int sigs[INJECT_SIGS_MAX];	/* signals held back, handed back at the detach */
+	unsigned nsigs;
+};
+
+struct inject {
+	pid_t pid;
+	const struct remote_port *port;
+	int mem;		/* /proc/PID/mem */
+	struct inject_thread *t;
+	size_t n, cap;
+	char err[1024];
+	int errnum;		/* errno of the call that failed (EPERM: ptrace refused; ESRCH: a refusal) */
+	bool group_stop;	/* a thread was in a group-stop: the process is stopped */
+};
+
+/* An address range (a function's code) a borrowed thread should not be inside. */
+struct inject_range {
+	uint64_t lo, hi;
+};
+
+/*
+ * Stops every thread of `pid`: -1 with in->err and in->errnum set
+ * (nothing held then).
+ */
+int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port);
+
+/*
+ * The thread to borrow: one whose pc and the top of whose stack hold no
+ * address of `avoid` (it is not inside malloc or the loader, whose locks
+ * the call would need), at a moment when no thread is inside: the
+ * process is let run for a moment and stopped again until then, or for
+ * a bounded number of rounds.  -1 with in->err set on failure.
+ */
+ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t navoid);
+
+/*
+ * Lets the process run for a moment and holds it again until no thread's
+ * pc is inside one of the `len`-byte places at the sorted addresses `at`
+ * (a pad of several NOPs about to become one instruction), for a bounded
+ * number of rounds: 0, or -1 with in->err set.
+ */
+int inject_settle(struct inject *in, const uint64_t *at, size_t n, unsigned len);
+
+int inject_read(struct inject *in, uint64_t addr, void *buf, size_t len);
+int inject_write(struct inject *in, uint64_t addr, const void *buf, size_t len);
+/* A pointer-sized word of the target. */
+int inject_read_word(struct inject *in, uint64_t addr, uint64_t *v);
+int inject_write_word(struct inject *in, uint64_t addr, uint64_t v);
+
+/* The lowest stack address the interrupted code of thread `i` may use: data for a call goes below. */
+int inject_stack_top(struct inject *in, size_t i, uint64_t *top);
+
+/*
+ * fn(args...) in thread i, its frame below `below`; its value in *ret.
+ * The thread's registers are put back as they were, whatever happens.
+ * `what` names the function in messages.
+ */
+int inject_call(struct inject *in, size_t i, const char *what, const struct remote_call *c, uint64_t *ret);
+
+/* Lets every thread go as it was (signals held back handed back); closes in. */
+void inject_detach(struct inject *in);
+
+#endif

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What the objpatch attach tests (t/97-attach.t, t/98-attach-trace.t)
+# share: a target started on pipes, and polling for the states of its
+# threads, which nothing announces.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# started LABEL CMD...: runs CMD with its standard input and output on
+# pipes (fds 3 and 4 here) and waits for its "ready"; sets $pid.
+started() {
+	local label=$1 line=
+	shift
+	rm -f "$D/in" "$D/out"
+	mkfifo "$D/in" "$D/out"
+	"$@" < "$D/in" > "$D/out" 2> "$D/$label.err" &
+	pid=$!
+	exec 3> "$D/in" 4< "$D/out"
+	read -r -t 30 line <&4
+	[ "$line" = ready ]
+}
+
+# The reader's thread once it is blocked in read (system call NR): the
+# first field of /proc/PID/task/TID/syscall.  Polled: nothing else says when.
+reader_thread() {
+	local nr=$1 f
+	for _ in $(seq 1000); do
+		for f in /proc/"$pid"/task/*/syscall; do
+			if [ "$(cut -d' ' -f1 "$f" 2>/dev/null)" = "$nr" ]; then
+				basename "$(dirname "$f")"
+				return 0
+			fi
+		done
+		sleep 0.01
+	done
+	return 1
+}
+
+# until_true CMD...: polls CMD (a process's state, which nothing announces).
+until_true() {
+	for _ in $(seq 1000); do
+		"$@" && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
