@@ -14,7 +14,7 @@
 #      must be loaded ("fgraph_types: N functions").
 #   2. the trace boot: the graph tracer with funcgraph-retval on the functions
 #      of TRACED, and a kretprobe event on each of them whose argument is the
-#      raw return register ("r:r_F,F,ret=$retval:x64"), all in the one trace
+#      raw return register ("r:r1,F,ret=$retval:x64"), all in the one trace
 #      buffer that ftrace_dump_on_oops prints at the panic.
 #
 # The check: every return line the kernel printed (typed by the series) that
@@ -223,11 +223,13 @@ check_build() {
 	true
 }
 
-# The kretprobe events: "r:r_F,F,ret=$retval:x64;..." (kprobe_event=).
+# The kretprobe events: "r:r1,F,ret=$retval:x64;..." (kprobe_event=; short
+# names: ARM's command line holds 1024 bytes).
 probes() {
-	local f list=()
+	local f list=() i=0
 	for f in "${TRACED[@]}" "${arch_traced[@]}"; do
-		list+=("r:r_$f,$f,ret=\$retval:x$regbits")
+		i=$((i + 1))
+		list+=("r:r$i,$f,ret=\$retval:x$regbits")
 	done
 	local IFS=';'
 	echo "${list[*]}"
@@ -304,7 +306,7 @@ pair_lines() {
 	}
 	# A return line: sets rfunc, rprefix (up to the function part), rleaf.
 	function return_line(l,   m) {
-		if (match(l, /\| +[A-Za-z0-9_.$]+\(\);( \/\* = [^ ]+( \([A-Z0-9]+\))? \*\/)?$/)) {
+		if (match(l, /\| +[A-Za-z0-9_.$]+\(\);( \/\* = [^*]+ \*\/)?$/)) {
 			m = substr(l, RSTART); sub(/^\| +/, "", m); rfunc = m; sub(/\(\).*/, "", rfunc)
 			rprefix = substr(l, 1, length(l) - length(m)); rleaf = 1; return 1
 		}
