@@ -6,7 +6,9 @@
 # files it touches) for user space, against the stand-in headers of
 # kernel/test/include and the prototype table of a real vmlinux, and checks
 # that it prints every value of a real trace as `objpatch annotate` prints
-# it (compare.py).  Seconds, no kernel build: the kernel's own printing of
+# it (compare.py), then, with build/objpatch (or OBJPATCH), on every
+# function of the table with a set of values, in decimal and in hex
+# (synthetic.py).  Seconds, no kernel build: the kernel's own printing of
 # the same values is what scripts/kernel-series-test.sh checks on a boot.
 #
 # Usage: kernel/test/run.sh OUT [OBJCOPY]
@@ -52,4 +54,15 @@ fi
 cp "$here/table.S" "$tmp/"
 cc -O1 -D_GNU_SOURCE -DCONFIG_FUNCTION_GRAPH_RETVAL_TYPES -Wall -Wno-unused-parameter \
 	-I"$here/include" -I"$tmp/tree/kernel/trace" -Wa,-I"$tmp" -o "$tmp/harness" "$here/harness.c" "$tmp/table.S"
-/usr/bin/python3 "$here/compare.py" "$tmp/harness" "$out/System.map" "$out/trace.txt" "$out/trace.annotated"
+rc=0
+/usr/bin/python3 "$here/compare.py" "$tmp/harness" "$out/System.map" "$out/trace.txt" "$out/trace.annotated" || rc=1
+# Every function of the table, with values the trace did not have, when
+# objpatch is built.
+objpatch=${OBJPATCH:-$here/../../build/objpatch}
+if [ -x "$objpatch" ]; then
+	/usr/bin/python3 "$here/synthetic.py" "$tmp/harness" "$objpatch" "$out/vmlinux" "$out/System.map" || rc=1
+	/usr/bin/python3 "$here/synthetic.py" "$tmp/harness" "$objpatch" "$out/vmlinux" "$out/System.map" --hex || rc=1
+else
+	echo "run.sh: $objpatch not built: synthetic.py skipped"
+fi
+exit $rc
