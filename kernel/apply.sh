@@ -56,6 +56,12 @@ die() { echo "kernel/apply.sh: $*" >&2; exit 1; }
 mapfile -t patches < <(grep -v '^#' "$here/series/order" | grep .)
 [ -z "$only" ] || patches=("${patches[@]:0:$only}")
 
+# The edited text replaces FILE's in place: its mode stays (scripts stay
+# executable).
+keep_mode() {
+	cat "$1.kernel-series" > "$1" && rm -f "$1.kernel-series"
+}
+
 # insert FILE WHERE REGEX TEXTFILE: TEXTFILE's lines after (or before) the
 # one line of FILE that matches REGEX.
 insert() {
@@ -68,7 +74,8 @@ insert() {
 		match($0, ENVIRON["PAT"]) && ENVIRON["WHERE"] == "before" { printf "%s", text }
 		{ print }
 		match($0, ENVIRON["PAT"]) && ENVIRON["WHERE"] == "after" { printf "%s", text }' \
-		"$file" > "$file.kernel-series" && mv "$file.kernel-series" "$file"
+		"$file" > "$file.kernel-series" || die "$patch: $1: awk failed"
+	keep_mode "$file"
 }
 
 # edit FILE OP REGEX REGEX2 TEXTFILE: replace (REGEX2 empty) or between.
@@ -88,7 +95,7 @@ edit() {
 		{ print }
 		END { exit state != 2 }' "$file" > "$file.kernel-series" ||
 		die "$patch: $1: no line matches /$4/ after /$3/"
-	mv "$file.kernel-series" "$file"
+	keep_mode "$file"
 }
 
 # run_op OP PATH REGEX TEXTFILE
@@ -98,6 +105,7 @@ run_op() {
 		[ ! -e "$src/$2" ] || die "$patch: $2 exists already"
 		mkdir -p "$(dirname "$src/$2")"
 		cp "$4" "$src/$2"
+		chmod 644 "$src/$2"
 		;;
 	after | before) insert "$2" "$1" "$3" "$4" ;;
 	replace) edit "$2" replace "$3" "" "$4" ;;
