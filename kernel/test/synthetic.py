@@ -35,17 +35,29 @@ for line in subprocess.run([objpatch, 'list', vmlinux], capture_output=True, tex
 counts = collections.Counter()
 addresses = {}
 for line in open(system_map):
-    addr, kind, name = line.split()[:3]
+    words = line.split()
+    if len(words) < 3:
+        continue
+    addr, kind, name = words[:3]
     if kind in 'tTwW':
         counts[name] += 1
         addresses[name] = int(addr, 16)
 names = sorted(n for n, c in counts.items() if c == 1 and n in listed)
 
 
+# A 32-bit kernel's register holds the low half of each value.
+with open(vmlinux, 'rb') as f:
+    BITS = 32 if f.read(5)[4] == 1 else 64
+if BITS == 32:
+    RAWS = sorted(set(r & 0xffffffff for r in RAWS))
+
+
 def unpatched(raw):
     """print_graph_retval() of 6.12: hex, or %ld for an errno (32-bit ones sign-extended)."""
     if hex_mode or raw == 0:
         return '0x%x' % raw
+    if BITS == 32:
+        return str(raw - (1 << 32)) if raw >= 0xfffff001 else '0x%x' % raw
     if raw >> 31 == 1:
         err = raw - (1 << 32)
     elif raw >> 63:
@@ -59,7 +71,7 @@ lines, asks = [], []
 for name in names:
     for raw in RAWS:
         value = unpatched(raw)
-        read = int(value, 16) if value.startswith('0x') else int(value) & (2**64 - 1)
+        read = int(value, 16) if value.startswith('0x') else int(value) & (2**BITS - 1)
         lines.append(' 0)   0.100 us    |  %s(); /* = %s */\n' % (name, value))
         asks.append('L %x %x %s\n' % (addresses[name], read, name))
 with tempfile.NamedTemporaryFile('w', suffix='.trace', delete=False) as f:

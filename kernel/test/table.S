@@ -9,4 +9,4 @@ __stop_mcount_proto:
 __start_fgraph_str:
 	.incbin "str.bin"
 __stop_fgraph_str:
-	.section .note.GNU-stack, "", @progbits
+	.section .note.GNU-stack, "", %progbits
