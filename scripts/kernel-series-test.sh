@@ -39,7 +39,7 @@
 # qemu-system-x86, qemu-system-arm, gcc-arm-linux-gnueabihf.  Not in make
 # check.  Exits 1 on any failure.  Time, from the tarball on this project's
 # 2-core machine (idle): 13 minutes, 1,419 s of CPU (x86_64 build 7 min,
-# ARM 4 min, the four boots under a minute); the trees take 2.5 GB.
+# ARM 4 min, the four boots under a minute); the trees take 2.3 GB.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
