@@ -419,7 +419,8 @@ static int runtime_for(pid_t pid, const struct remote_port *port, const char *li
 	return 0;
 }
 
-ssize_t attach_asked_thread(struct inject *in, pid_t tid)
+/* The thread asked for (--thread), among those held: -1 with in->err set when it is not one. */
+static ssize_t asked_thread(struct inject *in, pid_t tid)
 {
 	for (size_t i = 0; i < in->n; i++)
 		if (in->t[i].tid == tid && !in->t[i].gone)
@@ -429,6 +430,19 @@ ssize_t attach_asked_thread(struct inject *in, pid_t tid)
 	return -1;
 }
 
+int attach_hold(struct inject *in, pid_t pid, const struct remote_port *port, const struct target_syms *t, pid_t tid,
+		ssize_t *thread)
+{
+	if (inject_stop(in, pid, port) < 0) {
+		if (in->errnum == EPERM)
+			return attach_refuse_ptrace(pid);
+		fprintf(stderr, "objpatch attach: %s\n", in->err);
+		return in->errnum == ESRCH ? 2 : 1;
+	}
+	*thread = tid ? asked_thread(in, tid) : inject_pick(in, t->avoid, t->navoid);
+	return 0;
+}
+
 /* Holds the process for the load; 0, 1 (failed) or 2 (refused). */
 static int inject(pid_t pid, const struct remote_port *port, const struct target_syms *t, const char *lib,
 		  pid_t tid)
@@ -436,15 +450,10 @@ static int inject(pid_t pid, const struct remote_port *port, const struct target
 	struct inject in;
 	uint64_t handle = 0;
 	ssize_t thread;
-	int rc = 0;
+	int rc = attach_hold(&in, pid, port, t, tid, &thread);
 
-	if (inject_stop(&in, pid, port) < 0) {
-		if (in.errnum == EPERM)
-			return attach_refuse_ptrace(pid);
-		fprintf(stderr, "objpatch attach: %s\n", in.err);
-		return in.errnum == ESRCH ? 2 : 1;
-	}
-	thread = tid ? attach_asked_thread(&in, tid) : inject_pick(&in, t->avoid, t->navoid);
+	if (rc)
+		return rc;
 	if (thread < 0 || call_load(&in, (size_t)thread, t, lib, &handle) < 0) {
 		fprintf(stderr, "objpatch attach: %s\n", in.err);
 		rc = 1;

@@ -20,8 +20,14 @@ int attach_refuse_ptrace(pid_t pid);
 int attach_load_module(pid_t pid, const struct proc_module *m, struct elfobj *obj, char *path, size_t len);
 /* What the process adds to the file's addresses. */
 uint64_t attach_load_bias(struct elfobj *obj, const struct proc_module *m);
-/* The thread asked for (--thread), among those held: -1 with in->err set when it is not one. */
-ssize_t attach_asked_thread(struct inject *in, pid_t tid);
+/*
+ * Every thread of `pid` held, and *thread the one to call in: `tid`
+ * (--thread) when given, else one not inside malloc or the loader (-1 with
+ * in->err set when none).  0; or, nothing held, the status after one line
+ * (2: refused, the process untouched; 1: failed).
+ */
+int attach_hold(struct inject *in, pid_t pid, const struct remote_port *port, const struct target_syms *t, pid_t tid,
+		ssize_t *thread);
 
 /* What a session asks for: the runtime's settings and objpatch report's options. */
 struct attach_session {

@@ -328,15 +328,10 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 	struct inject in;
 	uint64_t handle = 0;
 	ssize_t thread;
-	int rc = 0;
+	int rc = attach_hold(&in, pid, port, t, s->thread, &thread);
 
-	if (inject_stop(&in, pid, port) < 0) {
-		if (in.errnum == EPERM)
-			return attach_refuse_ptrace(pid);
-		fprintf(stderr, "objpatch attach: %s\n", in.err);
-		return in.errnum == ESRCH ? 2 : 1;
-	}
-	thread = s->thread ? attach_asked_thread(&in, s->thread) : inject_pick(&in, t->avoid, t->navoid);
+	if (rc)
+		return rc;
 	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, r) < 0)) ||
 	    (h->npads && inject_settle(&in, h->pads, h->npads, h->pad_len) < 0) ||
 	    call_start(&in, (size_t)thread, t, r, vars, nvars) < 0) {
