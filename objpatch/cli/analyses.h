@@ -34,17 +34,24 @@ enum {
 	ANALYSIS_BELOW, ANALYSIS_CALLERS, ANALYSIS_MIN_DURATION, ANALYSIS_MAX_DEPTH,
 };
 
-/* The options' table entries (uftrace's letters: -F, -N, -D). */
-#define ANALYSIS_OPTIONS \
+/*
+ * The options' table entries that choose what is shown: those of run and
+ * attach, whose -F, -N and -D are the runtime's filter and depth.
+ */
+#define ANALYSIS_VIEW_OPTIONS \
 	{ "summary", 0, NULL, ANALYSIS_SUMMARY }, \
 	{ "sort", 0, "total|self|calls|avg|min|max|name", ANALYSIS_SORT }, \
 	{ "graph", 0, "FUNCTION", ANALYSIS_GRAPH }, \
 	{ "tid", 0, "TID", ANALYSIS_TID }, \
-	{ "filter", 'F', "GLOB", ANALYSIS_FILTER }, \
-	{ "exclude", 'N', "GLOB", ANALYSIS_EXCLUDE }, \
 	{ "below", 0, "FUNCTION", ANALYSIS_BELOW }, \
 	{ "callers", 0, "FUNCTION", ANALYSIS_CALLERS }, \
-	{ "min-duration", 0, "TIME", ANALYSIS_MIN_DURATION }, \
+	{ "min-duration", 0, "TIME", ANALYSIS_MIN_DURATION }
+
+/* report's: all of them (uftrace's letters: -F, -N, -D). */
+#define ANALYSIS_OPTIONS \
+	ANALYSIS_VIEW_OPTIONS, \
+	{ "filter", 'F', "GLOB", ANALYSIS_FILTER }, \
+	{ "exclude", 'N', "GLOB", ANALYSIS_EXCLUDE }, \
 	{ "max-depth", 'D', "N", ANALYSIS_MAX_DEPTH }
 
 /* The usage lines of ANALYSIS_OPTIONS. */

@@ -264,13 +264,7 @@ static const struct cli_opt run_options[] = {
 	{ "policy", 0, "wait|drop", OPT_POLICY },
 	{ "lib", 0, "PATH", OPT_LIB },
 	/* report's analyses; its -F, -N and -D are run's filter and depth here */
-	{ "summary", 0, NULL, ANALYSIS_SUMMARY },
-	{ "sort", 0, "total|self|calls|avg|min|max|name", ANALYSIS_SORT },
-	{ "graph", 0, "FUNCTION", ANALYSIS_GRAPH },
-	{ "tid", 0, "TID", ANALYSIS_TID },
-	{ "below", 0, "FUNCTION", ANALYSIS_BELOW },
-	{ "callers", 0, "FUNCTION", ANALYSIS_CALLERS },
-	{ "min-duration", 0, "TIME", ANALYSIS_MIN_DURATION },
+	ANALYSIS_VIEW_OPTIONS,
 	{ "max-depth", 0, "N", ANALYSIS_MAX_DEPTH },
 	{ NULL, 0, NULL, 0 },
 };
