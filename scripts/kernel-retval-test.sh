@@ -80,6 +80,9 @@ jobs=${JOBS:-2}
 rmc=$top/build/recordmcount
 objpatch=$top/build/objpatch
 src=$work/linux-source-6.12
+harness=kernel-retval-test
+# shellcheck source=scripts/kernel-lib.sh
+. "$top/scripts/kernel-lib.sh"
 
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026' KBUILD_BUILD_USER=kernel-retval-test \
 	KBUILD_BUILD_HOST=kernel-retval-test KBUILD_BUILD_VERSION=1
@@ -162,6 +165,7 @@ setup_arch() {
 		arch_want='CONFIG_64BIT=y CONFIG_SERIAL_8250_CONSOLE=y CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT=y
 			CONFIG_HAVE_C_RECORDMCOUNT=y'
 		arch_unwanted='CONFIG_FTRACE_MCOUNT_USE_CC=y CONFIG_FTRACE_MCOUNT_USE_OBJTOOL=y CONFIG_SMP=y'
+		recorder_built=1 make_extra=(RECORDMCOUNT_WARN=1)
 		arch_traced=(rtc_cmos_read)
 		classes='void bool enum errno narrowed'
 		# Under TCG on a busy host the TSC often fails its calibration against
@@ -176,6 +180,11 @@ setup_arch() {
 		arch_want='CONFIG_SERIAL_AMBA_PL011_CONSOLE=y CONFIG_DYNAMIC_FTRACE_WITH_ARGS=y
 			CONFIG_FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY=y'
 		arch_unwanted='CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT=y'
+		# the compiler records the sites: our tool adds the tables through
+		# the command-line cmd_record_mcount (see the header)
+		recorder_built=0
+		make_extra=(RECORDMCOUNT_WARN=1
+			"cmd_record_mcount=\$(if \$(findstring \$(strip \$(CC_FLAGS_FTRACE)),\$(_c_flags)),$out/recordmcount-hook \"\$@\")")
 		# the generic timer's interrupt (irqreturn_t): its per-CPU interrupt
 		# calls the handler directly, not through handle_irq_event()
 		arch_traced=(arch_timer_handler_virt arch_timer_handler_phys)
@@ -186,8 +195,6 @@ setup_arch() {
 	esac
 }
 
-kmake() { local o=$1; shift; nice -n 19 make -s -C "$src" O="$o" ARCH="$karch" CROSS_COMPILE="$cross" "$@"; }
-
 extract() {
 	if [ -f "$src/.kernel-retval-test-extracted" ]; then return; fi
 	[ -f "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.12)"
@@ -196,95 +203,6 @@ extract() {
 	mkdir -p "$work"
 	tar -C "$work" -xJf "$tarball"
 	touch "$src/.kernel-retval-test-extracted"
-}
-
-# def_bool_n SYMBOL: its `def_bool y` in kernel/trace/Kconfig becomes `def_bool n`.
-def_bool_n() {
-	local k=$src/kernel/trace/Kconfig
-	grep -q "^config $1\$" "$k" || die "kernel/trace/Kconfig has no 'config $1' (not a 6.12 source? re-extract it: rm -rf $src)"
-	awk -v sym="$1" '
-		$0 == "config " sym { inside = 1 }
-		inside && /^\tdef_bool y$/ { sub(/y$/, "n"); inside = 0; done = 1 }
-		/^config / && $0 != "config " sym { inside = 0 }
-		{ print }
-		END { exit !done }' "$k" > "$k.new" ||
-		die "kernel/trace/Kconfig: no 'def_bool y' under 'config $1' (the source changed; re-extract it: rm -rf $src)"
-	mv "$k.new" "$k"
-}
-
-# x86_64 only: the other machines keep their own choice (the symbols are
-# off there anyway: arm64 has no -mrecord-mcount and no objtool).
-force_recordmcount() {
-	[ -f "$src/.kernel-retval-test-forced" ] && return
-	step "forcing recordmcount: FTRACE_MCOUNT_USE_CC and FTRACE_MCOUNT_USE_OBJTOOL off in kernel/trace/Kconfig"
-	def_bool_n FTRACE_MCOUNT_USE_CC
-	def_bool_n FTRACE_MCOUNT_USE_OBJTOOL
-	touch "$src/.kernel-retval-test-forced"
-}
-
-configure() {
-	local want
-	step "configuring (tinyconfig + $((${#CONFIG_OPTS[@]} + ${#arch_opts[@]})) scripts/config arguments)"
-	rm -rf "$out"
-	mkdir -p "$out"
-	kmake "$out" tinyconfig > /dev/null
-	"$src/scripts/config" --file "$out/.config" "${CONFIG_OPTS[@]}" "${arch_opts[@]}"
-	kmake "$out" olddefconfig > /dev/null
-	for want in $CONFIG_WANT $arch_want; do
-		grep -qx "$want" "$out/.config" || fail ".config lacks $want"
-	done
-	for want in $CONFIG_UNWANTED $arch_unwanted; do
-		grep -qx "$want" "$out/.config" && fail ".config has $want"
-	done
-	[ ${#failures[@]} -eq 0 ] || exit 1
-}
-
-# The wrapper Kbuild runs: logs each call and execs a snapshot of our tool
-# (other work may rebuild build/recordmcount meanwhile).  On x86_64 it
-# replaces scripts/recordmcount after `make prepare`, as in kbuild-test.sh.
-install_wrapper() {
-	step "make prepare"
-	kmake "$out" prepare
-	cp "$rmc" "$out/our-recordmcount"
-	rm -f "$out/rmc.log"
-	cat > "$out/recordmcount-hook" <<-EOF
-	#!/bin/sh
-	# kernel-retval-test.sh: log, run our recordmcount.
-	echo "\$*" >> "$out/rmc.log"
-	exec "$out/our-recordmcount" "\$@"
-	EOF
-	chmod 755 "$out/recordmcount-hook"
-	if [ "$arch" = x86_64 ]; then
-		[ -x "$out/scripts/recordmcount" ] ||
-			die "make prepare did not build scripts/recordmcount (is CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT set?)"
-		cp "$out/scripts/recordmcount" "$out/kernel-recordmcount"
-		cp "$out/recordmcount-hook" "$out/scripts/recordmcount.new"
-		mv "$out/scripts/recordmcount.new" "$out/scripts/recordmcount"
-	else
-		[ ! -e "$out/scripts/recordmcount" ] || fail "make prepare built the kernel's scripts/recordmcount"
-	fi
-}
-
-build_kernel() {
-	local t0 t1 hook=()
-	# arm64: the command-line cmd_record_mcount (see the header).
-	[ "$arch" = x86_64 ] ||
-		hook=("cmd_record_mcount=\$(if \$(findstring \$(strip \$(CC_FLAGS_FTRACE)),\$(_c_flags)),$out/recordmcount-hook \"\$@\")")
-	step "make -j$jobs $(basename "$image") modules (nice -n 19)"
-	t0=$(date +%s)
-	if ! /usr/bin/time -o "$out/build.time" -f '%U %S' nice -n 19 \
-			make -s -C "$src" O="$out" ARCH="$karch" CROSS_COMPILE="$cross" -j"$jobs" \
-			RECORDMCOUNT_WARN=1 "${hook[@]}" "$(basename "$image")" modules > "$out/build.log" 2>&1; then
-		tail -30 "$out/build.log" >&2
-		die "kernel build failed (log: $out/build.log)"
-	fi
-	t1=$(date +%s)
-	echo "$(((t1 - t0 + 30) / 60)) min ($((t1 - t0)) s), CPU $(awk '{ printf "%.0f", $1 + $2 }' "$out/build.time") s" > "$out/build.seconds"
-	if [ "$arch" = x86_64 ]; then
-		cmp -s "$out/scripts/recordmcount" "$out/recordmcount-hook" ||
-			die "scripts/recordmcount is no longer our wrapper: Kbuild rebuilt it"
-	fi
-	touch "$out/.kernel-retval-test-built"
 }
 
 # Every object Kbuild had our tool record that has sites (our __mcount_loc

@@ -6,7 +6,7 @@
 # builds it with OUR recordmcount as Kbuild's recorder (as
 # scripts/kernel-retval-test.sh does: the same Kconfig forcing and wrapper on
 # x86_64) plus FUNCTION_GRAPH_RETVAL_TYPES, FTRACE_STARTUP_TEST and kprobe
-# events, and boots it twice under qemu:
+# events, and boots it three times under qemu:
 #
 #   1. the self-test boot: no tracer on the command line (a boot tracer turns
 #      the self-tests off), so every configured tracer runs its start-up
@@ -16,6 +16,12 @@
 #      of TRACED, and a kretprobe event on each of them whose argument is the
 #      raw return register ("r:r1,F,ret=$retval:x64"), all in the one trace
 #      buffer that ftrace_dump_on_oops prints at the panic.
+#   3. the user boot: kernel/test/init.c in an initramfs loads binfmt_misc.ko,
+#      traces all its functions and makes calls whose results it prints;
+#      the module's returns must all be typed (its table was loaded), and
+#      the values init got back must be those the kernel printed (on ARM a
+#      64-bit one, from r0:r1).  On x86_64 init also puts kretprobes on the
+#      module's functions, for the check below with --image binfmt_misc.ko.
 #
 # The check: every return line the kernel printed (typed by the series) that
 # has its kretprobe event next to it is rebuilt in the unpatched 6.12 format
@@ -24,6 +30,10 @@
 # vmlinux`, and each must come out identical to the kernel's line.  On
 # 32-bit ARM the kernel also types 64-bit values (r0:r1), which annotate,
 # reading one register, marks '?': those are counted, not failures.
+#
+# Where the unpatched kernel is known to break down (ARM), the source
+# without the series is built from the same options and booted the same
+# two ways, and each boot must break down in the same places.
 #
 # ARM: a v7-A Thumb-2 kernel for qemu-system-arm -M virt (cortex-a15),
 # arm-linux-gnueabihf-gcc, -pg calls to __gnu_mcount_nc recorded by our tool
@@ -49,6 +59,11 @@ jobs=${JOBS:-2}
 rmc=$top/build/recordmcount
 objpatch=$top/build/objpatch
 src=$work/linux-source-6.12
+harness=kernel-series-test
+# Both machines record with scripts/recordmcount, our wrapper in its place.
+recorder_built=1
+# shellcheck source=scripts/kernel-lib.sh
+. "$top/scripts/kernel-lib.sh"
 
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026' KBUILD_BUILD_USER=kernel-series-test \
 	KBUILD_BUILD_HOST=kernel-series-test KBUILD_BUILD_VERSION=1
@@ -76,7 +91,7 @@ die() { echo "kernel-series-test: ${arch:+$arch: }$*" >&2; exit 1; }
 # under TCG) and kprobe events for the raw values.
 CONFIG_OPTS=(
 	-e PRINTK -e TTY -e BINFMT_ELF -e BINFMT_SCRIPT -e PROC_FS -e SYSFS
-	-e MODULES -e MODULE_UNLOAD
+	-e MODULES -e MODULE_UNLOAD -e BLK_DEV_INITRD
 	-e FTRACE -e FUNCTION_TRACER -e FUNCTION_GRAPH_TRACER -e FUNCTION_GRAPH_RETVAL -e DYNAMIC_FTRACE
 	-e FUNCTION_GRAPH_RETVAL_TYPES
 	-e FTRACE_STARTUP_TEST -d EVENT_TRACE_STARTUP_TEST -e KPROBES -e KPROBE_EVENTS
@@ -85,7 +100,8 @@ CONFIG_OPTS=(
 )
 CONFIG_WANT='CONFIG_FUNCTION_GRAPH_TRACER=y CONFIG_FUNCTION_GRAPH_RETVAL=y CONFIG_FUNCTION_GRAPH_RETVAL_TYPES=y
 CONFIG_DYNAMIC_FTRACE=y CONFIG_FTRACE_MCOUNT_RECORD=y CONFIG_DEBUG_INFO_DWARF5=y CONFIG_FTRACE_STARTUP_TEST=y
-CONFIG_KPROBE_EVENTS=y CONFIG_SYMBOLIC_ERRNAME=y CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT=y'
+CONFIG_KPROBE_EVENTS=y CONFIG_SYMBOLIC_ERRNAME=y CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT=y
+CONFIG_BLK_DEV_INITRD=y CONFIG_BINFMT_MISC=m'
 
 # The traced functions, by the class of their return type (those of
 # kernel-retval-test.sh: each runs during a boot without user space).
@@ -109,6 +125,7 @@ setup_arch() {
 		arch_traced=(rtc_cmos_read)
 		probed=("${TRACED[@]}" "${arch_traced[@]}")
 		known_broken=
+		user_probed="bm_register_write bm_entry_read bm_entry_write bm_status_write bm_get_tree vfs_llseek"
 		arch_cmdline="tsc_early_khz=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo) tsc=reliable"
 		;;
 	arm)
@@ -130,7 +147,10 @@ setup_arch() {
 		# (kprobe_trace_selftest_target), and with kretprobes and the graph
 		# tracer together an oops at "PC is at 0x6" after the first
 		# initcalls.  Reported, not failed, here; the pairs before it count.
-		known_broken="the unpatched kernel breaks down the same (kernel/README)"
+		known_broken="the unpatched kernel breaks down the same: checked below"
+		# No kretprobes in the user boot either (the oops above): init's
+		# values are the check there.
+		user_probed=
 		arch_cmdline=""
 		;;
 	esac
@@ -141,8 +161,6 @@ setup_arch() {
 broken() {
 	if [ -n "$known_broken" ]; then note "KNOWN: $* ($known_broken)"; else fail "$*"; fi
 }
-
-kmake() { local o=$1; shift; nice -n 19 make -s -C "$src" O="$o" ARCH="$karch" CROSS_COMPILE="$cross" "$@"; }
 
 # The source, patched once for both machines.
 prepare_source() {
@@ -162,73 +180,6 @@ prepare_source() {
 	step "applying the series (kernel/apply.sh --diffs $work/patches)"
 	rm -rf "$work/patches"
 	"$top/kernel/apply.sh" --diffs "$work/patches" "$src"
-}
-
-# x86_64 picks objtool or the compiler as its recorder; as in
-# kernel-retval-test.sh, their def_bool y become n (a harness change, not
-# part of the series; it changes nothing on ARM).
-force_recordmcount() {
-	local k=$src/kernel/trace/Kconfig sym
-	for sym in FTRACE_MCOUNT_USE_CC FTRACE_MCOUNT_USE_OBJTOOL; do
-		if grep -A3 "^config $sym\$" "$k" | grep -q '^	def_bool n$'; then continue; fi
-		awk -v sym="$sym" '
-			$0 == "config " sym { inside = 1 }
-			inside && /^\tdef_bool y$/ { sub(/y$/, "n"); inside = 0; done = 1 }
-			/^config / && $0 != "config " sym { inside = 0 }
-			{ print }
-			END { exit !done }' "$k" > "$k.new" || die "kernel/trace/Kconfig: no 'def_bool y' under 'config $sym'"
-		mv "$k.new" "$k"
-	done
-}
-
-configure() {
-	local want
-	step "configuring (tinyconfig + $((${#CONFIG_OPTS[@]} + ${#arch_opts[@]})) scripts/config arguments)"
-	rm -rf "$out"
-	mkdir -p "$out"
-	kmake "$out" tinyconfig > /dev/null
-	"$src/scripts/config" --file "$out/.config" "${CONFIG_OPTS[@]}" "${arch_opts[@]}"
-	kmake "$out" olddefconfig > /dev/null
-	for want in $CONFIG_WANT $arch_want; do
-		grep -qx "$want" "$out/.config" || fail ".config lacks $want"
-	done
-	[ ${#failures[@]} -eq 0 ] || exit 1
-}
-
-# As in kernel-retval-test.sh: a wrapper that logs and runs a snapshot of
-# our tool replaces scripts/recordmcount after `make prepare`.
-install_wrapper() {
-	step "make prepare"
-	kmake "$out" prepare
-	[ -x "$out/scripts/recordmcount" ] || die "make prepare did not build scripts/recordmcount"
-	cp "$rmc" "$out/our-recordmcount"
-	rm -f "$out/rmc.log"
-	cat > "$out/recordmcount-hook" <<-EOF
-	#!/bin/sh
-	# kernel-series-test.sh: log, run our recordmcount.
-	echo "\$*" >> "$out/rmc.log"
-	exec "$out/our-recordmcount" "\$@"
-	EOF
-	chmod 755 "$out/recordmcount-hook"
-	cp "$out/recordmcount-hook" "$out/scripts/recordmcount.new"
-	mv "$out/scripts/recordmcount.new" "$out/scripts/recordmcount"
-}
-
-build_kernel() {
-	local t0 t1
-	step "make -j$jobs $(basename "$image") modules (nice -n 19)"
-	t0=$(date +%s)
-	if ! /usr/bin/time -o "$out/build.time" -f '%U %S' nice -n 19 \
-			make -s -C "$src" O="$out" ARCH="$karch" CROSS_COMPILE="$cross" -j"$jobs" \
-			"$(basename "$image")" modules > "$out/build.log" 2>&1; then
-		tail -30 "$out/build.log" >&2
-		die "kernel build failed (log: $out/build.log)"
-	fi
-	t1=$(date +%s)
-	echo "$(((t1 - t0 + 30) / 60)) min ($((t1 - t0)) s), CPU $(awk '{ printf "%.0f", $1 + $2 }' "$out/build.time") s" > "$out/build.seconds"
-	cmp -s "$out/scripts/recordmcount" "$out/recordmcount-hook" ||
-		die "scripts/recordmcount is no longer our wrapper: Kbuild rebuilt it"
-	touch "$out/.kernel-series-test-built"
 }
 
 check_build() {
@@ -264,18 +215,28 @@ cmdline_trace() {
 		"ftrace_dump_on_oops panic=-1 printk.time=1${arch_cmdline:+ $arch_cmdline}"
 }
 
+# The user boot: kernel/test/init.c in an initramfs traces binfmt_misc.ko's
+# functions and calls vfs_llseek(); the graph tracer starts on vfs_llseek
+# alone, init adds the module.
+cmdline_user() {
+	echo "console=$console rdinit=/init ftrace=function_graph ftrace_filter=vfs_llseek" \
+		"trace_options=funcgraph-retval trace_buf_size=1M ftrace_dump_on_oops panic=-1" \
+		"printk.time=1${arch_cmdline:+ $arch_cmdline}"
+}
+
 cmdline_selftest() {
 	echo "console=$console panic=-1 printk.time=1${arch_cmdline:+ $arch_cmdline}"
 }
 
-# boot NAME CMDLINE: the serial console to $out/NAME.log.
+# boot NAME CMDLINE [INITRD]: the serial console to $out/NAME.log.
 boot() {
-	local name=$1 cmdline=$2 accel=tcg t0 t1 rc=0
+	local name=$1 cmdline=$2 accel=tcg t0 t1 rc=0 initrd=()
+	[ -z "${3:-}" ] || initrd=(-initrd "$3")
 	[ "$arch" = x86_64 ] && [ -w /dev/kvm ] && accel=kvm
 	step "$name boot under ${qemu[0]} (-accel $accel): $cmdline"
 	t0=$(date +%s)
 	timeout "${BOOT_TIMEOUT:-300}" "${qemu[@]}" -accel "$accel" -nographic -no-reboot \
-		-kernel "$out/$image" -append "$cmdline" < /dev/null > "$out/$name.log" 2>&1 || rc=$?
+		-kernel "$out/$image" "${initrd[@]}" -append "$cmdline" < /dev/null > "$out/$name.log" 2>&1 || rc=$?
 	t1=$(date +%s)
 	[ "$rc" = 124 ] && die "qemu did not stop within ${BOOT_TIMEOUT:-300} s ($out/$name.log)"
 	[ "$rc" = 0 ] || die "${qemu[0]} exited with status $rc ($out/$name.log)"
@@ -299,23 +260,159 @@ check_selftests() {
 	note "the series at boot: fgraph_types: $loaded"
 }
 
-# The dump, as kernel-retval-test.sh takes it.
+# Where the unpatched kernel breaks down too (known_broken), that is checked
+# in the same run: Debian's source without the series, built from the same
+# options (the series' own are not there: olddefconfig drops them), booted
+# the same two ways; each boot must break down as the patched kernel's did:
+# the same self-tests failed with the same message, the same oops site.
+reference() {
+	local psrc=$src pout=$out name
+	src=$work/reference/linux-source-6.12 out=$work/out-$arch-reference
+	if [ "$build" = 1 ]; then
+		if [ ! -f "$src/.kernel-series-reference" ]; then
+			rm -rf "$work/reference"
+			mkdir -p "$work/reference"
+			if [ -n "${LINUX_SOURCE_TREE:-}" ]; then
+				cp -a "$LINUX_SOURCE_TREE" "$src"
+			else
+				step "reference: extracting $tarball"
+				tar -C "$work/reference" -xJf "$tarball"
+			fi
+			force_recordmcount
+			touch "$src/.kernel-series-reference"
+		fi
+		configure reference
+		install_wrapper
+		build_kernel
+	fi
+	[ -f "$out/.kernel-series-test-built" ] || die "no finished reference build in $out (run without --no-build)"
+	boot reference-selftest "$(cmdline_selftest)"
+	boot reference-trace "$(cmdline_trace)"
+	src=$psrc
+	for name in selftest trace; do
+		breakdown "$out/reference-$name.txt" > "$pout/$name.reference-breakdown"
+		breakdown "$pout/$name.txt" > "$pout/$name.breakdown"
+		if ! [ -s "$pout/$name.breakdown" ]; then
+			note "$name boot: no breakdown with the series"
+		elif cmp -s "$pout/$name.breakdown" "$pout/$name.reference-breakdown"; then
+			note "$name boot breaks down as the unpatched kernel's does (same .config, this run):" \
+				"$(tr '\n' ';' < "$pout/$name.breakdown")"
+		else
+			fail "$name boot: the series changes the breakdown: with it \"$(tr '\n' ';' < "$pout/$name.breakdown")\"," \
+				"without it \"$(tr '\n' ';' < "$pout/$name.reference-breakdown")\""
+		fi
+	done
+	out=$pout
+}
+
+# How a boot's console says it broke down: failed self-tests and the first
+# oops's site, one per line.
+breakdown() {
+	{
+		grep -oE 'Testing [^:]+: \*\*\* [^*]+' "$1" | sed 's/ *$//'
+		grep -m1 -oE 'PC is at [^+ ]+' "$1"
+	} || true
+}
+
+# The user boot's initramfs: init (static), the module, and on machines
+# whose kretprobes work beside the graph tracer the kretprobes init adds on
+# the module's functions (for compare).
+make_initramfs() {
+	local list=$out/user.list
+	step "initramfs: kernel/test/init.c, fs/binfmt_misc.ko"
+	"${cross}gcc" -static -O2 -Wall -Wextra -Werror -o "$out/user-init" "$top/kernel/test/init.c" ||
+		die "kernel/test/init.c does not build (${cross}gcc -static)"
+	cc -O2 -o "$out/gen_init_cpio" "$src/usr/gen_init_cpio.c" || die "usr/gen_init_cpio.c does not build"
+	[ -f "$out/fs/binfmt_misc.ko" ] || die "$out/fs/binfmt_misc.ko was not built"
+	cat > "$list" <<-EOF
+	dir /dev 0755 0 0
+	nod /dev/console 0600 0 0 c 5 1
+	file /init $out/user-init 0755 0 0
+	file /binfmt_misc.ko $out/fs/binfmt_misc.ko 0644 0 0
+	EOF
+	if [ -n "$user_probed" ]; then
+		local f i=0
+		for f in $user_probed; do
+			i=$((i + 1))
+			echo "r:u$i $f ret=\$retval:x$regbits"
+		done > "$out/user.probes"
+		echo "file /probes $out/user.probes 0644 0 0" >> "$list"
+	fi
+	"$out/gen_init_cpio" "$list" > "$out/user.cpio" || die "gen_init_cpio failed ($list)"
+}
+
+# The return lines of $out/NAME.dump as "FUNCTION VALUE" (VALUE "-" for none;
+# FUNCTION without a module's " [module]").
+return_values() {
+	awk '{
+		if (match($0, /\| +[A-Za-z0-9_.$]+( \[[A-Za-z0-9_]+\])?\(\);( \/\* = [^*]+ \*\/)?$/)) {
+			m = substr($0, RSTART); sub(/^\| +/, "", m); f = m; sub(/( \[.*)?\(\).*/, "", f)
+		} else if (match($0, /\| +\} \/\* [A-Za-z0-9_.$]+( \[[A-Za-z0-9_]+\])?( = [^*]+)? \*\/$/)) {
+			m = substr($0, RSTART); sub(/^\| +\} \/\* /, "", m); f = m; sub(/[ ].*/, "", f)
+		} else next
+		v = "-"
+		if (match(m, / = [^*]+ \*\/$/)) { v = substr(m, RSTART + 3); sub(/ \*\/$/, "", v) }
+		print f, v
+	}' "$out/$1.dump"
+}
+
+# The user boot: init's calls all worked; every return of the module's
+# functions is typed (the loader loaded its table); the values init got
+# back are those the kernel printed, the 64-bit ones included (r0:r1 on
+# 32-bit ARM); on x86_64 the kretprobe pairs through annotate as well.
+check_user() {
+	local mod=$out/fs/binfmt_misc.ko rv=$out/user.returns f v got n=0 total typed
+	sed -n 's/.*\(kernel-series-init: .*\)/\1/p' "$out/user.txt" > "$out/user.init"
+	grep -q '^kernel-series-init: done, 0 failures$' "$out/user.init" ||
+		fail "user boot: init did not finish cleanly: $(grep -E 'FAILED|done' "$out/user.init" | head -3 | tr '\n' ' ')"
+	return_values user > "$rv"
+	"${cross}nm" --defined-only "$mod" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u > "$out/user.modfuncs"
+	total=$(awk 'NR == FNR { m[$1] = 1; next } $1 in m' "$out/user.modfuncs" "$rv" | grep -c . || true)
+	typed=$(awk 'NR == FNR { m[$1] = 1; next } $1 in m && $2 !~ /\?$/' "$out/user.modfuncs" "$rv" | grep -c . || true)
+	note "user boot: binfmt_misc.ko: $total return lines of its functions, $typed typed from its table" \
+		"($(awk 'NR == FNR { m[$1] = 1; next } $1 in m { print $1 }' "$out/user.modfuncs" "$rv" | sort -u | grep -c . || true) functions)"
+	[ "$total" -gt 0 ] || fail "user boot: no return line of a binfmt_misc.ko function in the trace"
+	[ "$typed" = "$total" ] || fail "user boot: $((total - typed)) return lines of binfmt_misc.ko untyped (marked '?')"
+	# init's values, function by function, against the last returns of each:
+	# "F VALUE PRINTED".
+	while read -r f v got; do
+		n=$((n + 1))
+		if [ "$got" = "$v" ] || [[ $got =~ ^"$v"\ \([A-Z0-9]+\)$ ]]; then
+			note "user boot: $f returned $v to init; the kernel printed \"$got\""
+		else
+			fail "user boot: $f returned $v to init, but the kernel printed \"$got\""
+		fi
+	done < <(awk 'NR == FNR { if (sub(/^kernel-series-init: /, "") && $2 == "=") { f[++n] = $1; v[n] = $3; k[$1]++ }; next }
+		{ c[$1]++; r[$1, c[$1]] = substr($0, length($1) + 2) }
+		END { for (i = 1; i <= n; i++) { j = c[f[i]] - k[f[i]] + ++seen[f[i]]
+			print f[i], v[i], (j >= 1 ? r[f[i], j] : "(missing)") } }' "$out/user.init" "$rv")
+	[ "$n" -gt 0 ] || fail "user boot: init reported no value"
+	if [ -n "$user_probed" ]; then
+		compare user --image "$mod"
+	else
+		kinds user
+	fi
+}
+
+# extract_trace NAME: the dump of boot NAME, as kernel-retval-test.sh takes
+# it, in $out/NAME.dump.
 extract_trace() {
-	local oops
-	oops=$(grep -m1 -E 'Internal error:|Oops|BUG:|WARNING:' "$out/trace.txt" || true)
-	[ -z "$oops" ] || broken "the trace boot broke down: $oops ($out/trace.txt)"
+	local name=$1 oops
+	oops=$(grep -m1 -E 'Internal error:|Oops|BUG:|WARNING:' "$out/$name.txt" || true)
+	[ -z "$oops" ] || broken "the $name boot broke down: $oops ($out/$name.txt)"
 	awk '/\] Dumping ftrace buffer:$/ { on = 1 } on { print } on && /\] -+$/ && ++d == 2 { exit }' \
-		"$out/trace.txt" > "$out/dump.txt"
-	[ -s "$out/dump.txt" ] || die "no \"Dumping ftrace buffer:\" on the console ($out/trace.txt)"
-	note "trace: $(grep -c . "$out/dump.txt") lines; $(grep -c ' ret=0x' "$out/dump.txt" || true) kretprobe events"
+		"$out/$name.txt" > "$out/$name.dump"
+	[ -s "$out/$name.dump" ] || die "no \"Dumping ftrace buffer:\" on the console ($out/$name.txt)"
+	note "$name trace: $(grep -c . "$out/$name.dump") lines; $(grep -c ' ret=0x' "$out/$name.dump" || true) kretprobe events"
 }
 
 # The pairs: each return line of F next to a kretprobe event of F (before or
-# after it).  Writes $out/pairs.kernel (the kernel's lines) and
-# $out/pairs.unpatched (each rebuilt in the unpatched format from the raw
-# value), line for line.
+# after it) in $out/NAME.dump.  Writes $out/NAME.pairs.kernel (the kernel's
+# lines) and $out/NAME.pairs.unpatched (each rebuilt in the unpatched format
+# from the raw value), line for line.
 pair_lines() {
-	awk -v bits="$regbits" -v K="$out/pairs.kernel" -v U="$out/pairs.unpatched" '
+	local name=$1
+	awk -v bits="$regbits" -v K="$out/$name.pairs.kernel" -v U="$out/$name.pairs.unpatched" '
 	# The unpatched print_graph_retval(): hex, or %ld when the value (a
 	# 32-bit one sign-extended on a 64-bit kernel) is an errno.
 	function unpatched(h,   d, n, last3) {
@@ -332,17 +429,20 @@ pair_lines() {
 		for (i = 1; i <= 3; i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v
 	}
-	# A return line: sets rfunc, rprefix (up to the function part), rleaf.
+	# A return line: sets rname (the function as printed: a module'"'"'s
+	# with " [module]"), rfunc (its name alone), rprefix (up to the function
+	# part), rleaf.
 	function return_line(l,   m) {
-		if (match(l, /\| +[A-Za-z0-9_.$]+\(\);( \/\* = [^*]+ \*\/)?$/)) {
-			m = substr(l, RSTART); sub(/^\| +/, "", m); rfunc = m; sub(/\(\).*/, "", rfunc)
-			rprefix = substr(l, 1, length(l) - length(m)); rleaf = 1; return 1
-		}
-		if (match(l, /\| +\} \/\* [A-Za-z0-9_.$]+( = [^*]+)? \*\/$/)) {
-			m = substr(l, RSTART); sub(/^\| +/, "", m); rfunc = m; sub(/^\} \/\* /, "", rfunc); sub(/[ ].*/, "", rfunc)
-			rprefix = substr(l, 1, length(l) - length(m)); rleaf = 0; return 1
-		}
-		return 0
+		if (match(l, /\| +[A-Za-z0-9_.$]+( \[[A-Za-z0-9_]+\])?\(\);( \/\* = [^*]+ \*\/)?$/)) {
+			m = substr(l, RSTART); sub(/^\| +/, "", m); rname = m; sub(/\(\).*/, "", rname); rleaf = 1
+		} else if (match(l, /\| +\} \/\* [A-Za-z0-9_.$]+( \[[A-Za-z0-9_]+\])?( = [^*]+)? \*\/$/)) {
+			m = substr(l, RSTART); sub(/^\| +/, "", m); rname = m; sub(/^\} \/\* /, "", rname)
+			sub(/( = [^*]+)? \*\/$/, "", rname); rleaf = 0
+		} else
+			return 0
+		rfunc = rname; sub(/ \[.*/, "", rfunc)
+		rprefix = substr(l, 1, length(l) - length(m))
+		return 1
 	}
 	function emit(line, prefix, f, leaf, raw,   v) {
 		v = unpatched(raw)
@@ -354,47 +454,54 @@ pair_lines() {
 		if (match($0, / <- [A-Za-z0-9_.$]+\) ret=0x[0-9a-f]+ \*\/$/)) {
 			pf = substr($0, RSTART + 4); sub(/\).*/, "", pf)
 			pr = $0; sub(/.* ret=/, "", pr); sub(/ .*/, "", pr)
-			if (lastf == pf && lastn == NR - 1) { emit(lastl, lastp, lastf, lastleaf, pr); lastf = "" }
+			if (lastf == pf && lastn == NR - 1) { emit(lastl, lastp, lastname, lastleaf, pr); lastf = "" }
 			else { pendf = pf; pendr = pr; pendn = NR }
 			next
 		}
 		if (return_line($0)) {
-			if (pendf == rfunc && pendn == NR - 1) { emit($0, rprefix, rfunc, rleaf, pendr); pendf = ""; next }
-			lastf = rfunc; lastl = $0; lastp = rprefix; lastleaf = rleaf; lastn = NR
+			if (pendf == rfunc && pendn == NR - 1) { emit($0, rprefix, rname, rleaf, pendr); pendf = ""; next }
+			lastf = rfunc; lastname = rname; lastl = $0; lastp = rprefix; lastleaf = rleaf; lastn = NR
 		}
 	}
-	END { print pairs + 0 }' "$out/dump.txt"
+	END { print pairs + 0 }' "$out/$name.dump"
 }
 
+# compare NAME [--image M.ko]...: the pairs of boot NAME through annotate.
 compare() {
-	local n same=0 diffs=0 wide=0 k u
-	: > "$out/pairs.kernel"
-	: > "$out/pairs.unpatched"
-	n=$(pair_lines)
-	note "return lines paired with their raw value (kretprobe): $n"
-	[ "$n" -gt 0 ] || { fail "no return line had its kretprobe event next to it"; return; }
-	"$objpatch" annotate --image "$out/vmlinux" "$out/pairs.unpatched" > "$out/pairs.annotated" 2> "$out/annotate.err" ||
-		fail "objpatch annotate failed: $(head -3 "$out/annotate.err")"
-	: > "$out/pairs.diff"
+	local name=$1 n same=0 diffs=0 wide=0 k u p=$out/$1.pairs
+	shift
+	: > "$p.kernel"
+	: > "$p.unpatched"
+	n=$(pair_lines "$name")
+	note "$name boot: return lines paired with their raw value (kretprobe): $n"
+	[ "$n" -gt 0 ] || { fail "$name boot: no return line had its kretprobe event next to it"; return; }
+	"$objpatch" annotate --image "$out/vmlinux" "$@" "$p.unpatched" > "$p.annotated" 2> "$out/$name.annotate.err" ||
+		fail "objpatch annotate failed: $(head -3 "$out/$name.annotate.err")"
+	: > "$p.diff"
 	while IFS= read -r k && IFS= read -r u <&3; do
 		if [ "$k" = "$u" ]; then
 			same=$((same + 1))
 		elif [ "$arch" = arm ] && [[ $u == *"?"* ]] && [[ $k != *"?"* ]]; then
 			wide=$((wide + 1))	# r0:r1: typed by the kernel, one register for annotate
-			printf 'kernel:   %s\nannotate: %s\n' "$k" "$u" >> "$out/pairs.wide"
+			printf 'kernel:   %s\nannotate: %s\n' "$k" "$u" >> "$p.wide"
 		else
 			diffs=$((diffs + 1))
-			printf 'kernel:   %s\nannotate: %s\n' "$k" "$u" >> "$out/pairs.diff"
+			printf 'kernel:   %s\nannotate: %s\n' "$k" "$u" >> "$p.diff"
 		fi
-	done < "$out/pairs.kernel" 3< "$out/pairs.annotated"
-	note "kernel's typed line identical to objpatch annotate of the unpatched line: $same of $n${wide:+ ($wide 64-bit values typed from r0:r1 by the kernel only)}"
-	[ "$diffs" = 0 ] || { fail "$diffs lines differ ($out/pairs.diff):"; head -6 "$out/pairs.diff" >&2; }
-	# What the kernel printed, by kind.
-	note "the kernel's trace: $(grep -cE '\(\);$|\} /\* [A-Za-z0-9_.]+ \*/$' "$out/dump.txt" || true) void returns (no value)," \
-		"$(grep -cE '= (true|false) \*/' "$out/dump.txt" || true) bool," \
-		"$(grep -cE '= -[0-9]+ \([A-Z0-9]+\) \*/' "$out/dump.txt" || true) errno names," \
-		"$(grep -cE '= IRQ_[A-Z_]+ \*/' "$out/dump.txt" || true) enumerators," \
-		"$(grep -cE '= [^ ]+\? \*/' "$out/dump.txt" || true) marked '?'"
+	done < "$p.kernel" 3< "$p.annotated"
+	note "$name boot: kernel's typed line identical to objpatch annotate of the unpatched line: $same of $n${wide:+ ($wide 64-bit values typed from r0:r1 by the kernel only)}"
+	[ "$diffs" = 0 ] || { fail "$name boot: $diffs lines differ ($p.diff):"; head -6 "$p.diff" >&2; }
+	kinds "$name"
+}
+
+# kinds NAME: what the kernel printed in the trace of boot NAME, by kind.
+kinds() {
+	local d=$out/$1.dump
+	note "$1 boot: the kernel's trace: $(grep -cE '\(\);$|\} /\* [A-Za-z0-9_.]+( \[[A-Za-z0-9_]+\])? \*/$' "$d" || true) void returns (no value)," \
+		"$(grep -cE '= (true|false) \*/' "$d" || true) bool," \
+		"$(grep -cE '= -[0-9]+ \([A-Z0-9]+\) \*/' "$d" || true) errno names," \
+		"$(grep -cE '= IRQ_[A-Z_]+ \*/' "$d" || true) enumerators," \
+		"$(grep -cE '= [^ ]+\? \*/' "$d" || true) marked '?'"
 }
 
 for tool in "$rmc" "$objpatch"; do
@@ -423,8 +530,13 @@ for a in "${arches[@]}"; do
 	boot selftest "$(cmdline_selftest)"
 	check_selftests
 	boot trace "$(cmdline_trace)"
-	extract_trace
-	compare
+	extract_trace trace
+	compare trace
+	make_initramfs
+	boot user "$(cmdline_user)" "$out/user.cpio"
+	extract_trace user
+	check_user
+	[ -z "$known_broken" ] || reference
 done
 
 echo

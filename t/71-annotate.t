@@ -164,7 +164,7 @@ if [[ " ${built[*]} " = *" x86_64 "* ]]; then
 	is "$?
 $(cat "$T_TMP/err")" "1
 objpatch annotate: 1 line not understood, passed through unchanged
-objpatch annotate: 73 lines, 61 calls, 39 functions (2 not in the tables), 46 values (37 changed): void 8 (dropped), bool 3, enum 5, errno 8, integer 11, pointer 4, other 1, unknown 4, not in the tables 2; narrowed 5 (bits above the type's width dropped)
+objpatch annotate: 78 lines, 65 calls, 39 functions (2 not in the tables), 49 values (40 changed): void 9 (dropped), bool 3, enum 5, errno 9, integer 12, pointer 4, other 1, unknown 4, not in the tables 2; narrowed 6 (bits above the type's width dropped)
 objpatch annotate: schedule: not in the tables of the images
 objpatch annotate: smp_apic_timer_interrupt: not in the tables of the images" \
 		"--stats: the counts of v6.5, exit 1 naming the two functions the tables lack"

@@ -265,6 +265,21 @@ static bool starts(const char *s, size_t i, size_t end, const char *w)
 	return end - i >= n && memcmp(s + i, w, n) == 0;
 }
 
+/*
+ * Past the " [module]" that %ps puts after the name of a module's function
+ * ("bm_free [binfmt_misc]()"), from `j` just after the name; `j` if none.
+ */
+static size_t past_module(const char *s, size_t j, size_t end)
+{
+	size_t k = j + 2;
+
+	if (!starts(s, j, end, " ["))
+		return j;
+	while (k < end && name_char(s[k]))
+		k++;
+	return k > j + 2 && k < end && s[k] == ']' ? k + 1 : j;
+}
+
 /* A function part starts at `i`: "}", a comment, an interrupt arrow, or a name and "(". */
 static bool function_part_at(const char *s, size_t i, size_t end)
 {
@@ -276,7 +291,10 @@ static bool function_part_at(const char *s, size_t i, size_t end)
 		return true;
 	while (j < end && name_char(s[j]))
 		j++;
-	return j > i && j < end && s[j] == '(';
+	if (j == i)
+		return false;
+	j = past_module(s, j, end);
+	return j < end && s[j] == '(';
 }
 
 /* The pid of a task column "comm-pid" (comm may hold '-' itself), -1 if it is not one. */
@@ -394,6 +412,7 @@ static void parse_call(const char *s, size_t p, size_t end, struct gline *g)
 		q++;
 	g->name = s + p;
 	g->name_len = q - p;
+	q = past_module(s, q, end);
 	g->args = q + 1;
 	/* funcgraph-args prints the arguments, which may hold parentheses. */
 	for (; q < end; q++) {
