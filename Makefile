@@ -327,9 +327,11 @@ kernel-retval-test: $(BUILD)/recordmcount $(BUILD)/objpatch
 
 # The kernel prints typed values itself (kernel/, issue 22 part 2): the
 # series applied to linux-source-6.12, built for x86_64 and 32-bit ARM with
-# our tool, booted under qemu for the ftrace self-tests and for a trace whose
-# typed lines must be those objpatch annotate makes of the raw values.  Not
-# part of check.
+# our tool, booted under qemu for the ftrace self-tests, for a trace whose
+# typed lines must be those objpatch annotate makes of the raw values, and
+# with an initramfs that loads and traces a module; on ARM also built
+# without the series, to check that it breaks down the same.  Not part of
+# check.
 .PHONY: kernel-series-test
 kernel-series-test: $(BUILD)/recordmcount $(BUILD)/objpatch
 	scripts/kernel-series-test.sh
