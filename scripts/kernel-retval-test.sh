@@ -65,11 +65,10 @@
 # Installs linux-source-6.12, qemu-system-x86 and qemu-system-arm with
 # apt-get when missing (not in scripts/deps.sh: CI does not run this test).
 # Builds run under nice -n 19.  Exits 1 on any failure.
-# Time (measured on this project's 2-core machine, shared with other work):
-# the x86_64 build 12 to 16 minutes (about 600 s of CPU), the arm64 build
-# 20 to 26 minutes (about 700 s of CPU; cross-compiled), each boot to the
-# end of the dump 1 to 8 s under TCG: 41 minutes for the whole script from
-# scratch.  With the extracted source the trees take 2.4 GB in
+# Time (measured on this project's 2-core machine): about 690 s of CPU for
+# each build, 6 minutes of wall time on idle cores and up to 26 when the
+# machine is shared; each boot to the end of the dump 1 to 8 s under TCG:
+# 19 minutes for the whole script from scratch (41 on a loaded machine).  With the extracted source the trees take 2.4 GB in
 # build/kernel-6.12/.
 set -euo pipefail
 
