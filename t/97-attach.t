@@ -26,11 +26,7 @@ SRC=$TOP/testdata/attach/target.c
 D=$T_TMP
 CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -O2 -pthread)
 
-if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
-	skip "attach is implemented for x86_64 Linux hosts (this is $(uname -sm))"
-	done_testing
-	exit
-fi
+attach_host_only
 
 # scenario LABEL PROGRAM READ_NR SLEEP_NR
 scenario() {
@@ -82,11 +78,7 @@ scenario() {
 	is "$(ls /proc/"$pid"/task | wc -l)" "$threads" "[$label] dormant: the runtime started no thread"
 	is "$(cut -d' ' -f1 /proc/"$pid"/task/"$tid"/syscall)" "$nr" "[$label] the reader is back in read()"
 	echo "line after the loads" >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	st=$?
+	reaped
 	is "$st" 7 "[$label] the program exits with its own status"
 	is "$(grep -c 'ran, all right' <<< "$out")" 4 "[$label] every worker's results were right"
 	grep -q '^wrong' <<< "$out"
@@ -107,11 +99,8 @@ if started main-exits "$D/target" main-exits; then
 	out=$("$OBJPATCH" attach --inject-only "$pid" 2>&1)
 	ok $? "[main-exits] a load into a process whose main thread exited ($out)"
 	echo "line" >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	is "$?" 7 "[main-exits] the program exits with its own status"
+	reaped
+	is "$st" 7 "[main-exits] the program exits with its own status"
 	is "$(grep -c 'ran, all right' <<< "$out")" 4 "[main-exits] every worker's results were right"
 else
 	ok 1 "[main-exits] the target starts and says ready"
@@ -138,11 +127,8 @@ if started hold "$D/target" hold-loader 5<> "$D/hold"; then
 	ok $? "[hold] ... and says loaded"
 	exec 6<&-
 	echo "line" >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	is "$?" 7 "[hold] the program exits with its own status"
+	reaped
+	is "$st" 7 "[hold] the program exits with its own status"
 	is "$(grep -c 'ran, all right' <<< "$out")" 4 "[hold] every worker's results were right"
 else
 	ok 1 "[hold] the target starts and says ready"
@@ -169,11 +155,8 @@ if started hold-signal "$D/target" hold-loader-signal; then
 	ok $? "[hold-signal] ... and says loaded"
 	exec 6<&-
 	echo "line" >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	is "$?" 7 "[hold-signal] the program exits with its own status"
+	reaped
+	is "$st" 7 "[hold-signal] the program exits with its own status"
 	is "$(grep -c 'ran, all right' <<< "$out")" 4 "[hold-signal] every worker's results were right"
 else
 	ok 1 "[hold-signal] the target starts and says ready"
@@ -188,11 +171,8 @@ if started bash bash -c 'echo ready; read -r line; echo "read: $line"; exit 5'; 
 	out=$("$OBJPATCH" attach --inject-only "$pid" 2>&1)
 	ok $? "[bash] a load into bash blocked in read() ($out)"
 	echo "a line" >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	is "$?" 5 "[bash] bash exits with its own status"
+	reaped
+	is "$st" 5 "[bash] bash exits with its own status"
 	is "$out" "read: a line" "[bash] its read returned the line written after"
 	is "$(cat "$D/bash.err")" "" "[bash] dormant: nothing on its standard error"
 else
@@ -282,11 +262,8 @@ if compile_ok "[static] target" gcc "${CFLAGS[@]}" -static -o "$D/target-static"
 	refused "a static program" "no libc in the process (statically linked?)" "$pid"
 	untouched "a static program" "$pid"
 	echo "line" >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	is "$?" 7 "refused, a static program: it exits with its own status"
+	reaped
+	is "$st" 7 "refused, a static program: it exits with its own status"
 fi
 
 out=$("$OBJPATCH" attach --inject-only --duration 1 1 2>&1)

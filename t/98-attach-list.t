@@ -29,11 +29,7 @@ SRC=$TOP/testdata/attach
 D=$T_TMP
 CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -O0 -g)
 
-if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
-	skip "attach is implemented for x86_64 Linux hosts (this is $(uname -sm))"
-	done_testing
-	exit
-fi
+attach_host_only
 
 # running LABEL CMD...: runs CMD, its standard input a pipe on fd 3 here and
 # its output in $D/LABEL.out (a file: all of it is compared at the end),

@@ -39,11 +39,7 @@ CHECK=(python3 "$TOP/testdata/runtime/check_trace.py")
 D=$T_TMP
 CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread)
 
-if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
-	skip "attach is implemented for x86_64 Linux hosts (this is $(uname -sm))"
-	done_testing
-	exit
-fi
+attach_host_only
 
 # build LABEL RMC-FLAGS CFLAGS...: compiles traced.c, records, links: $D/LABEL.
 build() {
@@ -86,11 +82,7 @@ check() {
 finish() {
 	local label=$1 out st
 	echo quit >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	st=$?
+	reaped
 	is "$st" 7 "[$label] the program exits with its own status"
 	is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[$label] every worker's results were right"
 	grep -q '^wrong' <<< "$out" && diag "$out"
@@ -207,11 +199,8 @@ exits() {
 	ok $? "[$label] tracing"
 	line last
 	echo quit >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	is "$?" 7 "[$label] the program exits with its own status while attached"
+	reaped
+	is "$st" 7 "[$label] the program exits with its own status while attached"
 	is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[$label] every worker's results were right"
 	wait "$attacher"
 	st=$?
@@ -265,11 +254,8 @@ forks() {
 print(" ".join(sorted({str(e["pid"]) for e in json.load(open(sys.argv[1]))["traceEvents"] if "pid" in e})))' "$D/$label.fork.json")
 	is "$out" "$pid" "[$label] every event is the process's own"
 	echo quit >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	is "$?" 7 "[$label] the program exits with its own status"
+	reaped
+	is "$st" 7 "[$label] the program exits with its own status"
 	grep -q '^forker: [0-9]* children, all right' <<< "$out"
 	ok $? "[$label] every child's status was right ($(grep '^forker' <<< "$out"))"
 	grep -q '^wrong' <<< "$out" && diag "$out"

@@ -36,7 +36,7 @@
 # same checks but the trace's.  ATTACHES=N: N attaches into the --nop
 # build (100), fewer into the others; BUILDS="nop pg": only those (busy:
 # the --nop build again, its workers never pausing; it needs nop).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
 SRC=$TOP/testdata/attach
@@ -50,11 +50,7 @@ ATTACHES=${ATTACHES:-100}
 # A service gone (the failure this test is for) must not take the test with it.
 trap '' PIPE
 
-if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
-	skip "attach is implemented for x86_64 Linux hosts (this is $(uname -sm))"
-	done_testing
-	exit
-fi
+attach_host_only
 
 # build LABEL RMC-FLAGS LDFLAGS CFLAGS...: compile, record, link (without
 # -pg): $D/LABEL/service.
@@ -73,10 +69,10 @@ build() {
 	compile_ok "[$label] link" gcc -pthread $ldflags -o "$dir/service" "$dir/service.o"
 }
 
-# started LABEL CMD...: runs CMD in the empty directory $D/LABEL/cwd, its
+# started_in_cwd LABEL CMD...: runs CMD in the empty directory $D/LABEL/cwd, its
 # standard input and output on pipes (fds 3 and 4 here), and waits for
 # its "ready"; sets $pid.
-started() {
+started_in_cwd() {
 	local label=$1 line=
 	shift
 	rm -rf "$D/in" "$D/out" "$D/$label/cwd"
@@ -87,17 +83,6 @@ started() {
 	exec 3> "$D/in" 4< "$D/out"
 	read -r -t 30 line <&4
 	[ "$line" = ready ]
-}
-
-# until_true CMD...: polls CMD (a process's state, which nothing announces),
-# TRIES times (default 1000) 10 ms apart.
-until_true() {
-	local k
-	for ((k = 0; k < ${TRIES:-1000}; k++)); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	return 1
 }
 
 # The copies of libobjpatch.so mapped in $pid (distinct device:inode).
@@ -304,7 +289,7 @@ stress() {
 	mkdir -p "$D/$label"
 	sent=0 sent_held=0 sent_released=0 empty=0 traced_names='' asked='' said=$D/$1/said
 	: > "$said"
-	if ! started "$label" "$exe" "${@:4}"; then
+	if ! started_in_cwd "$label" "$exe" "${@:4}"; then
 		ok 1 "[$label] the service starts and says ready"
 		kill "$pid" 2> /dev/null
 		return
@@ -317,11 +302,7 @@ stress() {
 		kill -0 "$pid" 2> /dev/null || break	# the rest would say nothing new
 	done
 	if ! kill -0 "$pid" 2> /dev/null; then
-		exec 3>&-
-		out=$(cat <&4)
-		exec 4<&-
-		wait "$pid"
-		st=$?
+		reaped
 		ok 1 "[$label] the service lives through the attaches (it ended after attach $i, status $st$( ((st > 128)) && echo ": $(kill -l $((st - 128)))"))"
 		[ -n "$out" ] && diag "[$label] it said:" "$out"
 		return
@@ -346,11 +327,7 @@ stress() {
 	until_true eval '[ "$(stats | cut -d" " -f2)" -gt 0 ]'
 	ok $? "[$label] the service forked children meanwhile"
 	echo quit >&3
-	exec 3>&-
-	out=$(cat <&4)
-	exec 4<&-
-	wait "$pid"
-	st=$?
+	reaped
 	summary=$(grep '^summary:' <<< "$out")
 	is "$st" 0 "[$label] the service exits 0: every check passed"
 	[[ $summary =~ mismatches=0\  ]]

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# What the objpatch attach tests (t/97-attach.t, t/98-attach-trace.t)
-# share: a target started on pipes, and polling for the states of its
+# What the objpatch attach tests (t/97-attach.t, t/98-attach-*.t,
+# t/99-attach-stress.t) share: a target started on pipes, and polling for the states of its
 # threads, which nothing announces.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -35,12 +35,34 @@ reader_thread() {
 	return 1
 }
 
-# until_true CMD...: polls CMD (a process's state, which nothing announces).
+# until_true CMD...: polls CMD (a process's state, which nothing announces),
+# TRIES times (default 1000) 10 ms apart.
 until_true() {
-	for _ in $(seq 1000); do
+	local k
+	for ((k = 0; k < ${TRIES:-1000}; k++)); do
 		"$@" && return 0
 		sleep 0.01
 	done
 	return 1
+}
+
+# reaped: closes the target's input (fd 3), reads all its output (fd 4)
+# into $out and waits for it: its status in $st.
+reaped() {
+	exec 3>&-
+	out=$(cat <&4)
+	exec 4<&-
+	wait "$pid"
+	st=$?
+}
+
+# attach_host_only: the whole test is skipped where attach is not
+# implemented.
+attach_host_only() {
+	if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
+		skip "attach is implemented for x86_64 Linux hosts (this is $(uname -sm))"
+		done_testing
+		exit
+	fi
 }
 

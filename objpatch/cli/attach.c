@@ -29,6 +29,7 @@
 #include "objpatch/cli/attach.h"
 #include "objpatch/cli/attach_call.h"
 #include "objpatch/cli/attach_list.h"
+#include "objpatch/cli/attach_stream.h"
 #include "objpatch/cli/inject.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/analyses.h"
@@ -562,11 +563,7 @@ int attach_main(int argc, char **argv)
 	}
 	free_opts(&o);
 	/* objpatch killed while it holds the process would leave a thread mid-call: finish first. */
-	sigemptyset(&held);
-	sigaddset(&held, SIGINT);
-	sigaddset(&held, SIGTERM);
-	sigaddset(&held, SIGHUP);
-	sigaddset(&held, SIGQUIT);
+	attach_end_signals(&held);
 	sigprocmask(SIG_BLOCK, &held, &old);
 	rc = inject(pid, port, &syms, lib, (pid_t)o.thread);
 	sigprocmask(SIG_SETMASK, &old, NULL);

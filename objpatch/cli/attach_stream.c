@@ -167,16 +167,21 @@ int channel_accept(struct attach_channel *c, pid_t pid)
 	return 0;
 }
 
-/* SIGINT, SIGTERM, SIGHUP and SIGQUIT as they come: the caller blocked them. */
+void attach_end_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
+/* The session's end signals as they come: the caller blocked them. */
 static int signal_fd(void)
 {
 	sigset_t s;
 
-	sigemptyset(&s);
-	sigaddset(&s, SIGINT);
-	sigaddset(&s, SIGTERM);
-	sigaddset(&s, SIGHUP);
-	sigaddset(&s, SIGQUIT);
+	attach_end_signals(&s);
 	return signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 

@@ -8,6 +8,7 @@
 #define OBJPATCH_CLI_ATTACH_STREAM_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -50,5 +51,12 @@ struct stream_end {
  * after one line.
  */
 int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds, struct stream_end *e);
+
+/*
+ * The signals that end a session: SIGINT, SIGTERM, SIGHUP and SIGQUIT.
+ * objpatch blocks them while it holds a process (killed then, it would
+ * leave a thread mid-call), and a session reads them from a signalfd.
+ */
+void attach_end_signals(sigset_t *set);
 
 #endif

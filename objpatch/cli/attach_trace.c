@@ -442,11 +442,7 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	 * objpatch killed while it holds the process would leave a thread
 	 * mid-call: the signals wait, and then end the session (signalfd).
 	 */
-	sigemptyset(&held);
-	sigaddset(&held, SIGINT);
-	sigaddset(&held, SIGTERM);
-	sigaddset(&held, SIGHUP);
-	sigaddset(&held, SIGQUIT);
+	attach_end_signals(&held);
 	sigprocmask(SIG_BLOCK, &held, &old);
 	rc = session(pid, port, t, s, &h, loaded == 1, &r, out, recording);
 	sigprocmask(SIG_SETMASK, &old, NULL);
