@@ -111,6 +111,12 @@ static int object_entry(struct report *r, struct object_state *st, size_t i, con
 	if (!*fn)
 		return add_finding(r, CHECK_STALE, &st->fs, e->sec, e->off, 0,
 				   "not inside any function symbol") ? 0 : -1;
+	/* Tables recordmcount writes never list an untraced call (traced_function), not even its NOP. */
+	if (e->user && !section_is_traceable(sname)) {
+		*fn = NULL;
+		return add_finding(r, CHECK_UNTRACED, &st->fs, e->sec, e->off, 0,
+				   "in %s, a section that is not traced (its calls become NOPs)", sname) ? 0 : -1;
+	}
 	site = find_site(&st->rec, e->sec, e->off);
 	if (!site && !e->user)
 		site = find_site(&st->rec, e->sec, e->off + recorded_prefix_at(obj, e));
@@ -128,8 +134,13 @@ static int object_entry(struct report *r, struct object_state *st, size_t i, con
 		r->nops++;
 		return 0;
 	}
-	/* gcc's -mnop-mcount: the entry hook's NOP, the compiler's own, with no relocation left. */
-	if (!e->user && obj->arch->entry_hooks && nop_at(obj, e->sec, e->off) &&
+	/*
+	 * gcc's -mnop-mcount: the entry hook's NOP, the compiler's own, with no
+	 * relocation left; in gcc's __mcount_loc, or in __fentry_rel once user
+	 * mode took that table over (never in __mcount_rel: no NOP there is an
+	 * entry hook's).
+	 */
+	if ((!e->user || e->entry) && obj->arch->entry_hooks && nop_at(obj, e->sec, e->off) &&
 	    e->off == (*fn)->off + function_landing_pad(obj, e->sec, (*fn)->off)) {
 		r->nops++;
 		return 0;

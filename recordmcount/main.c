@@ -47,7 +47,8 @@ static void usage(FILE *f)
 		"  -o, --output=FILE    write the result to FILE (one input only)\n"
 		"      --no-protos      do not add the prototype table (__mcount_proto) from DWARF\n"
 		"      --nop            replace the recorded calls by NOPs too (no hook needed to link)\n"
-		"      --strict         fail on a reference to the hook that is not a call it knows\n"
+		"      --strict         fail on a reference to the hook that is not a call it knows,\n"
+		"                       or on a call outside every function symbol\n"
 		"      --list           print the recorded sites of objects or linked files\n"
 		"      --check          check that the table holds exactly the calls to the hook\n"
 		"                       (exit 0 clean, 1 findings, 2 could not check)\n"
@@ -94,6 +95,36 @@ static int refuse_strays(struct elfobj *obj, const struct recording *rec)
 			    "%s against %s (--strict: left unchanged; --check lists them)", rec->nstrays,
 			    rec->nstrays == 1 ? "" : "s", rec->nstrays == 1 ? "is" : "are", obj->sec[s->sec].name,
 			    (unsigned long long)s->off, stray_type(obj, s, buf, sizeof(buf)), s->sym), -1;
+}
+
+/*
+ * Calls in traced sections that no function symbol holds (record.h): the
+ * symbol table is damaged or was made by hand.  Never silent; with
+ * --strict the object fails and is left as it was.
+ */
+static const char *outside_fate(const struct recording *rec)
+{
+	return rec->outside_kept ? "the compiler's entry kept (--check reports it stale)" :
+				   "not recorded, replaced by a NOP where the arch has one";
+}
+
+static int refuse_outside(struct elfobj *obj, const struct recording *rec)
+{
+	const struct site *s = rec->outside;
+
+	if (!rec->noutside)
+		return 0;
+	return elfobj_error(obj, "%zu call%s to the hook outside every function symbol (its st_size does not cover "
+			    "the call), first %s+0x%llx (--strict: left unchanged)", rec->noutside,
+			    rec->noutside == 1 ? "" : "s", obj->sec[s->sec].name, (unsigned long long)s->off), -1;
+}
+
+static void warn_outside(const struct elfobj *obj, const struct recording *rec)
+{
+	for (size_t i = 0; i < rec->noutside; i++)
+		fprintf(stderr, "recordmcount: %s: warning: %s+0x%llx: call to the hook outside every function symbol "
+			"(its st_size does not cover the call): %s\n", obj->path, obj->sec[rec->outside[i].sec].name,
+			(unsigned long long)rec->outside[i].off, outside_fate(rec));
 }
 
 static void warn_strays(const struct elfobj *obj, const struct recording *rec)
@@ -161,7 +192,7 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		return -1;
 	if (record_object(obj, &rec, &(struct record_options){ opt->mode, opt->nop, opt->protos,
 							      opt->warn ? stderr : NULL }) < 0 ||
-	    (opt->strict && refuse_strays(obj, &rec) < 0))
+	    (opt->strict && (refuse_strays(obj, &rec) < 0 || refuse_outside(obj, &rec) < 0)))
 		goto out;	/* the sites found before the error are freed too */
 	if (obj->modified)
 		rc = elfobj_write(obj, out, mode);
@@ -169,6 +200,7 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		rc = opt->output ? elfobj_copy(obj, out, mode) : 0;
 	if (rc == 0) {
 		warn_strays(obj, &rec);
+		warn_outside(obj, &rec);
 		warn_fat_lto(obj);
 		warn_pic(obj, opt, &rec);
 		warn_no_dwarf(obj, opt, &rec);

@@ -22,6 +22,14 @@ bool section_is_traceable(const char *name)
 	return false;
 }
 
+const struct func_sym *traced_function(const struct elfobj *obj, const struct func_sym *fs, size_t nf,
+				       uint32_t sec, uint64_t off)
+{
+	if (!sec || sec >= obj->nsec || !section_is_traceable(obj->sec[sec].name))
+		return NULL;
+	return function_at(fs, nf, sec, off);
+}
+
 bool elfobj_has_tables(const struct elfobj *obj)
 {
 	for (size_t i = 1; i < obj->nsec; i++) {
@@ -143,6 +151,15 @@ static int push_site(struct elfobj *obj, struct recording *rec, uint32_t sec, ui
 	return 0;
 }
 
+/* A call in a traced section that no function symbol holds: the caller warns. */
+static int push_outside(struct elfobj *obj, struct recording *rec, uint32_t sec, uint64_t off)
+{
+	if (!grow_array(&rec->outside, rec->noutside, &rec->cap_outside, sizeof(*rec->outside)))
+		return elfobj_error(obj, "out of memory"), -1;
+	rec->outside[rec->noutside++] = (struct site){ .sec = sec, .off = off };
+	return 0;
+}
+
 static int push_stray(struct elfobj *obj, struct recording *rec, uint32_t sec, const struct reloc *r)
 {
 	/* R_*_NONE relocates nothing: a call replaced by NOPs (the kernel's tool keeps its symbol). */
@@ -231,6 +248,8 @@ static void drop_relocs_in(struct elfobj *obj, struct section *rs, struct byte_r
 struct section_scan {
 	struct byte_range *nops;	/* room for two per relocation */
 	size_t nnops, ignored;
+	const struct func_sym *fs;	/* the object's function symbols (traced_function) */
+	size_t nf;
 };
 
 /*
@@ -288,6 +307,7 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 		const struct reloc *r = &rs->relocs[i];
 		const struct call_form *form;
 		uint64_t site;
+		bool traced;
 
 		if (!hook[r->sym])
 			continue;
@@ -308,9 +328,12 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 		seq_start = r->offset;
 		seq_end = sequence_end(obj, text, site);
 		in_seq = true;
-		if (traceable && push_site(obj, rec, textidx, site, hook[r->sym] == HOOK_ENTRY) < 0)
+		traced = traceable && traced_function(obj, scan->fs, scan->nf, textidx, site);
+		if (traceable && !traced && push_outside(obj, rec, textidx, site) < 0)
 			return -1;
-		if (traceable && !rec->nop_traced)
+		if (traced && push_site(obj, rec, textidx, site, hook[r->sym] == HOOK_ENTRY) < 0)
+			return -1;
+		if (traced && !rec->nop_traced)
 			continue;
 		struct byte_range range = nop_call(obj, textidx, r);
 
@@ -325,7 +348,7 @@ static int scan_relocs(struct elfobj *obj, size_t relidx, const uint8_t *hook,
 		if (range.to == range.from) {
 			if (obj->err[0])
 				return -1;
-			if (traceable)	/* --nop promised a program without the hook */
+			if (traced)	/* --nop promised a program without the hook */
 				return elfobj_error(obj, "%s+0x%llx: the call cannot be replaced by NOPs on %s",
 						    text->name, (unsigned long long)site, obj->arch->name), -1;
 			scan->ignored++;
@@ -365,6 +388,8 @@ int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FIL
 {
 	bool any;
 	uint8_t *hook;
+	struct func_sym *fs;
+	size_t nf = 0;
 	int rc = -1;
 
 	memset(rec, 0, sizeof(*rec));
@@ -378,10 +403,15 @@ int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FIL
 		free(hook);
 		return 0;
 	}
+	fs = function_index(obj, &nf);
+	if (!fs) {
+		free(hook);
+		return elfobj_error(obj, "out of memory"), -1;
+	}
 	for (size_t i = 1; i < obj->nsec; i++) {
 		struct section *rs = &obj->sec[i];
 		const struct section *text;
-		struct section_scan scan = { 0 };
+		struct section_scan scan = { .fs = fs, .nf = nf };
 
 		if (!rs->rela_for)
 			continue;
@@ -394,12 +424,11 @@ int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FIL
 		}
 		if (elfobj_parse_relocs(obj, i) < 0)
 			goto out;
-		if (!section_is_traceable(text->name) || rec->nop_traced) {
-			scan.nops = malloc((rs->nrelocs ? rs->nrelocs : 1) * 2 * sizeof(*scan.nops));
-			if (!scan.nops) {
-				elfobj_error(obj, "out of memory");
-				goto out;
-			}
+		/* Room for NOPs in every section: a traced one's calls outside its functions get them too. */
+		scan.nops = malloc((rs->nrelocs ? rs->nrelocs : 1) * 2 * sizeof(*scan.nops));
+		if (!scan.nops) {
+			elfobj_error(obj, "out of memory");
+			goto out;
 		}
 		if (scan_relocs(obj, i, hook, rec, &scan) < 0) {
 			free(scan.nops);
@@ -420,6 +449,8 @@ int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FIL
 	}
 	if (rec->nsites)	/* sites is NULL when there are none: qsort(NULL) is undefined */
 		qsort(rec->sites, rec->nsites, sizeof(*rec->sites), cmp_site);
+	if (rec->noutside)
+		qsort(rec->outside, rec->noutside, sizeof(*rec->outside), cmp_site);
 	sort_strays(rec);
 	{
 		size_t n = 0;
@@ -431,6 +462,7 @@ int record_sites(struct elfobj *obj, struct recording *rec, bool nop_traced, FIL
 	}
 	rc = 0;
 out:
+	free(fs);
 	free(hook);
 	return rc;
 }
@@ -449,6 +481,7 @@ void recording_free(struct recording *rec)
 {
 	free(rec->sites);
 	free(rec->strays);
+	free(rec->outside);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -659,6 +692,50 @@ static int find_strays(struct elfobj *obj, struct recording *rec)
 	return rc;
 }
 
+/*
+ * The compiler lists every call, in untraced sections too, and cannot know
+ * that a symbol table will not cover one: the rule of record_sites
+ * (traced_function) holds for its sites as well.  Those of traced sections
+ * that it fails go to rec->outside for the warnings.  With `drop` (user
+ * mode, which writes tables of its own) every site failing it leaves the
+ * list and record_sites NOPs its call, as in an object without a table;
+ * kernel mode leaves the compiler's table as the kernel's own build does.
+ */
+static int apply_traced_rule(struct elfobj *obj, struct recording *rec, bool drop, FILE *warn)
+{
+	struct func_sym *fs;
+	size_t nf = 0, n = 0;
+	int rc = 0;
+
+	if (drop) {
+		struct recording nops;
+
+		rc = record_sites(obj, &nops, false, warn);
+		recording_free(&nops);
+		if (rc < 0)
+			return -1;
+	}
+	fs = function_index(obj, &nf);
+	if (!fs)
+		return elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 0; i < rec->nsites && rc == 0; i++) {
+		const struct site *s = &rec->sites[i];
+
+		if (s->patchable || traced_function(obj, fs, nf, s->sec, s->off)) {
+			rec->sites[n++] = *s;
+			continue;
+		}
+		if (section_is_traceable(obj->sec[s->sec].name))
+			rc = push_outside(obj, rec, s->sec, s->off);
+		if (!drop)
+			rec->sites[n++] = *s;
+	}
+	rec->nsites = n;
+	rec->outside_kept = !drop;
+	free(fs);
+	return rc;
+}
+
 int record_object(struct elfobj *obj, struct recording *rec, const struct record_options *o)
 {
 	bool has_protos;
@@ -681,6 +758,11 @@ int record_object(struct elfobj *obj, struct recording *rec, const struct record
 	if (recorded_sites(obj, rec, &has_protos) < 0 || find_strays(obj, rec) < 0)
 		return -1;
 	sort_strays(rec);
+	bool excluded = false, converts = o->mode == MODE_USER && section_named(obj, KERNEL_TABLE, &excluded) &&
+					  !excluded;
+
+	if (apply_traced_rule(obj, rec, converts, o->warn) < 0)
+		return -1;
 	if (o->mode == MODE_USER && recorded_to_user(obj, rec) < 0)
 		return -1;
 	return o->protos && !has_protos ? emit_protos(obj, rec) : 0;

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "elf/elfobj.h"
+#include "elf/functions.h"
 #include "recordmcount/emit.h"
 #include "tables/tables.h"
 
@@ -25,6 +26,14 @@ struct recording {
 	size_t nsites, cap;
 	struct stray_ref *strays;	/* in section order, then offset */
 	size_t nstrays, cap_strays;
+	/*
+	 * Calls in traced sections that no function symbol holds (a symbol
+	 * table whose sizes do not cover them): not traced, so NOP'd like the
+	 * calls of untraced sections; the caller warns (--strict: fails).
+	 */
+	struct site *outside;
+	size_t noutside, cap_outside;
+	bool outside_kept;	/* kernel mode leaves the compiler's table: their entries stay */
 	size_t nopped;		/* calls replaced by NOPs outside traceable sections */
 	size_t ignored;		/* calls outside traceable sections left as they are */
 	size_t pic_calls;	/* calls of a form only position-independent code has */
@@ -32,6 +41,13 @@ struct recording {
 };
 
 bool section_is_traceable(const char *name);
+/*
+ * The one rule the recorder and --check share: a call to the hook is
+ * traced (recorded, and its entry valid) when its section is traceable and
+ * a function symbol holds it (function_at).  Its function, or NULL.
+ */
+const struct func_sym *traced_function(const struct elfobj *obj, const struct func_sym *fs, size_t nf,
+				       uint32_t sec, uint64_t off);
 bool elfobj_has_tables(const struct elfobj *obj);
 /*
  * gcc -flto without -ffat-lto-objects: no machine code, so no call to

@@ -3,7 +3,10 @@
  * MIPS o32/n32 and n64.  One call can carry several relocations against the
  * hook: %hi/%lo (and %highest/%higher on n64) with -mlong-calls, %call16 plus
  * the R_MIPS_JALR hint in PIC code.  They form one site, recorded at the
- * first instruction of the sequence.
+ * first instruction of the sequence.  The R_MIPS_JALR hint alone is no call
+ * form: it only names a symbol for the linker, while the jalr calls whatever
+ * the load before it put in t9.  A jalr whose load does not name the hook
+ * is a reference to report (a stray), never a call to record or NOP.
  */
 #include "arch/arch.h"
 #include "arch/mips/args_mips.h"
@@ -17,7 +20,6 @@ static const char *const mips_hooks[] = { "_mcount", "mcount", "__fentry__", NUL
 #define LUI		WM(MIPS_LUI, MIPS_OP_MASK)
 #define LW_T9		WM(MIPS_LW_T9, MIPS_OP_RT_MASK)
 #define LD_T9		WM(MIPS_LD_T9, MIPS_OP_RT_MASK)
-#define JALR_RA		WM(MIPS_JALR_RA, MIPS_JALR_RA_MASK)
 #define NOP		W(MIPS_NOP)
 #define LW_GP		WM(MIPS_I(MIPS_OP_LW, MIPS_GP, 0), MIPS_OP_RS_MASK)
 #define LD_GP		WM(MIPS_I(MIPS_OP_LD, MIPS_GP, 0), MIPS_OP_RS_MASK)
@@ -40,7 +42,6 @@ static const struct call_form mips_calls[] = {
 	{ .rtype = R_MIPS_CALL_HI16, .site_adjust = 0, .site = PAT(LUI) },
 	{ .rtype = R_MIPS_CALL16, .site_adjust = 0, .site = PAT(LW_T9) },
 	{ .rtype = R_MIPS_CALL16, .site_adjust = 0, .site = PAT(LD_T9) },
-	{ .rtype = R_MIPS_JALR, .site_adjust = 0, .site = PAT(JALR_RA) },
 	/* PIC with -mlong-calls: the hook's address from its GOT entry, into any register. */
 	{ .rtype = R_MIPS_GOT16, .site = PAT(LW_GP) },
 	{ .rtype = R_MIPS_GOT_DISP, .site = PAT(LD_GP) },
