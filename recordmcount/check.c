@@ -106,6 +106,22 @@ size_t nop_at(const struct elfobj *obj, uint32_t sec, uint64_t off)
 	return 0;
 }
 
+/*
+ * gcc's -mnop-mcount NOP in place of the entry hook's call: the arch's NOP,
+ * or a multi-byte NOP of the call's length (i386: gcc writes x86_64's
+ * `nopl 0(%eax,%eax,1)`, the recorder its `lea`).  Its length, or 0.
+ */
+size_t compiler_nop_at(const struct elfobj *obj, uint32_t sec, uint64_t off)
+{
+	const struct section *s = &obj->sec[sec];
+	const struct arch *a = obj->arch;
+	size_t len = nop_at(obj, sec, off), call_len = a->ncalls ? insn_len(&a->calls[0].nop) : 0;
+
+	if (len || !a->pad_nop_len || !call_len || !is_code(obj, sec) || off >= s->size)
+		return len;
+	return a->pad_nop_len(s->bytes + off, s->size - off) == call_len ? call_len : 0;
+}
+
 /* A compiler's entry at the start of the call's sequence (s390): the call's distance from it, or 0. */
 size_t recorded_prefix_at(const struct elfobj *obj, const struct table_entry *e)
 {

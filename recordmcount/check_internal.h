@@ -53,6 +53,7 @@ struct finding *add_finding(struct report *r, enum check_kind kind, const struct
 	__attribute__((format(printf, 7, 8)));
 const char *section_name(const struct elfobj *obj, uint32_t sec);
 size_t nop_at(const struct elfobj *obj, uint32_t sec, uint64_t off);
+size_t compiler_nop_at(const struct elfobj *obj, uint32_t sec, uint64_t off);
 size_t recorded_prefix_at(const struct elfobj *obj, const struct table_entry *e);
 size_t *entry_order(const struct table_entry *e, size_t n);
 int cmp_u64(const void *a, const void *b);

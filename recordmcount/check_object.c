@@ -85,6 +85,7 @@ struct object_state {
 	struct table_entry *te;
 	size_t nte;
 	bool *nop;		/* per entry: the arch's NOP was there before record_sites ran */
+	bool *had_nop;		/* per entry: a NOP (the compiler's too) was there before record_sites ran */
 	struct recording rec;
 	bool *covered;		/* per site */
 	struct funcs fs;
@@ -140,12 +141,28 @@ static int object_entry(struct report *r, struct object_state *st, size_t i, con
 	 * mode took that table over (never in __mcount_rel: no NOP there is an
 	 * entry hook's).
 	 */
-	if ((!e->user || e->entry) && obj->arch->entry_hooks && nop_at(obj, e->sec, e->off) &&
+	if ((!e->user || e->entry) && obj->arch->entry_hooks && compiler_nop_at(obj, e->sec, e->off) &&
 	    e->off == (*fn)->off + function_landing_pad(obj, e->sec, (*fn)->off)) {
 		r->nops++;
 		return 0;
 	}
 	*fn = NULL;
+	/*
+	 * gcc's own __mcount_loc (-mrecord-mcount) lists the calls of every
+	 * section, and kernel mode leaves it as the kernel's build does (the
+	 * kernel disables every entry at boot): an entry of an untraced
+	 * section is no finding there when it names the hook's call (which
+	 * record_sites NOP'd in memory) or the compiler's NOP.  Tables of
+	 * user mode never list one (traced_function).
+	 */
+	if (!e->user && !section_is_traceable(sname) &&
+	    compiler_nop_at(obj, e->sec, e->off + recorded_prefix_at(obj, e))) {
+		if (st->had_nop[i])
+			r->nops++;
+		else
+			r->calls++;
+		return 0;
+	}
 	if (!section_is_traceable(sname))
 		return add_finding(r, CHECK_UNTRACED, &st->fs, e->sec, e->off, 0,
 				   "in %s, a section that is not traced (its calls become NOPs)", sname) ? 0 : -1;
@@ -234,12 +251,16 @@ int check_object(struct report *r)
 	if (tables_read(obj, &st.te, &st.nte) < 0 || protos_read(obj, &st.pe, &st.np) < 0)
 		goto out;
 	st.nop = calloc(st.nte ? st.nte : 1, sizeof(*st.nop));
+	st.had_nop = calloc(st.nte ? st.nte : 1, sizeof(*st.had_nop));
 	relocs_of = relocation_sections(obj);
-	if (!st.nop || !relocs_of)
+	if (!st.nop || !st.had_nop || !relocs_of)
 		goto oom;
 	/* record_sites NOPs the calls outside traced sections, in memory: look first. */
-	for (size_t i = 0; i < st.nte; i++)
+	for (size_t i = 0; i < st.nte; i++) {
 		st.nop[i] = replaced_call_at(obj, relocs_of, st.te[i].sec, st.te[i].off);
+		st.had_nop[i] = st.te[i].sec && !st.te[i].patchable &&
+				compiler_nop_at(obj, st.te[i].sec, st.te[i].off + recorded_prefix_at(obj, &st.te[i]));
+	}
 	if (record_sites(obj, &st.rec, false, NULL) < 0)
 		goto out;
 	st.fs.v = function_index(obj, &st.fs.n);
@@ -285,6 +306,7 @@ out:
 	free(relocs_of);
 	free(st.te);
 	free(st.nop);
+	free(st.had_nop);
 	free(st.covered);
 	free(st.pt.covered);
 	free(st.fs.v);
