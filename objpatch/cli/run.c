@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "elf/files.h"
 #include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
@@ -158,10 +159,12 @@ int run_find_runtime(char *out, size_t len, const char *sub)
 static bool elf_machine(const char *path, uint8_t *elfclass, uint8_t *data, uint16_t *machine)
 {
 	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd;
 	bool ok;
 
-	if (fd < 0)
+	/* a FIFO named as the program would block open(2) */
+	if (file_open_input(path, false, &fd, &st))
 		return false;
 	ok = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && memcmp(h, ELFMAG, SELFMAG) == 0;
 	close(fd);
