@@ -17,13 +17,34 @@
 #define TEMP_TAG ".rmc-"
 #define TEMP_EXT ".tmp"
 
+/*
+ * A stream reader's FIFO, as cat opens one: blocking, so that open waits
+ * for the writer.  (Opened without blocking and opened again, the first
+ * open would let a waiting writer write and go, and its data with it.)
+ */
+static const char *open_fifo(const char *path, int *fd, struct stat *st)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (f < 0)
+		return strerror(errno);
+	if (fstat(f, st) < 0 || (!S_ISFIFO(st->st_mode) && !S_ISREG(st->st_mode))) {
+		close(f);
+		return "not a regular file or FIFO";
+	}
+	*fd = f;
+	return NULL;
+}
+
 const char *file_open_input(const char *path, bool allow_fifo, int *fd, struct stat *st)
 {
-	/* O_NONBLOCK: a FIFO's open(2) would wait for a writer; fstat, not stat first, sees what was opened */
-	int flags, f = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int flags, f;
 
 	*fd = -1;
-	if (f < 0)
+	if (allow_fifo && stat(path, st) == 0 && S_ISFIFO(st->st_mode))
+		return open_fifo(path, fd, st);
+	/* O_NONBLOCK: a FIFO's open(2) would wait for a writer; fstat, not stat first, sees what was opened */
+	if ((f = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return strerror(errno);
 	if (fstat(f, st) < 0) {
 		int err = errno;
@@ -31,20 +52,12 @@ const char *file_open_input(const char *path, bool allow_fifo, int *fd, struct s
 		close(f);
 		return strerror(err);
 	}
-	if (!S_ISREG(st->st_mode) && !(allow_fifo && S_ISFIFO(st->st_mode))) {
+	if (!S_ISREG(st->st_mode)) {
+		/* a FIFO here only if it replaced a file since the stat above */
 		close(f);
 		return allow_fifo ? "not a regular file or FIFO" : "not a regular file";
 	}
-	if (S_ISFIFO(st->st_mode)) {
-		/* a stream reader's FIFO: wait for the writer, as cat would (reads now block) */
-		close(f);
-		if ((f = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
-			return strerror(errno);
-		if (fstat(f, st) < 0 || !S_ISFIFO(st->st_mode)) {
-			close(f);
-			return "replaced while being opened";
-		}
-	} else if ((flags = fcntl(f, F_GETFL)) < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+	if ((flags = fcntl(f, F_GETFL)) < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) < 0) {
 		int err = errno;
 
 		close(f);

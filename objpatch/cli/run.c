@@ -524,6 +524,17 @@ int run_check_output(const char *cmd, const char *output, bool *created)
 	return 0;
 }
 
+/* The file a symlink named as the output led to, not the user's link. */
+void run_remove_empty_output(const char *output)
+{
+	char *target = file_follow_links(output);
+	struct stat st;
+
+	if (target && lstat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(target);
+	free(target);
+}
+
 /*
  * Where every traced process's runtime says, as it exits, how many sites
  * it found and whether its trace was written (objpatch/lib/rt_status.c):
@@ -790,10 +801,8 @@ static const char *exec_hint(int err, const char *prog)
  */
 static void remove_unwritten(const struct run_opts *o)
 {
-	struct stat st;
-
-	if (o->output_created && stat(o->output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-		unlink(o->output);
+	if (o->output_created)
+		run_remove_empty_output(o->output);
 }
 
 static void free_analyses(struct run_opts *o)
