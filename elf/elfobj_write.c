@@ -553,13 +553,17 @@ static int refuse_special(struct elfobj *obj, const char *shown, mode_t mode)
 	return elfobj_error(obj, "cannot write %s: %s: give a regular file or a device", shown, what), -1;
 }
 
-/* The temporary file `.BASE.rmc-PID.tmp` (files.h); one of our pid is a dead process's. */
+/*
+ * The temporary file `.BASE.rmc-PID.tmp` (files.h); one of our pid is a
+ * dead process's.  Readable too: libelf maps the output of an object of
+ * many sections (ELF_C_WRITE_MMAP), else falls back to a pwrite each.
+ */
 static int create_temp(const char *tmp)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
 	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	return fd;
 }
 
