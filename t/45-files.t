@@ -222,6 +222,17 @@ stale_setup
 is "$?:$(stale_left)" "0:$expect" "the same for the -o output's directory"
 kill $live
 wait $live 2>/dev/null
+# The temporary file of an object of many sections is mapped, not written
+# section by section (it must be opened read-write for that).
+perl -e 'print "int f$_(int x) { return x * $_ + 1; }\n" for 0 .. 1099' > many.c
+if ! command -v strace >/dev/null; then
+	skip "the mapped write of an object of many sections: no strace"
+elif compile_ok "many.o" gcc -O1 -pg -fno-pic -ffunction-sections -c many.c -o many.o; then
+	strace -f -e trace=pwrite64 -o many.strace "$RMC" many.o
+	n=$(grep -c pwrite64 many.strace)
+	[ "$n" -lt 100 ]
+	ok $? "an object of 2200 sections: its temporary file written through a mapping ($n pwrite64 calls)"
+fi
 # Kbuild's make clean: find ... -name '.*.tmp' (Linux's top Makefile)
 : > ".x.o.rmc-$dead.tmp"
 is "$(find . -name '.*.tmp' | grep -c '\.x\.o\.rmc-')" 3 "the temporary files' names match Kbuild's make clean pattern .*.tmp"
