@@ -2,7 +2,8 @@
 /*
  * Editing a loaded object in memory (section bytes, inserted local
  * symbols, added sections, relocations, groups) and writing it out whole
- * to a temporary file renamed over the target only when all succeeded.
+ * to a temporary file renamed over the target only when all succeeded (a
+ * device named as the output is written through: files.h).
  * Reading is in elfobj.c.
  */
 #include <errno.h>
@@ -10,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elf/elfobj.h"
+#include "elf/files.h"
 
 #ifndef SHT_LLVM_ADDRSIG
 #define SHT_LLVM_ADDRSIG 0x6fff4c03
@@ -474,21 +477,109 @@ static bool replaced_since_read(const struct elfobj *obj, const char *path)
 	       now.st_mtim.tv_nsec != obj->src.st_mtim.tv_nsec;
 }
 
+/* The output written into memory, then copied to the device: libelf seeks, a pipe cannot. */
+static int copy_to_device(struct elfobj *obj, const char *shown, int mem, int dev)
+{
+	char buf[65536];
+	ssize_t n;
+
+	if (lseek(mem, 0, SEEK_SET) < 0)
+		return elfobj_error(obj, "cannot write %s: %s", shown, strerror(errno)), -1;
+	while ((n = read(mem, buf, sizeof(buf))) > 0) {
+		for (ssize_t done = 0, w; done < n; done += w) {
+			w = write(dev, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w <= 0)
+				return elfobj_error(obj, "cannot write %s: %s", shown,
+						    w < 0 ? strerror(errno) : "short write"), -1;
+		}
+	}
+	if (n < 0)
+		return elfobj_error(obj, "cannot write %s: %s", shown, strerror(errno)), -1;
+	return 0;
+}
+
+static bool written_through(mode_t mode)
+{
+	return S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode);
+}
+
+/*
+ * A device or a FIFO named as the output is written through, as cp does:
+ * never replaced by a file.  O_NONBLOCK: a FIFO without a reader fails
+ * (ENXIO) instead of waiting for one, a serial line does not wait for a
+ * carrier.
+ */
+static int open_through(struct elfobj *obj, const char *shown, const char *path)
+{
+	int dev = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), flags;
+	struct stat st;
+
+	if (dev < 0 && errno == ENXIO)
+		return elfobj_error(obj, "cannot write %s: a FIFO that no process reads (writing would wait for "
+				    "one): give a regular file, a device or a FIFO being read", shown), -1;
+	if (dev < 0)
+		return elfobj_error(obj, "cannot write %s: %s", shown, strerror(errno)), -1;
+	if (fstat(dev, &st) < 0 || !written_through(st.st_mode) || (flags = fcntl(dev, F_GETFL)) < 0 ||
+	    fcntl(dev, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		elfobj_error(obj, "cannot write %s: %s", shown, errno ? strerror(errno) : "replaced while being written");
+		close(dev);
+		return -1;
+	}
+	return dev;
+}
+
+static int write_through(struct elfobj *obj, const char *shown, const char *path, int (*fill)(struct elfobj *, int))
+{
+	int mem = memfd_create("recordmcount-output", MFD_CLOEXEC), dev, rc = -1;
+
+	if (mem < 0)
+		return elfobj_error(obj, "cannot write %s: memfd_create: %s", shown, strerror(errno)), -1;
+	if (fill(obj, mem) == 0 && (errno = 0, dev = open_through(obj, shown, path)) >= 0) {
+		rc = copy_to_device(obj, shown, mem, dev);
+		if (close(dev) < 0 && rc == 0)
+			rc = (elfobj_error(obj, "cannot write %s: %s", shown, strerror(errno)), -1);
+	}
+	close(mem);
+	return rc;
+}
+
+/* Neither replaced nor written: a socket cannot be opened, a directory is no output. */
+static int refuse_special(struct elfobj *obj, const char *shown, mode_t mode)
+{
+	const char *what = S_ISSOCK(mode) ? "a socket" : S_ISDIR(mode) ? "a directory" : "not a regular file";
+
+	return elfobj_error(obj, "cannot write %s: %s: give a regular file or a device", shown, what), -1;
+}
+
+/*
+ * The temporary file `.BASE.rmc-PID.tmp` (files.h); one of our pid is a
+ * dead process's.  Readable too: libelf maps the output of an object of
+ * many sections (ELF_C_WRITE_MMAP), else falls back to a pwrite each.
+ */
+static int create_temp(const char *tmp)
+{
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	return fd;
+}
+
 /*
  * Fill a temporary file in the target's directory and rename it over the
  * target only when everything succeeded: the target is never half-written.
  */
-static int replace_atomically(struct elfobj *obj, const char *path, mode_t mode,
-			      int (*fill)(struct elfobj *, int))
+static int replace_file(struct elfobj *obj, const char *path, mode_t mode, int (*fill)(struct elfobj *, int))
 {
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
+	char *tmp;
 	int fd, rc = -1;
 
-	if (!tmp)
+	file_remove_stale_temps(path);
+	if (!(tmp = file_temp_name(path)))
 		return elfobj_error(obj, "out of memory"), -1;
-	snprintf(tmp, len + 16, "%s.rmcXXXXXX", path);
-	fd = mkstemp(tmp);
+	fd = create_temp(tmp);
 	if (fd < 0) {
 		elfobj_error(obj, "cannot create temporary file in its directory: %s", strerror(errno));
 		free(tmp);
@@ -522,6 +613,29 @@ fail:
 	unlink(tmp);
 out:
 	free(tmp);
+	return rc;
+}
+
+/*
+ * As cp and install treat their destination: a symlink's file is replaced
+ * (the link stays), a device or a FIFO with a reader written through, a
+ * FIFO without one or a socket refused.
+ */
+static int replace_atomically(struct elfobj *obj, const char *path, mode_t mode,
+			      int (*fill)(struct elfobj *, int))
+{
+	struct stat st;
+	char *target;
+	int rc;
+
+	/* stat follows /proc's links too (-o /dev/stdout on a pipe), which readlink cannot */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return written_through(st.st_mode) ? write_through(obj, path, path, fill) :
+						     refuse_special(obj, path, st.st_mode);
+	if (!(target = file_follow_links(path)))
+		return elfobj_error(obj, "cannot write %s: %s", path, strerror(errno)), -1;
+	rc = replace_file(obj, target, mode, fill);
+	free(target);
 	return rc;
 }
 

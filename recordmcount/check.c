@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf/files.h"
 #include "recordmcount/check_internal.h"
 #include "recordmcount/record.h"
 
@@ -364,11 +365,13 @@ static void print_json(const char *path, const struct report *r, const char *err
 
 static int load_file(struct elfobj *obj, const char *path, const char *target)
 {
-	int fd = open(target, O_RDONLY | O_CLOEXEC), rc;
+	const char *why;
+	struct stat st;
+	int fd, rc;
 
-	if (fd < 0) {
+	if ((why = file_open_input(target, false, &fd, &st))) {
 		memset(obj, 0, sizeof(*obj));
-		return elfobj_error(obj, "%s", strerror(errno)), -1;
+		return elfobj_error(obj, "%s", why), -1;
 	}
 	rc = elfobj_load(obj, path, fd);
 	close(fd);

@@ -10,18 +10,20 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "elf/files.h"
 #include "recordmcount/check_internal.h"
 
 /* The file as it is on disk, for patching: libelf's view of the image is not ours to write. */
 static uint8_t *read_again(struct elfobj *obj, const char *target)
 {
-	int fd = open(target, O_RDONLY | O_CLOEXEC);
+	int fd;
 	uint8_t *buf = malloc(obj->image_size ? obj->image_size : 1);
-	size_t done = 0;
 	struct stat sb;
+	const char *why = file_open_input(target, false, &fd, &sb);
+	size_t done = 0;
 
-	if (fd < 0 || !buf || fstat(fd, &sb) < 0 || (uint64_t)sb.st_size != obj->image_size) {
-		elfobj_error(obj, "cannot read it again for --fix: %s", fd < 0 ? strerror(errno) : "it changed");
+	if (why || !buf || (uint64_t)sb.st_size != obj->image_size) {
+		elfobj_error(obj, "cannot read it again for --fix: %s", why ? why : buf ? "it changed" : "out of memory");
 		goto fail;
 	}
 	while (done < obj->image_size) {

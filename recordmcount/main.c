@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "elf/files.h"
 #include "elf/lto.h"
 #include "recordmcount/check.h"
 #include "recordmcount/record.h"
@@ -68,14 +69,9 @@ static bool is_kbuild_skip(const char *path)
 /* The file to replace: a symlink argument updates its target and stays a link. */
 static char *resolve_target(const char *path)
 {
-	struct stat st;
-	char *real;
+	char *target = file_follow_links(path);
 
-	/* realpath() reads every component's link: only links need it */
-	if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
-		return strdup(path);
-	real = realpath(path, NULL);
-	return real ? real : strdup(path);
+	return target ? target : strdup(path);
 }
 
 /*
@@ -196,8 +192,10 @@ static int record_file(struct elfobj *obj, const struct options *opt, const char
 		goto out;	/* the sites found before the error are freed too */
 	if (obj->modified)
 		rc = elfobj_write(obj, out, mode);
+	else if (opt->output)
+		rc = elfobj_copy(obj, out, mode);
 	else
-		rc = opt->output ? elfobj_copy(obj, out, mode) : 0;
+		rc = (file_remove_stale_temps(target), 0);	/* a killed run's, though nothing is written */
 	if (rc == 0) {
 		warn_strays(obj, &rec);
 		warn_outside(obj, &rec);
@@ -234,6 +232,7 @@ static int process(const char *path, const struct options *opt, struct check_run
 {
 	struct elfobj obj;
 	struct stat st;
+	const char *why;
 	char *target;
 	int fd, rc;
 
@@ -245,11 +244,8 @@ static int process(const char *path, const struct options *opt, struct check_run
 		free(target);
 		return rc;
 	}
-	fd = open(target, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "recordmcount: %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if ((why = file_open_input(target, false, &fd, &st))) {
+		fprintf(stderr, "recordmcount: %s: %s\n", path, why);
 		free(target);
 		return -1;
 	}

@@ -24,7 +24,7 @@ compile() {	# compile SOURCE OUT [FLAGS...]
 }
 has_table() { readelf -SW "$1" 2>/dev/null | grep -q ' __mcount_loc '; }
 leftovers() {	# the temporary files left in the given directories
-	find "$@" -maxdepth 1 -name '*.rmc??????' | wc -l
+	find "$@" -maxdepth 1 -name '.*.rmc-*.tmp' | wc -l
 }
 inode() { stat -c %i "$1"; }
 

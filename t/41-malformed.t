@@ -85,7 +85,7 @@ not_clean() {
 	fi
 }
 
-leftovers() { find "$W" -maxdepth 1 -name '*.rmc??????' | wc -l; }
+leftovers() { find "$W" -maxdepth 1 -name '.*.rmc-*.tmp' | wc -l; }
 
 # ---- not ELF, and ELF files that are not relocatable objects ----
 BAD=$T_TMP/bad

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libelf.h>
+#include "elf/files.h"
 #include "objpatch/cc/cc.h"
 #include "recordmcount/record.h"
 
@@ -22,18 +23,16 @@ int cc_record(const char *path)
 	struct recording rec = { 0 };
 	struct elfobj obj;
 	struct stat st;
+	const char *why;
 	int fd, rc;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		fprintf(stderr, "objpatch-cc: libelf is too old for this program: %s\n", elf_errmsg(-1));
 		return -1;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if ((why = file_open_input(path, false, &fd, &st))) {
 		fprintf(stderr, "objpatch-cc: %s: %s: the compiler did not write the object where gcc's rules put it; "
-			"name it with -o\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+			"name it with -o\n", path, why);
 		return -1;
 	}
 	rc = elfobj_load(&obj, path, fd);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf/files.h"
 #include "objpatch/cli/annotate.h"
 #include "objpatch/cli/annotate_args.h"
 #include "objpatch/cli/opts.h"
@@ -95,12 +96,31 @@ static void usage(FILE *f)
 		   "not understood); 2 for a usage error or an image that cannot be used.\n");
 }
 
+/* A trace: a file, or a FIFO whose writer it waits for (as cat would); never a device (/dev/zero). */
+static FILE *open_trace(const char *path)
+{
+	struct stat st;
+	FILE *f = NULL;
+	const char *why;
+	int fd;
+
+	if (!(why = file_open_input(path, true, &fd, &st)) && !(f = fdopen(fd, "r"))) {
+		why = strerror(errno);
+		close(fd);
+	}
+	if (why)
+		fprintf(stderr, "objpatch annotate: %s: %s\n", path, why);
+	return f;
+}
+
 static int load_image(struct image *im, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	struct stat st;
+	const char *why;
+	int fd, rc;
 
-	if (fd < 0) {
-		fprintf(stderr, "objpatch annotate: %s: %s\n", path, strerror(errno));
+	if ((why = file_open_input(path, false, &fd, &st))) {
+		fprintf(stderr, "objpatch annotate: %s: %s\n", path, why);
 		return -1;
 	}
 	rc = elfobj_load_mapped(&im->obj, path, fd);
@@ -1147,10 +1167,8 @@ int annotate_main(int argc, char **argv)
 		}
 	if (image_target(&a) < 0 || index_functions(&a) < 0)
 		goto out;
-	if (strcmp(trace, "-") != 0 && !(in = fopen(trace, "r"))) {
-		fprintf(stderr, "objpatch annotate: %s: %s\n", trace, strerror(errno));
+	if (strcmp(trace, "-") != 0 && !(in = open_trace(trace)))
 		goto out;
-	}
 	rc = annotate_stream(&a, in, strcmp(trace, "-") ? trace : "standard input") < 0 ? 1 : 0;
 	if (a.not_understood)
 		fprintf(stderr, "objpatch annotate: %lu line%s not understood, passed through unchanged\n",

@@ -407,10 +407,8 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 /* The --output objpatch made, still empty: it would read as an empty trace. */
 static void remove_unwritten(const struct attach_session *s, bool created)
 {
-	struct stat st;
-
-	if (s->output && created && stat(s->output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-		unlink(s->output);
+	if (s->output && created)
+		run_remove_empty_output(s->output);
 }
 
 int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const struct target_syms *t,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf/files.h"
 #include "objpatch/cli/annotate.h"
 #include "objpatch/cli/attach.h"
 #include "objpatch/cli/listing.h"
@@ -20,10 +21,12 @@
 static int list_file(const char *path, bool json)
 {
 	struct listing l;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	struct stat st;
+	const char *why;
+	int fd, rc;
 
-	if (fd < 0) {
-		fprintf(stderr, "objpatch: %s: %s\n", path, strerror(errno));
+	if ((why = file_open_input(path, false, &fd, &st))) {
+		fprintf(stderr, "objpatch: %s: %s\n", path, why);
 		return -1;
 	}
 	rc = listing_read(&l, path, fd, false);

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "elf/files.h"
 #include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
@@ -606,13 +607,20 @@ static int check_ending(const struct report *rp, size_t records)
 
 static int read_recording(struct report *rp)
 {
-	FILE *f = fopen(rp->path, "rb");
 	struct raw_record rec;
 	size_t records = 0;
-	int rc;
+	struct stat st;
+	FILE *f = NULL;
+	const char *why;
+	int fd, rc;
 
-	if (!f) {
-		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, strerror(errno));
+	/* a FIFO (objpatch record -o FIFO) is read as it comes; a device is refused */
+	if (!(why = file_open_input(rp->path, true, &fd, &st)) && !(f = fdopen(fd, "rb"))) {
+		why = strerror(errno);
+		close(fd);
+	}
+	if (why) {
+		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, why);
 		return -1;
 	}
 	map_recording(rp, fileno(f));

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "elf/files.h"
 #include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
@@ -158,10 +159,12 @@ int run_find_runtime(char *out, size_t len, const char *sub)
 static bool elf_machine(const char *path, uint8_t *elfclass, uint8_t *data, uint16_t *machine)
 {
 	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd;
 	bool ok;
 
-	if (fd < 0)
+	/* a FIFO named as the program would block open(2) */
+	if (file_open_input(path, false, &fd, &st))
 		return false;
 	ok = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && memcmp(h, ELFMAG, SELFMAG) == 0;
 	close(fd);
@@ -521,6 +524,17 @@ int run_check_output(const char *cmd, const char *output, bool *created)
 	return 0;
 }
 
+/* The file a symlink named as the output led to, not the user's link. */
+void run_remove_empty_output(const char *output)
+{
+	char *target = file_follow_links(output);
+	struct stat st;
+
+	if (target && lstat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(target);
+	free(target);
+}
+
 /*
  * Where every traced process's runtime says, as it exits, how many sites
  * it found and whether its trace was written (objpatch/lib/rt_status.c):
@@ -787,10 +801,8 @@ static const char *exec_hint(int err, const char *prog)
  */
 static void remove_unwritten(const struct run_opts *o)
 {
-	struct stat st;
-
-	if (o->output_created && stat(o->output, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-		unlink(o->output);
+	if (o->output_created)
+		run_remove_empty_output(o->output);
 }
 
 static void free_analyses(struct run_opts *o)

@@ -22,5 +22,7 @@ const char *run_bad_glob(const char *glob);
  * there.  0, or -1 after one line beginning with `cmd`.
  */
 int run_check_output(const char *cmd, const char *output, bool *created);
+/* Removes the output run_check_output() created if it is still empty (through its symlink). */
+void run_remove_empty_output(const char *output);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "objpatch/cli/salvage.h"
 #include "trace/raw.h"
@@ -66,14 +67,21 @@ static char *recording_of(const char *output, int pid)
 /* The recording's pid and byte order; its end cut back to its last whole record. */
 static FILE *open_recording(const char *path, int pid, struct raw_reader *r)
 {
-	FILE *f = fopen(path, "r+b");
+	/* only a file can be appended to: a FIFO's reads would wait for a writer that is gone */
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct raw_record rec;
 	bool finished = false;
+	struct stat st;
+	FILE *f;
 	off_t end;
 	int rc;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r+b"))) {
+		close(fd);
+		return NULL;
+	}
 	memset(r, 0, sizeof(*r));
 	rc = raw_read_header(r, f);
 	if (rc < 0 || r->h.pid != pid) {

@@ -14,7 +14,8 @@
 #	SIGKILL.  After every run the object must be byte-identical to
 #	ORIGINAL or to PROCESSED (the tool's complete result).  A temporary
 #	file left by a kill must not disturb the next run: a rerun must
-#	succeed and leave PROCESSED.
+#	succeed, leave PROCESSED and remove it (leftover_kept counts those
+#	it did not).
 #   race.pl replace TOOL ORIGINAL PROCESSED WORKDIR OTHER OTHER_PROCESSED
 #	another object renamed over it.  The object must end as one of the
 #	three whole files (OTHER, PROCESSED, or OTHER_PROCESSED when the tool
@@ -53,6 +54,8 @@ sub spit {
 my $orig = slurp($orig_path);
 my $done = slurp($done_path);
 my $x = "$dir/x.o";
+# The temporary files of runs on it (elf/files.h): hidden, `.x.o.rmc-PID.tmp`.
+my $temps = "$dir/.x.o.rmc-*.tmp";
 
 # The tool, under strace when `stop` names a point ([syscall, k]: its k-th
 # call of that syscall); its pid, strace's pid, strace's log.
@@ -141,7 +144,7 @@ sub point {
 }
 
 my %n = map { $_ => 0 } $mode eq 'kill' ?
-	qw(bad killed finished intact processed leftover rerun_ok leftover_ignored) :
+	qw(bad killed finished intact processed leftover rerun_ok leftover_kept) :
 	qw(bad status0_theirs status0_ours status0_theirs_processed status1_theirs);
 
 sub bad {
@@ -173,7 +176,7 @@ sub kill_run {
 				$n, length $now));
 		spit("$dir/bad-$i.o", $now);
 	}
-	my @left = glob("$x.rmc??????");
+	my @left = glob($temps);
 	return unless @left;
 	$n{leftover}++;
 	# A leftover must not disturb the next run on the same object.
@@ -184,7 +187,8 @@ sub kill_run {
 	} else {
 		bad($i, "the rerun after a leftover failed (status $?)");
 	}
-	$n{leftover_ignored}++ if grep { -e } @left;
+	# ... and goes with it: its process is dead (elf/files.c).
+	$n{leftover_kept}++ if grep { -e } @left;
 }
 
 my ($other, $other_done);
@@ -216,7 +220,7 @@ sub replace_run {
 	} elsif ($status != 0 || $err ne '') {
 		bad($i, "status $status: $err");
 	}
-	my @left = glob("$x.rmc??????");
+	my @left = glob($temps);
 	bad($i, "temporary file left") if @left;
 }
 
@@ -226,8 +230,8 @@ if ($mode eq 'replace') {
 }
 for my $n (1 .. @points + 1) {
 	spit($x, $orig);
-	unlink glob("$x.rmc??????");
+	unlink glob($temps);
 	$mode eq 'kill' ? kill_run($n, $n) : replace_run($n, $n);
 }
-unlink glob("$x.rmc??????");
+unlink glob($temps);
 print "$_ $n{$_}\n" for sort keys %n;
