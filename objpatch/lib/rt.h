@@ -315,6 +315,15 @@ void rt_record_without_writer(void) RT_HIDDEN;
 
 void rt_output_init(void) RT_HIDDEN;
 int rt_flush(bool final) RT_HIDDEN;
+/*
+ * A signal is ending the process (rt_signals.c): the trace finished as at
+ * exit, by the writer thread (this thread waits), else by this thread.
+ * Raw recordings are left to objpatch record.  Returns when the trace is
+ * finished, when give_up() says so (another signal), or after 30 s.
+ */
+void rt_output_finish(bool (*give_up)(void)) RT_HIDDEN;
+/* rt_signals.c: the ending signals the process leaves at their default action, handled. */
+void rt_signals_install(void) RT_HIDDEN;
 /* rt_status.c: at exit, the sites found and whether the trace was written, for objpatch run. */
 void rt_status_report(bool written) RT_HIDDEN;
 /* CLOCK_MONOTONIC in nanoseconds, the clock timestamps are calibrated against. */
