@@ -141,6 +141,12 @@ int rt_set_filters(const struct rt_filter *f, size_t n, bool fresh) RT_HIDDEN;
 const char *rt_pattern_error(const char *glob) RT_HIDDEN;
 /* Functions with a site in the loaded modules, and how many of them are traced. */
 void rt_count_functions(size_t *funcs, size_t *traced) RT_HIDDEN;
+/*
+ * At the end of a trace whose OBJPATCH_FILTER names functions: one line on
+ * standard error naming the traced functions the writer never saw called
+ * (struct sym_func's `called`), most likely inlined at every call site.
+ */
+void rt_report_uncalled(void) RT_HIDDEN;
 /* The functions with a site that the pattern names. */
 size_t rt_count_matches(const char *glob) RT_HIDDEN;
 

@@ -417,6 +417,9 @@ int rt_flush(bool final)
 		running_frames();
 		c = counts();
 		trace_write_end(writer, threads, nthreads, now, &c);
+		/* Events lost or too deep: a function may have run unseen. */
+		if (!c.lost && !c.missed_depth && !c.missed_busy && !rt_attached)
+			rt_report_uncalled();
 	}
 	return trace_writer_failed(writer) ? -1 : 0;
 }
