@@ -5,9 +5,10 @@
 # the compiler inlined at every call keeps an out-of-line copy with a site,
 # which objpatch list shows and nothing calls (redis's listTypeLength).
 # testdata/uncalled/inlined.c's length() and size() are such functions at
-# -O2: `objpatch run` with a filter naming them says so in one line at the
-# end, naming both and the likely cause; not for a filter that names only
-# functions that ran, nor without a filter (everything traced).
+# -O2: `objpatch run` and `objpatch attach` with a filter naming them say
+# so in one line at the end, naming both and the likely cause; not for a
+# filter that names only functions that ran, nor without a filter
+# (everything traced).
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -15,13 +16,28 @@ D=$T_TMP
 
 if [ "$(uname -m)" != x86_64 ] || [ "$(uname -s)" != Linux ]; then
 	skip "the runtime is implemented and tested on x86_64 Linux (this is $(uname -sm))"
-	done_testing
+	# attach: the same line, from objpatch, which formats the session's stream.
+"$D/inlined" 3 forever > "$D/ready" &
+pid=$!
+# Its thread has started calling: a process still starting cannot be attached to.
+for _ in $(seq 600); do grep -q ready "$D/ready" && break; sleep 0.05; done
+"$OBJPATCH" attach -F length -F 'si*' -F called --duration 0.3 -o "$D/att.txt" "$pid" > /dev/null 2> "$D/err"
+is "$?" 0 "attach -F length -F 'si*' -F called: status 0 ($(grep -v tracing "$D/err" | head -1))"
+is "$(grep -v ': tracing;' "$D/err")" "${line/objpatch:/objpatch attach:}" "attach: one line names the functions never called, and why"
+grep -q 'called' "$D/att.txt"
+ok $? "attach: the function that ran is traced"
+"$OBJPATCH" attach -F called --duration 0.3 -o "$D/att2.txt" "$pid" > /dev/null 2> "$D/err"
+is "$(grep -v ': tracing;' "$D/err")" "" "attach: a filter whose functions all ran: no line"
+kill -KILL "$pid"
+wait "$pid" 2> /dev/null
+
+done_testing
 	exit
 fi
 
 compile_ok "inlined: -pg -O2" gcc -O2 -g -pg -mfentry -c "$TOP/testdata/uncalled/inlined.c" -o "$D/inlined.o" &&
 	compile_ok "inlined: recordmcount --mode=user" "$RMC" --mode=user "$D/inlined.o" &&
-	compile_ok "inlined: link" gcc -o "$D/inlined" "$D/inlined.o" || { done_testing; exit; }
+	compile_ok "inlined: link" gcc -pthread -o "$D/inlined" "$D/inlined.o" || { done_testing; exit; }
 
 "$OBJPATCH" list "$D/inlined" > "$D/list"
 grep -q ' length(' "$D/list" && grep -q ' size(' "$D/list"
@@ -45,5 +61,20 @@ is "$(cat "$D/err")" "" "a filter whose functions all ran: no line"
 
 "$OBJPATCH" run -o "$D/all.txt" -- "$D/inlined" > "$D/out" 2> "$D/err"
 is "$(cat "$D/err")" "" "no filter (everything traced): no line, though length and size never ran"
+
+# attach: the same line, from objpatch, which formats the session's stream.
+"$D/inlined" 3 forever > "$D/ready" &
+pid=$!
+# Its thread has started calling: a process still starting cannot be attached to.
+for _ in $(seq 600); do grep -q ready "$D/ready" && break; sleep 0.05; done
+"$OBJPATCH" attach -F length -F 'si*' -F called --duration 0.3 -o "$D/att.txt" "$pid" > /dev/null 2> "$D/err"
+is "$?" 0 "attach -F length -F 'si*' -F called: status 0 ($(grep -v tracing "$D/err" | head -1))"
+is "$(grep -v ': tracing;' "$D/err")" "${line/objpatch:/objpatch attach:}" "attach: one line names the functions never called, and why"
+grep -q 'called' "$D/att.txt"
+ok $? "attach: the function that ran is traced"
+"$OBJPATCH" attach -F called --duration 0.3 -o "$D/att2.txt" "$pid" > /dev/null 2> "$D/err"
+is "$(grep -v ': tracing;' "$D/err")" "" "attach: a filter whose functions all ran: no line"
+kill -KILL "$pid"
+wait "$pid" 2> /dev/null
 
 done_testing
