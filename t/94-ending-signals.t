@@ -57,7 +57,7 @@ for sig in TERM INT HUP QUIT; do
 done
 
 # A hot loop: the writer thread far behind the threads when the signal comes.
-timeout 300 "$OBJPATCH" run --format json -o "$D/hot.json" -- "$D/ending" 200000 15 hot > /dev/null 2> "$D/err"
+timeout 300 "$OBJPATCH" run --format json -o "$D/hot.json" -- "$D/ending" 10000 15 hot > /dev/null 2> "$D/err"
 is "$?" 143 "[run SIGTERM, hot] objpatch exits 143"
 diag "hot loop: a JSON trace of $(($(stat -c %s "$D/hot.json") / 1048576)) MiB"
 whole "run SIGTERM, hot" json "$D/hot.json"
