@@ -52,6 +52,11 @@ for fmt in text json; do
 	ok $? "[$fmt] the function that ran is traced"
 done
 
+# An analysis: run records, and objpatch formats the recording.
+"$OBJPATCH" run --summary -o "$D/summary" -F length -F 'si*' -F called -- "$D/inlined" > "$D/out" 2> "$D/err"
+is "$?" 0 "[--summary] objpatch run: status 0"
+is "$(cat "$D/err")" "${line/objpatch:/objpatch run:}" "[--summary] the same line, from objpatch"
+
 "$OBJPATCH" run -F length -- "$D/inlined" > "$D/out" 2> "$D/err"
 grep -q '^objpatch: 1 function matched by the filter was never called: length (inlined' "$D/err"
 ok $? "one function: the line says so in the singular ($(grep never "$D/err"))"
