@@ -43,7 +43,14 @@ static const int ending[] = {
 
 #define NENDING (sizeof(ending) / sizeof(ending[0]))
 
-/* Another ending signal waits for this thread: the user asked twice, the wait ends. */
+/* The signals the runtime handles: those the process left at their default action. */
+static sigset_t handled;
+
+/*
+ * Another of them waits for this thread: the user asked twice, the wait
+ * ends.  Not one the program handles (its timer's SIGALRM), which only
+ * waits for the handler to return.
+ */
 static bool another_pending(void)
 {
 	sigset_t p;
@@ -51,7 +58,7 @@ static bool another_pending(void)
 	if (sigpending(&p) < 0)
 		return false;
 	for (size_t i = 0; i < NENDING; i++)
-		if (sigismember(&p, ending[i]))
+		if (sigismember(&handled, ending[i]) && sigismember(&p, ending[i]))
 			return true;
 	return false;
 }
@@ -122,7 +129,9 @@ void rt_signals_install(void)
 		sigaddset(&sa.sa_mask, ending[i]);
 	/* The patcher's SIGSEGV (SIGTRAP) handler passes the others on: to the default action, through us. */
 	patch_before_default(finish);
+	sigemptyset(&handled);
 	for (size_t i = 0; i < NENDING; i++)
-		if (sigaction(ending[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
-			sigaction(ending[i], &sa, NULL);
+		if (sigaction(ending[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL &&
+		    sigaction(ending[i], &sa, NULL) == 0)
+			sigaddset(&handled, ending[i]);
 }
