@@ -75,6 +75,13 @@ const char *patch_method(void);
  */
 void patch_release(void);
 
+/*
+ * A signal the patcher's handlers (SIGSEGV, SIGTRAP) pass on to its
+ * default action, which ends the process, first goes to fn: the tracing
+ * runtime finishes its trace there (objpatch/lib/rt_signals.c).
+ */
+void patch_before_default(void (*fn)(int sig));
+
 /* Threads that hit a site's temporary int3 and were steered by the handler. */
 unsigned long patch_trap_count(void);
 

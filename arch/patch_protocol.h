@@ -84,6 +84,8 @@ int patcher_proc_init(char *err, size_t errlen) PATCH_HIDDEN;
 int patcher_install(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old) PATCH_HIDDEN;
 /* A signal that is not the patcher's, to the handler installed before. */
 void patcher_chain(const struct sigaction *old, int sig, siginfo_t *si, void *ctx) PATCH_HIDDEN;
+/* patch_before_default()'s function, or NULL. */
+extern void (*patcher_before_default)(int sig) PATCH_HIDDEN;
 /* The mprotect writer's SIGSEGV handler, installed once.  0, or -1 with err. */
 int patcher_catch_segv(char *err, size_t errlen) PATCH_HIDDEN;
 /* Does reading our addresses from /proc/self/mem (fd, or -1) give our bytes (qemu-user: not with a guest base)? */

@@ -36,6 +36,7 @@ struct sym_func {
 	const char *sigtext;	/* the table's signature, NULL if none */
 	struct signature *sig;	/* parsed on first use (sym_func_sig) */
 	bool parsed;
+	bool called;		/* the trace writer has written an entry of it */
 };
 
 /* A module's functions; names and signatures point into its mapped file. */

@@ -748,6 +748,8 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 	struct sym_func *f = w->s.symbolize(w->s.symbolize_ctx, ra);
 	char nb[NAME_BUF];
 
+	if (f)
+		f->called = true;
 	if (d > w->s.depth)
 		return;
 	close_lost(w, t, d, ev[0]);

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,7 +385,77 @@ static struct sym_func *symbolize(void *ctx, uint64_t ra)
 
 	if (c->ra != ra)
 		*c = (struct ra_cache){ ra, lookup(rp, ra) };
+	/* An event of it, entry or exit, whatever the analysis shows: it ran. */
+	if (c->func)
+		c->func->called = true;
 	return c->func;
+}
+
+/* ---- functions the session's filter matched that never ran (report_name_uncalled) ---- */
+
+static const char *uncalled_cmd;
+static const char *const *uncalled_globs;
+static size_t uncalled_nglobs;
+
+void report_name_uncalled(const char *cmd, const char *const *globs, size_t nglobs)
+{
+	uncalled_cmd = cmd;
+	uncalled_globs = globs;
+	uncalled_nglobs = nglobs;
+}
+
+/* As the runtime applies OBJPATCH_FILTER: in order, the last pattern naming the function decides. */
+static bool filter_traces(const char *name)
+{
+	bool on = false;
+
+	for (size_t i = 0; i < uncalled_nglobs; i++) {
+		const char *g = uncalled_globs[i];
+		bool not = g[0] == '!';
+
+		if (fnmatch(g + not, name, 0) == 0)
+			on = !not;
+	}
+	return on;
+}
+
+/*
+ * One line naming them, most likely inlined at every call site (their
+ * out-of-line copy has the site); nothing when events were lost, since a
+ * function may then have run unseen.
+ */
+static void name_uncalled(struct report *rp)
+{
+	char list[512] = "";
+	size_t n = 0, len;
+	bool names = false;
+
+	for (size_t i = 0; i < uncalled_nglobs; i++)
+		names |= uncalled_globs[i][0] != '!' && strcmp(uncalled_globs[i], "*");
+	if (!names || rp->counts.lost || rp->counts.missed_depth || rp->counts.missed_busy)
+		return;
+	for (size_t i = 0; i < rp->nmods; i++) {
+		struct module *m = rp->mods[i];
+
+		if (!m->nsites || !module_functions(m))
+			continue;
+		for (size_t j = 0; j < m->syms.nfuncs; j++) {
+			const struct sym_func *f = &m->syms.funcs[j];
+
+			if (f->called || !filter_traces(f->name))
+				continue;
+			len = strlen(list);
+			if (n < 8)
+				snprintf(list + len, sizeof(list) - len, "%s%s", n ? ", " : "", f->name);
+			else if (n == 8)
+				snprintf(list + len, sizeof(list) - len, ", ...");
+			n++;
+		}
+	}
+	if (n)
+		fprintf(stderr, "%s: %zu function%s matched by the filter %s never called: %s (inlined at every call "
+			"site? a function the compiler inlined everywhere keeps its out-of-line copy, which nothing "
+			"calls)\n", uncalled_cmd, n, n == 1 ? "" : "s", n == 1 ? "was" : "were", list);
 }
 
 /* ---- the recorded threads, read by the writer ---- */
@@ -803,6 +874,8 @@ int report_run(int argc, char **argv, int fd)
 		rp.errno_names = true;
 	if (rc == 0)
 		rc = write_trace(&rp);
+	if (rc == 0)
+		name_uncalled(&rp);
 	free_report(&rp);
 	return rc < 0 ? 1 : 0;
 }

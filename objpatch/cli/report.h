@@ -16,5 +16,12 @@ int report_run(int argc, char **argv, int fd);
  * one line (objpatch attach checks them before it touches the process).
  */
 int report_check(int argc, char **argv, int fd);
+/*
+ * The patterns the recorded session was traced with (objpatch attach's
+ * --filter, in order, '!' excluding): after the trace, report_run() names
+ * in one line on standard error, beginning with `cmd`, the functions they
+ * matched that never ran.  Not for "*" alone: pass none then.
+ */
+void report_name_uncalled(const char *cmd, const char *const *globs, size_t nglobs);
 
 #endif

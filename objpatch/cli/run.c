@@ -250,6 +250,8 @@ struct run_opts {
 	const char **an_args;
 	size_t nan_args, cap_an_args;
 	char *recording_dir, *recording;
+	char **globs;			/* the filter's patterns one by one, for report_name_uncalled() */
+	size_t nglobs;
 	const char *trace_output, *trace_format;	/* what the user asked the trace to be */
 };
 
@@ -295,7 +297,7 @@ const char *run_bad_glob(const char *glob)
 static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
 {
 	const char *why = run_bad_glob(glob);
-	char *f;
+	char *f, **globs;
 
 	if (why) {
 		fprintf(stderr, "%s: --filter %s: %s\n", cmd, glob, why);
@@ -305,6 +307,13 @@ static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
 		return -1;
 	free(o->filter);
 	o->filter = f;
+	globs = realloc(o->globs, (o->nglobs + 1) * sizeof(*o->globs));
+	if (!globs)
+		return -1;
+	o->globs = globs;
+	if (!(o->globs[o->nglobs] = strdup(glob)))
+		return -1;
+	o->nglobs++;
 	return 0;
 }
 
@@ -734,6 +743,8 @@ static int report_analyses(struct run_opts *o)
 	argv[argc++] = "--";
 	argv[argc++] = o->recording;
 	argv[argc] = NULL;
+	/* The runtime wrote the recording raw: report names the filter's functions that never ran. */
+	report_name_uncalled("objpatch run", (const char *const *)o->globs, o->nglobs);
 	rc = access(o->recording, R_OK) == 0 ? report_run(argc, (char **)argv, 2) : 0;
 	free(format);
 	free(output);
@@ -815,6 +826,18 @@ static void free_analyses(struct run_opts *o)
 	free(o->recording_dir);
 }
 
+/* The filter, as the runtime's variable and as its patterns. */
+static void free_filter(struct run_opts *o)
+{
+	free(o->filter);
+	o->filter = NULL;
+	for (size_t i = 0; i < o->nglobs; i++)
+		free(o->globs[i]);
+	free(o->globs);
+	o->globs = NULL;
+	o->nglobs = 0;
+}
+
 int run_main(int argc, char **argv)
 {
 	struct run_opts o = { .record = strcmp(argv[1], "record") == 0 };
@@ -830,13 +853,16 @@ int run_main(int argc, char **argv)
 	pid_t pid;
 
 	if (prog < 0) {
-		free(o.filter);
+		free_filter(&o);
 		return prog == CLI_HELP ? 0 : 2;
 	}
 	rc = prepare(&o, cmd, argv[prog], &f, lib);
 	free(o.filter);
-	if (rc)
+	o.filter = NULL;
+	if (rc) {
+		free_filter(&o);
 		return rc;
+	}
 	if (!(status = status_file(cmd)))
 		return 2;
 	args = f ? qemu_argv(f, lib, argv + prog, argc - prog) : argv + prog;
@@ -887,5 +913,6 @@ int run_main(int argc, char **argv)
 		rc = rc ? rc : reported;
 	}
 	free_analyses(&o);
+	free_filter(&o);
 	return rc;
 }

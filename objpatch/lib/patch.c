@@ -134,6 +134,13 @@ bool patcher_known(uintptr_t ip)
 	return known_has(atomic_load(&g_known), ip);
 }
 
+void (*patcher_before_default)(int sig);
+
+void patch_before_default(void (*fn)(int sig))
+{
+	patcher_before_default = fn;
+}
+
 PATCHER_TEXT void patcher_chain(const struct sigaction *old, int sig, siginfo_t *si, void *ctx)
 {
 	if (old->sa_flags & SA_SIGINFO) {
@@ -142,6 +149,8 @@ PATCHER_TEXT void patcher_chain(const struct sigaction *old, int sig, siginfo_t 
 		return;
 	} else if (old->sa_handler == SIG_DFL) {
 		/* Blocked while we run: delivered, with its default action, on return. */
+		if (patcher_before_default)
+			patcher_before_default(sig);
 		signal(sig, SIG_DFL);
 		raise(sig);
 	} else {

@@ -141,6 +141,12 @@ int rt_set_filters(const struct rt_filter *f, size_t n, bool fresh) RT_HIDDEN;
 const char *rt_pattern_error(const char *glob) RT_HIDDEN;
 /* Functions with a site in the loaded modules, and how many of them are traced. */
 void rt_count_functions(size_t *funcs, size_t *traced) RT_HIDDEN;
+/*
+ * At the end of a trace whose OBJPATCH_FILTER names functions: one line on
+ * standard error naming the traced functions the writer never saw called
+ * (struct sym_func's `called`), most likely inlined at every call site.
+ */
+void rt_report_uncalled(void) RT_HIDDEN;
 /* The functions with a site that the pattern names. */
 size_t rt_count_matches(const char *glob) RT_HIDDEN;
 
@@ -315,6 +321,15 @@ void rt_record_without_writer(void) RT_HIDDEN;
 
 void rt_output_init(void) RT_HIDDEN;
 int rt_flush(bool final) RT_HIDDEN;
+/*
+ * A signal is ending the process (rt_signals.c): the trace finished as at
+ * exit, by the writer thread (this thread waits), else by this thread.
+ * Raw recordings are left to objpatch record.  Returns when the trace is
+ * finished, when give_up() says so (another signal), or after 30 s.
+ */
+void rt_output_finish(bool (*give_up)(void)) RT_HIDDEN;
+/* rt_signals.c: the ending signals the process leaves at their default action, handled. */
+void rt_signals_install(void) RT_HIDDEN;
 /* rt_status.c: at exit, the sites found and whether the trace was written, for objpatch run. */
 void rt_status_report(bool written) RT_HIDDEN;
 /* CLOCK_MONOTONIC in nanoseconds, the clock timestamps are calibrated against. */

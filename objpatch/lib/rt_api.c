@@ -155,6 +155,7 @@ __attribute__((constructor)) static void rt_init(void)
 	ready = true;
 	rt_raw_begin();
 	rt_writer_start();
+	rt_signals_install();
 	/* The checks below are not start-up's cost: they come after the figures. */
 	check_filter();
 	if (rt.stats) {

@@ -417,6 +417,9 @@ int rt_flush(bool final)
 		running_frames();
 		c = counts();
 		trace_write_end(writer, threads, nthreads, now, &c);
+		/* Events lost or too deep: a function may have run unseen. */
+		if (!c.lost && !c.missed_depth && !c.missed_busy && !rt_attached)
+			rt_report_uncalled();
 	}
 	return trace_writer_failed(writer) ? -1 : 0;
 }
@@ -434,15 +437,25 @@ static void writer_sleep(void)
 		nanosleep(&ms, NULL);
 }
 
+/* A signal is ending the process: the writer thread finishes the trace (rt_output_finish). */
+static _Atomic bool finish_wanted, finish_done;
+
 static void *writer_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
+		bool final;
+
 		writer_sleep();
+		final = atomic_load(&finish_wanted);
 		pthread_mutex_lock(&rt.lock);
-		if (!finished)
+		if (final && !finished)
+			rt_status_report(rt_flush(true) == 0);
+		else if (!finished)
 			rt_flush(false);
 		pthread_mutex_unlock(&rt.lock);
+		if (final)
+			atomic_store(&finish_done, true);
 	}
 	return NULL;
 }
@@ -513,4 +526,54 @@ bool rt_writer_can_wait(void)
 		return false;
 	atomic_store(&writer_wanted, true);
 	return true;
+}
+
+/* ---- a signal ends the process (rt_signals.c) ---- */
+
+/* Past it, the trace is left as it is: the process dies rather than hang. */
+#define FINISH_TIMEOUT_MS 30000
+
+/*
+ * No writer thread (a forked child, qemu-user): the signalled thread writes
+ * the end itself, as at exit.  It may have been stopped holding a lock the
+ * writer needs (malloc's): SIGALRM's default action then ends the wait.
+ */
+static void finish_here(bool (*give_up)(void))
+{
+	const struct timespec ms = { 0, 1000000L };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t alrm;
+	unsigned waited = 0;
+
+	while (pthread_mutex_trylock(&rt.lock) != 0) {
+		if (++waited >= FINISH_TIMEOUT_MS || give_up())
+			return;
+		nanosleep(&ms, NULL);
+	}
+	sigaction(SIGALRM, &dfl, NULL);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+	alarm(FINISH_TIMEOUT_MS / 1000);
+	rt_status_report(rt_flush(true) == 0);
+	alarm(0);
+	pthread_mutex_unlock(&rt.lock);
+}
+
+void rt_output_finish(bool (*give_up)(void))
+{
+	const struct timespec ms = { 0, 1000000L };
+
+	if (rt.format == FMT_RAW || !anything_traceable() || holds_lock())
+		return;
+	/* The signal's instant ends every thread's trace, as exit's does. */
+	rt_stop();
+	if (!atomic_load(&writer_running)) {
+		finish_here(give_up);
+		return;
+	}
+	atomic_store(&finish_wanted, true);
+	atomic_store(&writer_wanted, true);
+	for (unsigned waited = 0; !atomic_load(&finish_done) && waited < FINISH_TIMEOUT_MS && !give_up(); waited++)
+		nanosleep(&ms, NULL);
 }

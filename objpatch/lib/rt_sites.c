@@ -408,6 +408,51 @@ void rt_count_functions(size_t *funcs, size_t *traced)
 	}
 }
 
+/* Whether OBJPATCH_FILTER names functions: not only "*" (trace everything), where most never run. */
+static bool filter_names_functions(void)
+{
+	for (size_t i = 0; i < rt.nstart_filters; i++)
+		if (rt.start_filters[i].on && strcmp(rt.start_filters[i].glob, "*"))
+			return true;
+	return false;
+}
+
+/* Appends `name` to the list of report_uncalled(): the first few, then only counted. */
+static void list_name(char *list, size_t size, size_t n, const char *name)
+{
+	size_t len = strlen(list);
+
+	if (n < 8)
+		snprintf(list + len, size - len, "%s%s", n ? ", " : "", name);
+	else if (n == 8)
+		snprintf(list + len, size - len, ", ...");
+}
+
+void rt_report_uncalled(void)
+{
+	char list[512] = "";
+	size_t n = 0;
+
+	if (!filter_names_functions())
+		return;
+	for (size_t i = 0; i < rt.nmods; i++) {
+		struct rt_module *m = rt.mods[i];
+
+		if (rt_module_functions(m) < 0)
+			continue;
+		for (size_t j = 0; j < m->nsites; j++) {
+			const struct sym_func *f = &m->syms.funcs[m->sites[j].func];
+
+			if (first_site_of_function(m, j) && m->sites[j].enabled && !f->called)
+				list_name(list, sizeof(list), n++, f->name);
+		}
+	}
+	if (n)
+		fprintf(stderr, "objpatch: %zu function%s matched by the filter %s never called: %s (inlined at every "
+			"call site? a function the compiler inlined everywhere keeps its out-of-line copy, which "
+			"nothing calls)\n", n, n == 1 ? "" : "s", n == 1 ? "was" : "were", list);
+}
+
 size_t rt_count_matches(const char *glob)
 {
 	size_t n = 0;
