@@ -36,6 +36,8 @@
 #include "objpatch/cli/proc.h"
 #include "objpatch/cli/run.h"
 
+/* Holds tried when PTRACE_SEIZE says EPERM and no tracer is left to name (one let go meanwhile). */
+#define HOLD_TRIES 3
 /* The settings of a session: OBJPATCH_ATTACH and the runtime's variables. */
 #define SETTINGS_MAX 8
 
@@ -256,6 +258,30 @@ int attach_refuse_ptrace(pid_t pid)
 		      "its user or as root");
 }
 
+/* Whether process `p` is an objpatch (its name as /proc shows it). */
+bool attach_is_objpatch(pid_t p)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p);
+	if (!(f = fopen(path, "re")))
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return !strcmp(comm, "objpatch\n");
+}
+
+int attach_refuse_tracer(pid_t pid, pid_t tracer)
+{
+	if (attach_is_objpatch(tracer))
+		return attach_refuse(pid, "another objpatch attach (pid %d) holds it: a process takes one session at a "
+				     "time; wait for that one to end", (int)tracer);
+	return attach_refuse(pid, "already traced by process %d (a debugger, strace): a process has one tracer at a "
+			     "time; detach that one first", (int)tracer);
+}
+
 /* What a process must be before anything is done to it; 0 or the refusal's status. */
 static int check_process(pid_t pid, const struct remote_port **port, pid_t *live)
 {
@@ -271,8 +297,7 @@ static int check_process(pid_t pid, const struct remote_port **port, pid_t *live
 	if (!(*live = proc_live_thread(pid)))
 		return attach_refuse(pid, "the process has exited (state %s): nothing runs there to attach to", state);
 	if (proc_status_field(pid, "TracerPid", tracer, sizeof(tracer)) && strcmp(tracer, "0"))
-		return attach_refuse(pid, "already traced by process %s (a debugger, strace): a process has one tracer at a "
-			      "time; detach that one first", tracer);
+		return attach_refuse_tracer(pid, (pid_t)atoi(tracer));
 	if (state[0] == 'T')
 		return attach_refuse(pid, "the process is stopped (state %s): continue it first (kill -CONT %d)", state, (int)pid);
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)*live);
@@ -428,7 +453,19 @@ static ssize_t asked_thread(struct inject *in, pid_t tid)
 int attach_hold(struct inject *in, pid_t pid, const struct remote_port *port, const struct target_syms *t, pid_t tid,
 		ssize_t *thread)
 {
-	if (inject_stop(in, pid, port) < 0) {
+	char tracer[32];
+	int tries = 0;
+
+	while (inject_stop(in, pid, port) < 0) {
+		/* PTRACE_SEIZE refuses a thread another tracer holds with EPERM too: that one is named. */
+		if (in->errnum == EPERM && in->failed_tid &&
+		    proc_status_field(in->failed_tid, "TracerPid", tracer, sizeof(tracer)) && strcmp(tracer, "0"))
+			return attach_refuse_tracer(pid, (pid_t)atoi(tracer));
+		/* Or held a moment ago by one that has let go since (an attach starting its session): again. */
+		if (in->errnum == EPERM && ++tries < HOLD_TRIES) {
+			usleep(1000);
+			continue;
+		}
 		if (in->errnum == EPERM)
 			return attach_refuse_ptrace(pid);
 		fprintf(stderr, "objpatch attach: %s\n", in->err);

@@ -149,6 +149,10 @@ int call_start(struct inject *in, size_t thread, const struct target_syms *t, co
 	if ((uint32_t)ret == 0)
 		return 0;
 	remote_text(in, thread, r->error, "objpatch_error", at, "no reason given", why, sizeof(why));
+	if ((uint32_t)ret == 2) {
+		snprintf(in->err, sizeof(in->err), "%d: %s", (int)in->pid, why);
+		return 1;
+	}
 	snprintf(in->err, sizeof(in->err), "%d: the runtime did not start tracing: %s", (int)in->pid, why);
 	return -1;
 }

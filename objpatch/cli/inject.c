@@ -119,9 +119,17 @@ static bool known_thread(const struct inject *in, pid_t tid)
 /* Seizes and interrupts `tid`; a thread that ended meanwhile is no error. */
 static int seize(struct inject *in, pid_t tid)
 {
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
-		return errno == ESRCH ? 0 : fail(in, "%d: thread %d: PTRACE_SEIZE: %s", (int)in->pid, (int)tid,
-						 strerror(errno));
+	/*
+	 * Threads are seized in the order /proc lists them, the same for
+	 * every objpatch: of two attaching at once, the one that gets the
+	 * first thread gets them all, and the other holds none.
+	 */
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
+		if (errno == ESRCH)
+			return 0;
+		in->failed_tid = tid;
+		return fail(in, "%d: thread %d: PTRACE_SEIZE: %s", (int)in->pid, (int)tid, strerror(errno));
+	}
 	if (!grow_array(&in->t, in->n, &in->cap, sizeof(*in->t))) {
 		ptrace(PTRACE_DETACH, tid, NULL, NULL);
 		return fail(in, "%d: out of memory", (int)in->pid);

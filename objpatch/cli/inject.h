@@ -31,6 +31,7 @@ struct inject {
 	size_t n, cap;
 	char err[1024];
 	int errnum;		/* errno of the call that failed (EPERM: ptrace refused; ESRCH: a refusal) */
+	pid_t failed_tid;	/* the thread PTRACE_SEIZE refused, 0 if none */
 	bool group_stop;	/* a thread was in a group-stop: the process is stopped */
 };
 
