@@ -385,8 +385,40 @@ static void exe_environ(pid_t pid, struct target_syms *t)
 	elfobj_free(&obj);
 }
 
+/*
+ * libc's signal-return code (glibc's __restore_rt, a local symbol): the
+ * port's bytes, once in libc's executable segments; 0 when not found
+ * (calls then return to address 0, as before).
+ */
+static uint64_t sigreturn_code(const struct remote_port *port, const char *path, struct elfobj *obj, uint64_t bias)
+{
+	uint64_t found = 0;
+	size_t nph = 0;
+	int fd;
+
+	if (!port->sigreturn_code || elf_getphdrnum(obj->elf, &nph) < 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	for (size_t i = 0; i < nph && !found; i++) {
+		GElf_Phdr ph;
+		uint8_t *text;
+
+		if (!gelf_getphdr(obj->elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    !(text = malloc(ph.p_filesz)))
+			continue;
+		if (pread(fd, text, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz) {
+			void *at = memmem(text, ph.p_filesz, port->sigreturn_code, port->sigreturn_len);
+
+			if (at)
+				found = bias + ph.p_vaddr + (uint64_t)((uint8_t *)at - text);
+		}
+		free(text);
+	}
+	close(fd);
+	return found;
+}
+
 /* `live`: a live thread of `pid`, whose /proc entry shows the memory. */
-static int find_symbols(pid_t pid, pid_t live, struct target_syms *t)
+static int find_symbols(pid_t pid, pid_t live, const struct remote_port *port, struct target_syms *t)
 {
 	struct proc_module m;
 	struct elfobj obj;
@@ -407,6 +439,11 @@ static int find_symbols(pid_t pid, pid_t live, struct target_syms *t)
 		t->dlerror = bias + s.st_value;
 	if (dynsym_lookup(&obj, "__environ", &s))
 		t->environ = bias + s.st_value;
+	if (dynsym_lookup(&obj, "mmap", &s))
+		t->mmap = bias + s.st_value;
+	if (dynsym_lookup(&obj, "munmap", &s))
+		t->munmap = bias + s.st_value;
+	t->sigreturn = sigreturn_code(port, path, &obj, bias);
 	for (size_t i = 0; i < sizeof(locking) / sizeof(locking[0]); i++)
 		if (dynsym_lookup(&obj, locking[i], &s) && s.st_size)
 			t->avoid[t->navoid++] = (struct inject_range){ bias + s.st_value, bias + s.st_value + s.st_size };
@@ -471,6 +508,7 @@ int attach_hold(struct inject *in, pid_t pid, const struct remote_port *port, co
 		fprintf(stderr, "objpatch attach: %s\n", in->err);
 		return in->errnum == ESRCH ? 2 : 1;
 	}
+	inject_safe_calls(in, t->sigreturn, t->mmap, t->munmap);
 	*thread = tid ? asked_thread(in, tid) : inject_pick(in, t->avoid, t->navoid);
 	return 0;
 }
@@ -589,7 +627,7 @@ int attach_main(int argc, char **argv)
 	}
 	elf_version(EV_CURRENT);
 	if ((rc = check_process(pid, &port, &live)) || (rc = runtime_for(pid, port, o.lib, lib, sizeof(lib))) ||
-	    (rc = find_symbols(pid, live, &syms))) {
+	    (rc = find_symbols(pid, live, port, &syms))) {
 		free_opts(&o);
 		return rc;
 	}

@@ -20,6 +20,7 @@
 /* What the calls need of the process: its libc's functions and the environment's address. */
 struct target_syms {
 	uint64_t dlopen, dlerror, environ;
+	uint64_t mmap, munmap, sigreturn;	/* for calls safe from objpatch's death (inject_safe_calls) */
 	struct inject_range avoid[ATTACH_AVOID_MAX];	/* code a borrowed thread must not be inside */
 	size_t navoid;
 };
