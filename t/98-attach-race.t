@@ -74,8 +74,10 @@ out=$("$OBJPATCH" attach --duration 0.1 "$pid" 2>&1)
 is "$?" 2 "[race] an attach meanwhile: status 2"
 is "$out" "objpatch attach: $pid: another objpatch attach (pid $session) is tracing it: a process takes one session at a time; wait for that one to end" \
 	"[race] ... one line naming the session's objpatch"
-out=$("$OBJPATCH" attach --inject-only "$pid" 2>&1)
-is "$?" 0 "[race] --inject-only meanwhile loads nothing new and starts no session: status 0 ($out)"
+out=$("$OBJPATCH" attach -v --inject-only "$pid" 2>&1)
+is "$?" 0 "[race] --inject-only meanwhile loads nothing new and starts no session: status 0"
+[[ "$out" =~ "objpatch attach: $pid: held "[0-9]+\.[0-9]+" ms (its threads stopped)" ]]
+ok $? "[race] ... -v says how long it held the process ($out)"
 kill -INT "$session"
 wait "$session"
 is "$?" 0 "[race] the session ends on SIGINT, status 0"

@@ -42,7 +42,7 @@
 #define SETTINGS_MAX 8
 
 struct attach_opts {
-	bool inject_only, args;
+	bool inject_only, args, verbose;
 	bool list, json;	/* --list: what can be traced, nothing done to the process */
 	const char *lib, *pid, *policy, *trace_only;	/* trace_only: an option --inject-only does not take */
 	const char *output;	/* --output, checked before the process is touched */
@@ -80,6 +80,7 @@ static void attach_usage(FILE *f)
 		   "      --thread=TID    the thread that makes the calls (default: one not inside\n"
 		   "                      malloc or the loader)\n"
 		   "      --inject-only   load the runtime, dormant, and leave\n"
+		   "  -v, --verbose       say how long the process was held (its threads stopped)\n"
 		   "      --list          print the functions that can be traced in PID, with their\n"
 		   "                      prototypes: per module (its program, its libraries, those it\n"
 		   "                      loaded with dlopen) a line with its path, load address and\n"
@@ -93,7 +94,7 @@ static void attach_usage(FILE *f)
 }
 
 /* From OPT_OUTPUT on: objpatch report's options (and the analyses, ANALYSIS_*). */
-enum { OPT_INJECT_ONLY = 1, OPT_LIB, OPT_THREAD, OPT_LIST, OPT_JSON, OPT_FILTER, OPT_ARGS, OPT_DURATION, OPT_POLICY,
+enum { OPT_INJECT_ONLY = 1, OPT_VERBOSE, OPT_LIB, OPT_THREAD, OPT_LIST, OPT_JSON, OPT_FILTER, OPT_ARGS, OPT_DURATION, OPT_POLICY,
        OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_ERRNO_NAMES };
 
 static const struct cli_opt attach_options[] = {
@@ -109,6 +110,7 @@ static const struct cli_opt attach_options[] = {
 	ANALYSIS_VIEW_OPTIONS,
 	{ "max-depth", 0, "N", ANALYSIS_MAX_DEPTH },
 	{ "inject-only", 0, NULL, OPT_INJECT_ONLY },
+	{ "verbose", 'v', NULL, OPT_VERBOSE },
 	{ "list", 0, NULL, OPT_LIST },
 	{ "json", 'j', NULL, OPT_JSON },
 	{ "lib", 0, "PATH", OPT_LIB },
@@ -176,7 +178,7 @@ static int set_option(void *ctx, int id, const char *v)
 	struct attach_opts *o = ctx;
 
 	if (id != CLI_OPERAND && id != OPT_INJECT_ONLY && id != OPT_LIB && id != OPT_THREAD && id != OPT_LIST &&
-	    id != OPT_JSON)
+	    id != OPT_JSON && id != OPT_VERBOSE)
 		o->trace_only = option_name(id);
 	if (id == OPT_OUTPUT)
 		o->output = v;
@@ -196,6 +198,9 @@ static int set_option(void *ctx, int id, const char *v)
 		return 0;
 	case OPT_INJECT_ONLY:
 		o->inject_only = true;
+		return 0;
+	case OPT_VERBOSE:
+		o->verbose = true;
 		return 0;
 	case OPT_LIB:
 		o->lib = v;
@@ -515,7 +520,7 @@ int attach_hold(struct inject *in, pid_t pid, const struct remote_port *port, co
 
 /* Holds the process for the load; 0, 1 (failed) or 2 (refused). */
 static int inject(pid_t pid, const struct remote_port *port, const struct target_syms *t, const char *lib,
-		  pid_t tid)
+		  pid_t tid, bool verbose)
 {
 	struct inject in;
 	uint64_t handle = 0;
@@ -532,7 +537,14 @@ static int inject(pid_t pid, const struct remote_port *port, const struct target
 		printf("objpatch attach: %d: %s loaded, dormant (handle 0x%" PRIx64 ", by thread %d)\n", (int)pid, lib,
 		       handle, (int)in.t[thread].tid);
 	inject_detach(&in);
+	if (verbose)
+		attach_say_held(pid, &in);
 	return rc;
+}
+
+void attach_say_held(pid_t pid, const struct inject *in)
+{
+	fprintf(stderr, "objpatch attach: %d: held %.2f ms (its threads stopped)\n", (int)pid, (double)in->held_ns / 1e6);
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -567,6 +579,7 @@ static int check_mode(const struct attach_opts *o)
 static int list_mode(const struct attach_opts *o)
 {
 	const char *other = o->inject_only ? "inject-only" : o->trace_only ? o->trace_only : o->lib ? "lib" :
+			    o->verbose ? "verbose" :
 			    o->thread ? "thread" : NULL;
 	pid_t pid;
 
@@ -598,7 +611,7 @@ static int trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	const struct attach_session s = {
 		.lib = lib, .filter = o->filter, .globs = o->globs, .nglobs = o->nglobs, .args = o->args,
 		.policy = o->policy, .thread = (pid_t)o->thread, .duration = o->duration, .report = o->report,
-		.nreport = o->nreport, .output = o->output,
+		.nreport = o->nreport, .output = o->output, .verbose = o->verbose,
 	};
 
 	return attach_trace(pid, live, port, t, &s);
@@ -640,7 +653,7 @@ int attach_main(int argc, char **argv)
 	/* objpatch killed while it holds the process would leave a thread mid-call: finish first. */
 	attach_end_signals(&held);
 	sigprocmask(SIG_BLOCK, &held, &old);
-	rc = inject(pid, port, &syms, lib, (pid_t)o.thread);
+	rc = inject(pid, port, &syms, lib, (pid_t)o.thread, o.verbose);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

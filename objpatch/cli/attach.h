@@ -46,7 +46,11 @@ struct attach_session {
 	const char *const *report;	/* objpatch report's options */
 	size_t nreport;
 	const char *output;	/* report's --output, or NULL */
+	bool verbose;		/* -v: the hold's length said */
 };
+
+/* -v's line: how long `in` held the process (after inject_detach()). */
+void attach_say_held(pid_t pid, const struct inject *in);
 
 /* objpatch attach without --inject-only (attach_trace.c): the exit status. */
 int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const struct target_syms *t,

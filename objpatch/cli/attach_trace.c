@@ -380,6 +380,8 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 		rc = rc == 1 ? 2 : 1;
 	}
 	inject_detach(&in);
+	if (s->verbose)
+		attach_say_held(pid, &in);
 	return rc;
 }
 

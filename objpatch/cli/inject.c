@@ -114,6 +114,14 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static void pause_ms(long ms)
 {
 	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
@@ -233,6 +241,7 @@ int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port)
 	char path[64];
 
 	memset(in, 0, sizeof(*in));
+	in->held_ns = now_ns();
 	in->pid = pid;
 	in->port = port;
 	in->mem = -1;
@@ -881,6 +890,8 @@ void inject_detach(struct inject *in)
 		for (unsigned k = first; k < t->nsigs; k++)
 			syscall(SYS_tgkill, (int)in->pid, (int)t->tid, t->sigs[k]);
 	}
+	/* The hold ends when the last thread is let go. */
+	in->held_ns = now_ns() - in->held_ns;
 	if (in->mem >= 0)
 		close(in->mem);
 	free(in->t);

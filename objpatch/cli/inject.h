@@ -42,6 +42,7 @@ struct inject {
 	size_t page_thread;
 	/* The word a call's entry writes and its return writes back (environ), 0 addr: none. */
 	uint64_t swap_addr, swap_new, swap_old;
+	uint64_t held_ns;	/* CLOCK_MONOTONIC when the first thread was seized; at the detach, how long it held */
 };
 
 /* An address range (a function's code) a borrowed thread should not be inside. */
