@@ -36,11 +36,13 @@
 #include "objpatch/cli/proc.h"
 #include "objpatch/cli/run.h"
 
+/* Holds tried when PTRACE_SEIZE says EPERM and no tracer is left to name (one let go meanwhile). */
+#define HOLD_TRIES 3
 /* The settings of a session: OBJPATCH_ATTACH and the runtime's variables. */
 #define SETTINGS_MAX 8
 
 struct attach_opts {
-	bool inject_only, args;
+	bool inject_only, args, verbose;
 	bool list, json;	/* --list: what can be traced, nothing done to the process */
 	const char *lib, *pid, *policy, *trace_only;	/* trace_only: an option --inject-only does not take */
 	const char *output;	/* --output, checked before the process is touched */
@@ -78,6 +80,7 @@ static void attach_usage(FILE *f)
 		   "      --thread=TID    the thread that makes the calls (default: one not inside\n"
 		   "                      malloc or the loader)\n"
 		   "      --inject-only   load the runtime, dormant, and leave\n"
+		   "  -v, --verbose       say how long the process was held (its threads stopped)\n"
 		   "      --list          print the functions that can be traced in PID, with their\n"
 		   "                      prototypes: per module (its program, its libraries, those it\n"
 		   "                      loaded with dlopen) a line with its path, load address and\n"
@@ -91,7 +94,7 @@ static void attach_usage(FILE *f)
 }
 
 /* From OPT_OUTPUT on: objpatch report's options (and the analyses, ANALYSIS_*). */
-enum { OPT_INJECT_ONLY = 1, OPT_LIB, OPT_THREAD, OPT_LIST, OPT_JSON, OPT_FILTER, OPT_ARGS, OPT_DURATION, OPT_POLICY,
+enum { OPT_INJECT_ONLY = 1, OPT_VERBOSE, OPT_LIB, OPT_THREAD, OPT_LIST, OPT_JSON, OPT_FILTER, OPT_ARGS, OPT_DURATION, OPT_POLICY,
        OPT_OUTPUT, OPT_FORMAT, OPT_HEX, OPT_ERRNO_NAMES };
 
 static const struct cli_opt attach_options[] = {
@@ -107,6 +110,7 @@ static const struct cli_opt attach_options[] = {
 	ANALYSIS_VIEW_OPTIONS,
 	{ "max-depth", 0, "N", ANALYSIS_MAX_DEPTH },
 	{ "inject-only", 0, NULL, OPT_INJECT_ONLY },
+	{ "verbose", 'v', NULL, OPT_VERBOSE },
 	{ "list", 0, NULL, OPT_LIST },
 	{ "json", 'j', NULL, OPT_JSON },
 	{ "lib", 0, "PATH", OPT_LIB },
@@ -174,7 +178,7 @@ static int set_option(void *ctx, int id, const char *v)
 	struct attach_opts *o = ctx;
 
 	if (id != CLI_OPERAND && id != OPT_INJECT_ONLY && id != OPT_LIB && id != OPT_THREAD && id != OPT_LIST &&
-	    id != OPT_JSON)
+	    id != OPT_JSON && id != OPT_VERBOSE)
 		o->trace_only = option_name(id);
 	if (id == OPT_OUTPUT)
 		o->output = v;
@@ -194,6 +198,9 @@ static int set_option(void *ctx, int id, const char *v)
 		return 0;
 	case OPT_INJECT_ONLY:
 		o->inject_only = true;
+		return 0;
+	case OPT_VERBOSE:
+		o->verbose = true;
 		return 0;
 	case OPT_LIB:
 		o->lib = v;
@@ -256,6 +263,30 @@ int attach_refuse_ptrace(pid_t pid)
 		      "its user or as root");
 }
 
+/* Whether process `p` is an objpatch (its name as /proc shows it). */
+bool attach_is_objpatch(pid_t p)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p);
+	if (!(f = fopen(path, "re")))
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return !strcmp(comm, "objpatch\n");
+}
+
+int attach_refuse_tracer(pid_t pid, pid_t tracer)
+{
+	if (attach_is_objpatch(tracer))
+		return attach_refuse(pid, "another objpatch attach (pid %d) holds it: a process takes one session at a "
+				     "time; wait for that one to end", (int)tracer);
+	return attach_refuse(pid, "already traced by process %d (a debugger, strace): a process has one tracer at a "
+			     "time; detach that one first", (int)tracer);
+}
+
 /* What a process must be before anything is done to it; 0 or the refusal's status. */
 static int check_process(pid_t pid, const struct remote_port **port, pid_t *live)
 {
@@ -271,8 +302,7 @@ static int check_process(pid_t pid, const struct remote_port **port, pid_t *live
 	if (!(*live = proc_live_thread(pid)))
 		return attach_refuse(pid, "the process has exited (state %s): nothing runs there to attach to", state);
 	if (proc_status_field(pid, "TracerPid", tracer, sizeof(tracer)) && strcmp(tracer, "0"))
-		return attach_refuse(pid, "already traced by process %s (a debugger, strace): a process has one tracer at a "
-			      "time; detach that one first", tracer);
+		return attach_refuse_tracer(pid, (pid_t)atoi(tracer));
 	if (state[0] == 'T')
 		return attach_refuse(pid, "the process is stopped (state %s): continue it first (kill -CONT %d)", state, (int)pid);
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)*live);
@@ -360,8 +390,40 @@ static void exe_environ(pid_t pid, struct target_syms *t)
 	elfobj_free(&obj);
 }
 
+/*
+ * libc's signal-return code (glibc's __restore_rt, a local symbol): the
+ * port's bytes, once in libc's executable segments; 0 when not found
+ * (calls then return to address 0, as before).
+ */
+static uint64_t sigreturn_code(const struct remote_port *port, const char *path, struct elfobj *obj, uint64_t bias)
+{
+	uint64_t found = 0;
+	size_t nph = 0;
+	int fd;
+
+	if (!port->sigreturn_code || elf_getphdrnum(obj->elf, &nph) < 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	for (size_t i = 0; i < nph && !found; i++) {
+		GElf_Phdr ph;
+		uint8_t *text;
+
+		if (!gelf_getphdr(obj->elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    !(text = malloc(ph.p_filesz)))
+			continue;
+		if (pread(fd, text, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz) {
+			void *at = memmem(text, ph.p_filesz, port->sigreturn_code, port->sigreturn_len);
+
+			if (at)
+				found = bias + ph.p_vaddr + (uint64_t)((uint8_t *)at - text);
+		}
+		free(text);
+	}
+	close(fd);
+	return found;
+}
+
 /* `live`: a live thread of `pid`, whose /proc entry shows the memory. */
-static int find_symbols(pid_t pid, pid_t live, struct target_syms *t)
+static int find_symbols(pid_t pid, pid_t live, const struct remote_port *port, struct target_syms *t)
 {
 	struct proc_module m;
 	struct elfobj obj;
@@ -382,6 +444,11 @@ static int find_symbols(pid_t pid, pid_t live, struct target_syms *t)
 		t->dlerror = bias + s.st_value;
 	if (dynsym_lookup(&obj, "__environ", &s))
 		t->environ = bias + s.st_value;
+	if (dynsym_lookup(&obj, "mmap", &s))
+		t->mmap = bias + s.st_value;
+	if (dynsym_lookup(&obj, "munmap", &s))
+		t->munmap = bias + s.st_value;
+	t->sigreturn = sigreturn_code(port, path, &obj, bias);
 	for (size_t i = 0; i < sizeof(locking) / sizeof(locking[0]); i++)
 		if (dynsym_lookup(&obj, locking[i], &s) && s.st_size)
 			t->avoid[t->navoid++] = (struct inject_range){ bias + s.st_value, bias + s.st_value + s.st_size };
@@ -428,19 +495,32 @@ static ssize_t asked_thread(struct inject *in, pid_t tid)
 int attach_hold(struct inject *in, pid_t pid, const struct remote_port *port, const struct target_syms *t, pid_t tid,
 		ssize_t *thread)
 {
-	if (inject_stop(in, pid, port) < 0) {
+	char tracer[32];
+	int tries = 0;
+
+	while (inject_stop(in, pid, port) < 0) {
+		/* PTRACE_SEIZE refuses a thread another tracer holds with EPERM too: that one is named. */
+		if (in->errnum == EPERM && in->failed_tid &&
+		    proc_status_field(in->failed_tid, "TracerPid", tracer, sizeof(tracer)) && strcmp(tracer, "0"))
+			return attach_refuse_tracer(pid, (pid_t)atoi(tracer));
+		/* Or held a moment ago by one that has let go since (an attach starting its session): again. */
+		if (in->errnum == EPERM && ++tries < HOLD_TRIES) {
+			usleep(1000);
+			continue;
+		}
 		if (in->errnum == EPERM)
 			return attach_refuse_ptrace(pid);
 		fprintf(stderr, "objpatch attach: %s\n", in->err);
 		return in->errnum == ESRCH ? 2 : 1;
 	}
+	inject_safe_calls(in, t->sigreturn, t->mmap, t->munmap);
 	*thread = tid ? asked_thread(in, tid) : inject_pick(in, t->avoid, t->navoid);
 	return 0;
 }
 
 /* Holds the process for the load; 0, 1 (failed) or 2 (refused). */
 static int inject(pid_t pid, const struct remote_port *port, const struct target_syms *t, const char *lib,
-		  pid_t tid)
+		  pid_t tid, bool verbose)
 {
 	struct inject in;
 	uint64_t handle = 0;
@@ -457,7 +537,14 @@ static int inject(pid_t pid, const struct remote_port *port, const struct target
 		printf("objpatch attach: %d: %s loaded, dormant (handle 0x%" PRIx64 ", by thread %d)\n", (int)pid, lib,
 		       handle, (int)in.t[thread].tid);
 	inject_detach(&in);
+	if (verbose)
+		attach_say_held(pid, &in);
 	return rc;
+}
+
+void attach_say_held(pid_t pid, const struct inject *in)
+{
+	fprintf(stderr, "objpatch attach: %d: held %.2f ms (its threads stopped)\n", (int)pid, (double)in->held_ns / 1e6);
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -492,6 +579,7 @@ static int check_mode(const struct attach_opts *o)
 static int list_mode(const struct attach_opts *o)
 {
 	const char *other = o->inject_only ? "inject-only" : o->trace_only ? o->trace_only : o->lib ? "lib" :
+			    o->verbose ? "verbose" :
 			    o->thread ? "thread" : NULL;
 	pid_t pid;
 
@@ -523,7 +611,7 @@ static int trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	const struct attach_session s = {
 		.lib = lib, .filter = o->filter, .globs = o->globs, .nglobs = o->nglobs, .args = o->args,
 		.policy = o->policy, .thread = (pid_t)o->thread, .duration = o->duration, .report = o->report,
-		.nreport = o->nreport, .output = o->output,
+		.nreport = o->nreport, .output = o->output, .verbose = o->verbose,
 	};
 
 	return attach_trace(pid, live, port, t, &s);
@@ -552,7 +640,7 @@ int attach_main(int argc, char **argv)
 	}
 	elf_version(EV_CURRENT);
 	if ((rc = check_process(pid, &port, &live)) || (rc = runtime_for(pid, port, o.lib, lib, sizeof(lib))) ||
-	    (rc = find_symbols(pid, live, &syms))) {
+	    (rc = find_symbols(pid, live, port, &syms))) {
 		free_opts(&o);
 		return rc;
 	}
@@ -565,7 +653,7 @@ int attach_main(int argc, char **argv)
 	/* objpatch killed while it holds the process would leave a thread mid-call: finish first. */
 	attach_end_signals(&held);
 	sigprocmask(SIG_BLOCK, &held, &old);
-	rc = inject(pid, port, &syms, lib, (pid_t)o.thread);
+	rc = inject(pid, port, &syms, lib, (pid_t)o.thread, o.verbose);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

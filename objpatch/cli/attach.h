@@ -14,6 +14,10 @@ int attach_main(int argc, char **argv);
 
 /* One line naming the process and why: returns 2, the status of a refusal (the process untouched). */
 int attach_refuse(pid_t pid, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether process `p` is an objpatch (its name in /proc). */
+bool attach_is_objpatch(pid_t p);
+/* A process another tracer holds (`tracer`, its pid), another objpatch attach named as such: 2. */
+int attach_refuse_tracer(pid_t pid, pid_t tracer);
 /* The EPERM of PTRACE_SEIZE explained (Yama's scope, or the process's owner): 2. */
 int attach_refuse_ptrace(pid_t pid);
 /* A file of the process, read where the process sees it (its root may be a container's); `path` gets that. */
@@ -42,7 +46,11 @@ struct attach_session {
 	const char *const *report;	/* objpatch report's options */
 	size_t nreport;
 	const char *output;	/* report's --output, or NULL */
+	bool verbose;		/* -v: the hold's length said */
 };
+
+/* -v's line: how long `in` held the process (after inject_detach()). */
+void attach_say_held(pid_t pid, const struct inject *in);
 
 /* objpatch attach without --inject-only (attach_trace.c): the exit status. */
 int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const struct target_syms *t,

@@ -104,13 +104,15 @@ static int call_with_environment(struct inject *in, size_t thread, const struct 
 	int rc;
 
 	if (inject_read_word(in, t->environ, &saved_env) < 0 ||
-	    push_environment(in, at, environ_copy ? saved_env : 0, vars, nvars, &env) < 0 ||
-	    inject_write_word(in, t->environ, env) < 0)
+	    push_environment(in, at, environ_copy ? saved_env : 0, vars, nvars, &env) < 0)
 		return -1;
 	c->below = *at;
+	/* Swapped by the call's own entry and return code where the port has it (inject.c). */
+	in->swap_addr = t->environ;
+	in->swap_new = env;
+	in->swap_old = saved_env;
 	rc = inject_call(in, thread, what, c, ret);
-	if (inject_write_word(in, t->environ, saved_env) < 0)
-		rc = -1;
+	in->swap_addr = 0;
 	return rc;
 }
 
@@ -149,6 +151,10 @@ int call_start(struct inject *in, size_t thread, const struct target_syms *t, co
 	if ((uint32_t)ret == 0)
 		return 0;
 	remote_text(in, thread, r->error, "objpatch_error", at, "no reason given", why, sizeof(why));
+	if ((uint32_t)ret == 2) {
+		snprintf(in->err, sizeof(in->err), "%d: %s", (int)in->pid, why);
+		return 1;
+	}
 	snprintf(in->err, sizeof(in->err), "%d: the runtime did not start tracing: %s", (int)in->pid, why);
 	return -1;
 }

@@ -20,6 +20,7 @@
 /* What the calls need of the process: its libc's functions and the environment's address. */
 struct target_syms {
 	uint64_t dlopen, dlerror, environ;
+	uint64_t mmap, munmap, sigreturn;	/* for calls safe from objpatch's death (inject_safe_calls) */
 	struct inject_range avoid[ATTACH_AVOID_MAX];	/* code a borrowed thread must not be inside */
 	size_t navoid;
 };
@@ -27,6 +28,7 @@ struct target_syms {
 /* The runtime's functions, where the process has it loaded. */
 struct runtime_syms {
 	uint64_t start, error;	/* objpatch_attach_start, objpatch_error */
+	uint64_t owner;		/* objpatch_attach_owner (0: a runtime without it) */
 };
 
 /*
@@ -38,7 +40,8 @@ int call_load(struct inject *in, size_t thread, const struct target_syms *t, con
 
 /*
  * objpatch_attach_start() in thread `thread`, the environment `vars`
- * alone: 0 when the session runs, or -1 with in->err set (the runtime's
+ * alone: 0 when the session runs; 1 when another session runs (the
+ * runtime's words in in->err); or -1 with in->err set (the runtime's
  * objpatch_error() when it refused).
  */
 int call_start(struct inject *in, size_t thread, const struct target_syms *t, const struct runtime_syms *r,

@@ -50,8 +50,8 @@
 #define START_SYM "objpatch_attach_start"
 /* The runtime's session thread's name (objpatch/lib/rt.h, RT_SESSION_THREAD), and how long one ending is waited for. */
 #define SESSION_THREAD "objpatch-attach"
-#define SESSION_WAIT_MS 2000
 #define ERROR_SYM "objpatch_error"
+#define OWNER_SYM "objpatch_attach_owner"
 
 static bool is_runtime(const char *path)
 {
@@ -83,17 +83,22 @@ static void warn_cxx(pid_t pid, pid_t live)
 			"for the unwinder; filter out the functions exceptions cross\n", (int)pid, m.path);
 }
 
-/* The runtime's two functions in `obj`, relative to its first segment's address; false if it lacks one. */
-static bool runtime_offsets(struct elfobj *obj, uint64_t *start, uint64_t *error)
+/*
+ * The runtime's two functions in `obj`, relative to its first segment's
+ * address, and its owner variable's (0 when it has none); false if it
+ * lacks a function.
+ */
+static bool runtime_offsets(struct elfobj *obj, uint64_t *start, uint64_t *error, uint64_t *owner)
 {
 	uint64_t vaddr = 0;
-	GElf_Sym s, e;
+	GElf_Sym s, e, o;
 
 	if (!dynsym_lookup(obj, START_SYM, &s) || !dynsym_lookup(obj, ERROR_SYM, &e))
 		return false;
 	dynsym_first_load(obj, &vaddr);
 	*start = s.st_value - vaddr;
 	*error = e.st_value - vaddr;
+	*owner = dynsym_lookup(obj, OWNER_SYM, &o) ? o.st_value - vaddr : 0;
 	return true;
 }
 
@@ -123,14 +128,45 @@ static bool session_running(pid_t pid)
 	return found;
 }
 
-/* One session at a time: a session ending now is waited for, a running one refused (2). */
-static int check_no_session(pid_t pid)
+/* The runtime's objpatch_attach_owner, read where `live` shows the memory: 0 between sessions. */
+static int session_owner(pid_t live, uint64_t owner)
 {
-	for (int i = 0; i < SESSION_WAIT_MS / 10 && session_running(pid); i++)
-		usleep(10000);
-	if (session_running(pid))
-		return attach_refuse(pid, "another objpatch attach is tracing it (its thread %s runs): wait for that one "
-				     "to end", SESSION_THREAD);
+	char path[64];
+	int32_t v = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)live);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (pread(fd, &v, sizeof(v), (off_t)owner) != (ssize_t)sizeof(v))
+		v = 0;
+	close(fd);
+	return v;
+}
+
+/*
+ * One session at a time, refused at once (2) while another runs, naming
+ * its objpatch: waiting would only hide which one holds it.  A runtime
+ * without the owner variable (an older one) shows a session by its thread.
+ */
+static int check_no_session(pid_t pid, pid_t live, const struct runtime_syms *r)
+{
+	int owner = r->owner ? session_owner(live, r->owner) : session_running(pid) ? -1 : 0;
+	char tracer[32];
+
+	/* Another objpatch holding the process now may be mid-load: the variable is not yet what it says. */
+	if (proc_status_field(pid, "TracerPid", tracer, sizeof(tracer)) && strcmp(tracer, "0"))
+		return attach_refuse_tracer(pid, (pid_t)atoi(tracer));
+	if (owner > 0 && attach_is_objpatch(owner))
+		return attach_refuse(pid, "another objpatch attach (pid %d) is tracing it: a process takes one session "
+				     "at a time; wait for that one to end", owner);
+	/* Its objpatch gone (killed): the runtime ends that session by itself, within a flush. */
+	if (owner > 0 && session_running(pid))
+		return attach_refuse(pid, "another objpatch attach (pid %d, exited) was tracing it: its session is "
+				     "ending; try again", owner);
+	if (owner < 0)
+		return attach_refuse(pid, "another objpatch attach is tracing it (its thread %s runs): a process takes "
+				     "one session at a time; wait for that one to end", SESSION_THREAD);
 	return 0;
 }
 
@@ -166,7 +202,7 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 	struct proc_module m;
 	struct elfobj obj;
 	char path[PATH_MAX + 32];
-	uint64_t start, error;
+	uint64_t start, error, owner;
 	bool found;
 
 	if (!proc_find_module(live, is_runtime, &m))
@@ -177,13 +213,14 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 				     "without it", m.path);
 	if (attach_load_module(live, &m, &obj, path, sizeof(path)) < 0)
 		return attach_refuse(pid, "its runtime %s: %s", m.path, obj.err[0] ? obj.err : strerror(errno));
-	found = runtime_offsets(&obj, &start, &error);
+	found = runtime_offsets(&obj, &start, &error, &owner);
 	elfobj_free(&obj);
 	if (!found)
 		return attach_refuse(pid, "its runtime %s has no %s (an older libobjpatch, or started from the "
 			      "environment): restart the process to trace it with this objpatch", m.path, START_SYM);
 	r->start = m.base + start;
 	r->error = m.base + error;
+	r->owner = owner ? m.base + owner : 0;
 	return 1;
 }
 
@@ -191,9 +228,10 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 static int check_lib(pid_t pid, const char *lib)
 {
 	struct elfobj obj;
-	uint64_t start, error;
+	uint64_t start, error, owner;
 	int fd = open(lib, O_RDONLY | O_CLOEXEC);
-	bool found = fd >= 0 && elfobj_load_mapped(&obj, lib, fd) == 0 && runtime_offsets(&obj, &start, &error);
+	bool found = fd >= 0 && elfobj_load_mapped(&obj, lib, fd) == 0 &&
+		     runtime_offsets(&obj, &start, &error, &owner);
 
 	if (fd >= 0) {
 		elfobj_free(&obj);
@@ -286,10 +324,12 @@ static size_t settings(const struct attach_session *s, const struct attach_chann
 	vars[n++] = ATTACH_VAR;
 	vars[n++] = "OBJPATCH_FORMAT=raw";
 	if (asprintf(&own[0], "OBJPATCH_OUTPUT=%s", c->path) < 0 ||
-	    asprintf(&own[1], "OBJPATCH_FILTER=%s", s->filter ? s->filter : "*") < 0)
+	    asprintf(&own[1], "OBJPATCH_FILTER=%s", s->filter ? s->filter : "*") < 0 ||
+	    asprintf(&own[2], "OBJPATCH_ATTACH_OWNER=%d", (int)getpid()) < 0)
 		return 0;
 	vars[n++] = own[0];
 	vars[n++] = own[1];
+	vars[n++] = own[2];
 	if (s->args)
 		vars[n++] = "OBJPATCH_ARGS=1";
 	if (s->policy && !strcmp(s->policy, "drop"))
@@ -334,11 +374,14 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 		return rc;
 	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, r) < 0)) ||
 	    (h->npads && inject_settle(&in, h->pads, h->npads, h->pad_len) < 0) ||
-	    call_start(&in, (size_t)thread, t, r, vars, nvars) < 0) {
+	    (rc = call_start(&in, (size_t)thread, t, r, vars, nvars)) != 0) {
+		/* 1 from the start call: another session began meanwhile, a refusal (2), the process as it was. */
 		fprintf(stderr, "objpatch attach: %s\n", in.err);
-		rc = 1;
+		rc = rc == 1 ? 2 : 1;
 	}
 	inject_detach(&in);
+	if (s->verbose)
+		attach_say_held(pid, &in);
 	return rc;
 }
 
@@ -371,8 +414,8 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 		   const char *recording)
 {
 	struct attach_channel c;
-	char *own[2] = { NULL, NULL };
-	const char *vars[8];
+	char *own[3] = { NULL, NULL, NULL };
+	const char *vars[10];
 	struct stream_end e;
 	size_t nvars;
 	int rc, argc;
@@ -386,8 +429,8 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 	} else {
 		rc = hold_and_start(pid, port, t, s, h, loaded, r, vars, nvars);
 	}
-	free(own[0]);
-	free(own[1]);
+	for (size_t i = 0; i < 3; i++)
+		free(own[i]);
 	if (rc || channel_accept(&c, pid) < 0) {
 		channel_close(&c);
 		return rc ? rc : 1;
@@ -429,7 +472,7 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	free(argv);
 	if (rc < 0 || (s->output && run_check_output("objpatch attach", s->output, &created) < 0))
 		return 2;
-	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (loaded && (rc = check_no_session(pid))) ||
+	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (loaded && (rc = check_no_session(pid, live, &r))) ||
 	    (!loaded && (rc = check_lib(pid, s->lib))) ||
 	    (rc = check_sites(pid, live, s, &h)) || (out = recording_file(recording, sizeof(recording))) < 0) {
 		free(h.pads);

@@ -14,6 +14,12 @@
  *   on.  Those that arrive while the process is held are kept and handed
  *   back at the detach: as its signal for a thread detached from a
  *   signal-delivery-stop, by tgkill for the rest.
+ * - When the tracer dies, the kernel detaches its tracees and they run
+ *   on from whatever state they are in (so objpatch's calls are safe
+ *   calls where the port can: see safe_call()).
+ * - At a system call's entry stop, the registers the tracer sets are the
+ *   ones the thread goes on with, and the system call run is the number
+ *   it leaves in orig ax (-1: none, ax kept).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -44,6 +51,50 @@
 
 static int fail(struct inject *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * OBJPATCH_ATTACH_KILL_AFTER=N (for tests): objpatch SIGKILLs itself right
+ * after its Nth ptrace request (a register set's save or restore counts
+ * once), so that every instant of a hold can be tried.
+ */
+static void count_request(void)
+{
+	static long left = -1;
+	const char *v;
+
+	if (left < 0)
+		left = (v = getenv("OBJPATCH_ATTACH_KILL_AFTER")) && atol(v) > 0 ? atol(v) : 0;
+	if (left > 0 && --left == 0)
+		raise(SIGKILL);
+}
+
+static long request(enum __ptrace_request r, pid_t tid, void *addr, void *data)
+{
+	long rc = ptrace(r, tid, addr, data);
+	int e = errno;
+
+	count_request();
+	errno = e;
+	return rc;
+}
+
+static int port_save(const struct inject *in, pid_t tid, struct remote_state *s)
+{
+	int rc = in->port->save(tid, s);
+
+	count_request();
+	return rc;
+}
+
+static int port_restore(const struct inject *in, pid_t tid, const struct remote_state *s)
+{
+	int rc = in->port->restore(tid, s);
+	int e = errno;
+
+	count_request();
+	errno = e;
+	return rc;
+}
+
 static int fail(struct inject *in, const char *fmt, ...)
 {
 	va_list ap;
@@ -61,6 +112,14 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 static void pause_ms(long ms)
@@ -119,15 +178,23 @@ static bool known_thread(const struct inject *in, pid_t tid)
 /* Seizes and interrupts `tid`; a thread that ended meanwhile is no error. */
 static int seize(struct inject *in, pid_t tid)
 {
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
-		return errno == ESRCH ? 0 : fail(in, "%d: thread %d: PTRACE_SEIZE: %s", (int)in->pid, (int)tid,
-						 strerror(errno));
+	/*
+	 * Threads are seized in the order /proc lists them, the same for
+	 * every objpatch: of two attaching at once, the one that gets the
+	 * first thread gets them all, and the other holds none.
+	 */
+	if (request(PTRACE_SEIZE, tid, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD) < 0) {
+		if (errno == ESRCH)
+			return 0;
+		in->failed_tid = tid;
+		return fail(in, "%d: thread %d: PTRACE_SEIZE: %s", (int)in->pid, (int)tid, strerror(errno));
+	}
 	if (!grow_array(&in->t, in->n, &in->cap, sizeof(*in->t))) {
-		ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		request(PTRACE_DETACH, tid, NULL, NULL);
 		return fail(in, "%d: out of memory", (int)in->pid);
 	}
 	in->t[in->n++] = (struct inject_thread){ .tid = tid };
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 && errno != ESRCH)
+	if (request(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 && errno != ESRCH)
 		return fail(in, "%d: thread %d: PTRACE_INTERRUPT: %s", (int)in->pid, (int)tid, strerror(errno));
 	return 0;
 }
@@ -174,6 +241,7 @@ int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port)
 	char path[64];
 
 	memset(in, 0, sizeof(*in));
+	in->held_ns = now_ns();
 	in->pid = pid;
 	in->port = port;
 	in->mem = -1;
@@ -214,7 +282,7 @@ static void resume_others(struct inject *in, const struct inject_thread *except)
 
 		if (t == except || t->gone)
 			continue;
-		if (ptrace(PTRACE_CONT, t->tid, NULL, NULL) < 0)
+		if (request(PTRACE_CONT, t->tid, NULL, NULL) < 0)
 			t->gone = errno == ESRCH;
 		t->signal_stop = false;
 	}
@@ -226,7 +294,7 @@ static int restop_others(struct inject *in, const struct inject_thread *except)
 	pid_t keep = except ? except->tid : 0;
 
 	for (size_t i = 0; i < in->n; i++)
-		if (in->t[i].tid != keep && !in->t[i].gone && ptrace(PTRACE_INTERRUPT, in->t[i].tid, NULL, NULL) == 0)
+		if (in->t[i].tid != keep && !in->t[i].gone && request(PTRACE_INTERRUPT, in->t[i].tid, NULL, NULL) == 0)
 			wait_stop(in, &in->t[i]);
 	return stop_new_threads(in);
 }
@@ -301,7 +369,7 @@ static bool thread_inside(struct inject *in, struct inject_thread *t, struct rem
 	uint8_t buf[4096];
 	uint64_t sp;
 
-	if (in->port->save(t->tid, s) < 0)
+	if (port_save(in, t->tid, s) < 0)
 		return true;
 	if (in_ranges(in->port->pc(s), avoid, navoid))
 		return true;
@@ -391,7 +459,7 @@ static bool inside_place(uint64_t pc, const uint64_t *at, size_t n, unsigned len
 static bool any_inside(struct inject *in, struct remote_state *s, const uint64_t *at, size_t n, unsigned len)
 {
 	for (size_t i = 0; i < in->n; i++)
-		if (!in->t[i].gone && (in->port->save(in->t[i].tid, s) < 0 || inside_place(in->port->pc(s), at, n, len)))
+		if (!in->t[i].gone && (port_save(in, in->t[i].tid, s) < 0 || inside_place(in->port->pc(s), at, n, len)))
 			return true;
 	return false;
 }
@@ -425,7 +493,7 @@ int inject_stack_top(struct inject *in, size_t i, uint64_t *top)
 
 	if (!s)
 		return fail(in, "%d: out of memory", (int)in->pid);
-	if (in->port->save(in->t[i].tid, s) < 0) {
+	if (port_save(in, in->t[i].tid, s) < 0) {
 		free(s);
 		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)in->t[i].tid, strerror(errno));
 	}
@@ -443,7 +511,7 @@ static int call_ended(struct inject *in, struct inject_thread *t, const char *wh
 	t->signal_stop = true;	/* SIGSEGV's: not held, never delivered */
 	if (!s)
 		return fail(in, "%d: out of memory", (int)in->pid);
-	if (in->port->save(t->tid, s) < 0)
+	if (port_save(in, t->tid, s) < 0)
 		rc = fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
 	else if (in->port->pc(s) != 0)
 		rc = fail(in, "%d: %s crashed in thread %d (SIGSEGV at pc 0x%" PRIx64 ")", (int)in->pid, what,
@@ -490,7 +558,7 @@ static void keep_others_running(struct inject *in, const struct inject_thread *c
 			hold_signal(t, WSTOPSIG(st));
 		else if ((st >> 16) == 0)
 			sig = WSTOPSIG(st);
-		if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) < 0)
+		if (request(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) < 0)
 			t->gone = errno == ESRCH;
 	}
 }
@@ -510,8 +578,49 @@ static bool stop_asked(void)
  * until it returns.  It is waited for however long it takes: a thread
  * left inside the call would return to address 0 and kill the process.
  */
-static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret)
+/*
+ * A safe call's end: the rt_sigreturn of its return code, seen at that
+ * system call's entry stop (PTRACE_SYSCALL); `want_nr`'s value on the way
+ * (mmap's, whose return code keeps no value) in *got.
+ */
+struct safe_end {
+	uint64_t end_pc;	/* the address after the return code's system call instruction */
+	bool value_kept;	/* the return code kept the call's value below the stack pointer */
+	long want_nr;
+	uint64_t got;
+	bool ended;
+};
+
+/* A stop of PTRACE_SYSCALL in a safe call: 1 when it is the call's end (*ret set), 0 to go on, -1 failed. */
+static int safe_stop(struct inject *in, struct inject_thread *t, struct safe_end *e, uint64_t *ret)
 {
+	struct remote_state *s = malloc(sizeof(*s));
+	long nr;
+	int rc = 0;
+
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	if (port_save(in, t->tid, s) < 0) {
+		free(s);
+		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
+	}
+	nr = in->port->syscall_nr(s);
+	if (nr == in->port->sigreturn_nr && in->port->pc(s) == e->end_pc) {
+		e->ended = true;
+		rc = 1;
+		if (e->value_kept && inject_read_word(in, in->port->sp(s) - in->port->word, ret) < 0)
+			rc = -1;
+	} else if (nr == e->want_nr && (int64_t)in->port->retval(s) != -ENOSYS) {
+		e->got = in->port->retval(s);	/* the exit stop's value, not the entry's -ENOSYS */
+	}
+	free(s);
+	return rc;
+}
+
+static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret, struct safe_end *e)
+{
+	enum __ptrace_request go = e ? PTRACE_SYSCALL : PTRACE_CONT;
+
 	uint64_t deadline = now_ms() + CALL_ALONE_MS;
 	bool shared = false, told_stop = false;
 	int st;
@@ -547,6 +656,16 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 		} else if (r < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
 			t->gone = true;
 			return fail(in, "%d: the process ended during the call of %s", (int)in->pid, what);
+		} else if (e && WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80)) {
+			int end = safe_stop(in, t, e, ret);
+
+			if (end == 0) {
+				request(go, t->tid, NULL, NULL);
+				continue;
+			}
+			if (shared)
+				keep_others_running(in, t);
+			return end < 0 || (shared && restop_others(in, t) < 0) ? -1 : 0;
 		} else if (WIFSTOPPED(st) && (st >> 16) == 0 && WSTOPSIG(st) == SIGSEGV) {
 			int rc = call_ended(in, t, what, ret);
 
@@ -557,13 +676,13 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 			/* Another signal: kept for the detach, the call goes on. */
 			if (WIFSTOPPED(st) && (st >> 16) == 0)
 				hold_signal(t, WSTOPSIG(st));
-			ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+			request(go, t->tid, NULL, NULL);
 		}
 	}
 }
 
 static int start_call(struct inject *in, struct inject_thread *t, const struct remote_state *saved,
-		      const struct remote_call *c)
+		      const struct remote_call *c, enum __ptrace_request go)
 {
 	struct remote_state *s = malloc(sizeof(*s));
 	uint8_t frame[REMOTE_FRAME_MAX];
@@ -576,7 +695,7 @@ static int start_call(struct inject *in, struct inject_thread *t, const struct r
 	*s = *saved;
 	len = in->port->prepare(s, c, frame, &at);
 	if (inject_write(in, at, frame, len) == 0) {
-		if (in->port->restore(t->tid, s) < 0 || ptrace(PTRACE_CONT, t->tid, NULL, NULL) < 0)
+		if (port_restore(in, t->tid, s) < 0 || request(go, t->tid, NULL, NULL) < 0)
 			fail(in, "%d: thread %d: starting the call: %s", (int)in->pid, (int)t->tid, strerror(errno));
 		else
 			rc = 0;
@@ -586,41 +705,193 @@ static int start_call(struct inject *in, struct inject_thread *t, const struct r
 	return rc;
 }
 
+/* The call that returns to address 0: objpatch must outlive it (environ swapped by objpatch around it). */
+static int plain_call(struct inject *in, struct inject_thread *t, const struct remote_state *saved, const char *what,
+		      const struct remote_call *c, uint64_t *ret)
+{
+	int rc = 0;
+
+	if (in->swap_addr)
+		rc = inject_write_word(in, in->swap_addr, in->swap_new);
+	if (rc == 0)
+		rc = start_call(in, t, saved, c, PTRACE_CONT);
+	if (rc == 0)
+		rc = wait_call(in, t, what, ret, NULL);
+	/* Back as it was: in the middle of its code, or in a system call that restarts. */
+	if (!t->gone && port_restore(in, t->tid, saved) < 0)
+		rc = fail(in, "%d: thread %d: its registers could not be put back: %s", (int)in->pid, (int)t->tid,
+			  strerror(errno));
+	if (in->swap_addr && inject_write_word(in, in->swap_addr, in->swap_old) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* Offsets in the page of safe calls: the entry code, the return code. */
+#define PAGE_ENTRY 0
+#define PAGE_RETURN 128
+
+/*
+ * A call safe from objpatch's death at every instant: a signal frame of
+ * the thread's own state below the call's data; the call entered through
+ * code of the page (or, `ret_libc`, directly: mmap before the page is),
+ * returning into code that puts environ back and makes rt_sigreturn.  Until
+ * the registers are set, nothing of the thread changed; from then on the
+ * thread gets back to its state by itself, whether objpatch watches or not.
+ * Watching, objpatch stops it at that rt_sigreturn and puts the state back
+ * itself, there (a system call it was in goes again).
+ */
+static int safe_call(struct inject *in, struct inject_thread *t, const struct remote_state *saved, const char *what,
+		     const struct remote_call *c, uint64_t *ret, bool ret_libc, struct safe_end *e)
+{
+	struct remote_state *back = malloc(sizeof(*back));
+	uint8_t *frame = malloc(REMOTE_SIGFRAME_MAX), code[REMOTE_STUB_MAX];
+	struct remote_call call = *c;
+	uint64_t mask = 0, at = 0, addr, scratch;
+	size_t len;
+	int rc = -1;
+
+	if (!back || !frame) {
+		fail(in, "%d: out of memory", (int)in->pid);
+		goto out;
+	}
+	if (request(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(mask), &mask) < 0) {
+		fail(in, "%d: thread %d: its signal mask: %s", (int)in->pid, (int)t->tid, strerror(errno));
+		goto out;
+	}
+	if (!(len = in->port->sigframe(saved, mask, c->below, frame, REMOTE_SIGFRAME_MAX, &at))) {
+		fail(in, "%d: the signal frame does not fit", (int)in->pid);
+		goto out;
+	}
+	if (inject_write(in, at, frame, len) < 0)
+		goto out;
+	/* Without environ to swap, the words go to the slot below the return address, the callee's. */
+	scratch = at - 2 * in->port->word;
+	addr = in->swap_addr ? in->swap_addr : scratch;
+	call.below = at;
+	if (ret_libc) {
+		call.ret = in->sigreturn;
+		e->end_pc = in->sigreturn + in->port->sigreturn_len;
+	} else {
+		size_t n = in->port->entry(addr, in->swap_addr ? in->swap_new : 0, c->fn, code);
+
+		if (inject_write(in, in->page + PAGE_ENTRY, code, n) < 0)
+			goto out;
+		n = in->port->stub(addr, in->swap_addr ? in->swap_old : 0, code);
+		if (inject_write(in, in->page + PAGE_RETURN, code, n) < 0)
+			goto out;
+		call.fn = in->page + PAGE_ENTRY;
+		call.ret = in->page + PAGE_RETURN;
+		e->end_pc = in->page + PAGE_RETURN + n;
+		e->value_kept = true;
+	}
+	rc = start_call(in, t, saved, &call, PTRACE_SYSCALL);
+	if (rc == 0)
+		rc = wait_call(in, t, what, ret, e);
+	if (t->gone)
+		goto out;
+	*back = *saved;
+	/* At the rt_sigreturn's entry: instead of it, the thread's own system call again, or none. */
+	if (e->ended)
+		in->port->set_syscall_nr(back, in->port->restart_nr(saved));
+	if (port_restore(in, t->tid, back) < 0)
+		rc = fail(in, "%d: thread %d: its registers could not be put back: %s", (int)in->pid, (int)t->tid,
+			  strerror(errno));
+	/* A call that crashed: the return code never ran, environ is objpatch's to put back. */
+	if (!e->ended && in->swap_addr && inject_write_word(in, in->swap_addr, in->swap_old) < 0)
+		rc = -1;
+out:
+	free(back);
+	free(frame);
+	return rc;
+}
+
+/* The page of the safe calls' code: mapped by libc's mmap in thread `t`, a safe call that returns into libc. */
+static int map_page(struct inject *in, size_t i, const struct remote_state *saved, uint64_t below)
+{
+	struct safe_end e = { .want_nr = SYS_mmap };
+	struct remote_call c = { .fn = in->mmap_fn, .nargs = 6,
+				 .args = { 0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0 } };
+	uint64_t ignored = 0, swap = in->swap_addr;
+	int rc;
+
+	c.below = below;	/* below the data the next call has written already */
+	in->swap_addr = 0;
+	rc = safe_call(in, &in->t[i], saved, "mmap", &c, &ignored, true, &e);
+	in->swap_addr = swap;
+	if (rc < 0)
+		return -1;
+	if (!e.got || e.got > (uint64_t)-4096)
+		return fail(in, "%d: mmap of a page for the calls' code failed (%" PRId64 ")", (int)in->pid,
+			    (int64_t)e.got);
+	in->page = e.got;
+	in->page_thread = i;
+	return 0;
+}
+
+void inject_safe_calls(struct inject *in, uint64_t sigreturn, uint64_t mmap_fn, uint64_t munmap_fn)
+{
+	if (!in->port->sigframe || !sigreturn || !mmap_fn || !munmap_fn)
+		return;
+	in->sigreturn = sigreturn;
+	in->mmap_fn = mmap_fn;
+	in->munmap_fn = munmap_fn;
+}
+
 int inject_call(struct inject *in, size_t i, const char *what, const struct remote_call *c, uint64_t *ret)
 {
 	struct inject_thread *t = &in->t[i];
 	struct remote_state *saved = malloc(sizeof(*saved));
+	struct safe_end e = { .want_nr = -2 };
 	int rc;
 
 	if (!saved)
 		return fail(in, "%d: out of memory", (int)in->pid);
-	if (in->port->save(t->tid, saved) < 0) {
+	if (port_save(in, t->tid, saved) < 0) {
 		free(saved);
 		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
 	}
-	rc = start_call(in, t, saved, c);
-	if (rc == 0)
-		rc = wait_call(in, t, what, ret);
-	/* Back as it was: in the middle of its code, or in a system call that restarts. */
-	if (!t->gone && in->port->restore(t->tid, saved) < 0)
-		rc = fail(in, "%d: thread %d: its registers could not be put back: %s", (int)in->pid, (int)t->tid,
-			  strerror(errno));
+	if (!in->sigreturn)
+		rc = plain_call(in, t, saved, what, c, ret);
+	else if ((rc = in->page ? 0 : map_page(in, i, saved, c->below)) == 0)
+		rc = safe_call(in, t, saved, what, c, ret, false, &e);
 	free(saved);
 	return rc < 0 ? -1 : 0;
 }
 
+/* The page unmapped, by a safe call that returns into libc (never into the page it unmaps). */
+static void unmap_page(struct inject *in)
+{
+	struct inject_thread *t = &in->t[in->page_thread];
+	struct remote_state *saved = malloc(sizeof(*saved));
+	struct safe_end e = { .want_nr = -2 };
+	struct remote_call c = { .fn = in->munmap_fn, .nargs = 2, .args = { in->page, 4096 } };
+	uint64_t ignored = 0;
+
+	in->swap_addr = 0;
+	if (saved && !t->gone && port_save(in, t->tid, saved) == 0) {
+		c.below = in->port->sp(saved) - in->port->red_zone;
+		safe_call(in, t, saved, "munmap", &c, &ignored, true, &e);
+	}
+	free(saved);
+	in->page = 0;
+}
+
 void inject_detach(struct inject *in)
 {
+	if (in->page && in->mem >= 0)
+		unmap_page(in);
 	for (size_t i = 0; i < in->n; i++) {
 		struct inject_thread *t = &in->t[i];
 		unsigned first = t->signal_stop && t->nsigs ? 1 : 0;
 
 		if (t->gone)
 			continue;
-		ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)(first ? t->sigs[0] : 0));
+		request(PTRACE_DETACH, t->tid, NULL, (void *)(long)(first ? t->sigs[0] : 0));
 		for (unsigned k = first; k < t->nsigs; k++)
 			syscall(SYS_tgkill, (int)in->pid, (int)t->tid, t->sigs[k]);
 	}
+	/* The hold ends when the last thread is let go. */
+	in->held_ns = now_ns() - in->held_ns;
 	if (in->mem >= 0)
 		close(in->mem);
 	free(in->t);

@@ -31,7 +31,18 @@ struct inject {
 	size_t n, cap;
 	char err[1024];
 	int errnum;		/* errno of the call that failed (EPERM: ptrace refused; ESRCH: a refusal) */
+	pid_t failed_tid;	/* the thread PTRACE_SEIZE refused, 0 if none */
 	bool group_stop;	/* a thread was in a group-stop: the process is stopped */
+	/*
+	 * Calls that objpatch killed at any instant leaves the process whole
+	 * after (the port's sigframe): libc's rt_sigreturn code, and a page of
+	 * the process for the entry and return code (0: not mapped yet).
+	 */
+	uint64_t sigreturn, mmap_fn, munmap_fn, page;
+	size_t page_thread;
+	/* The word a call's entry writes and its return writes back (environ), 0 addr: none. */
+	uint64_t swap_addr, swap_new, swap_old;
+	uint64_t held_ns;	/* CLOCK_MONOTONIC when the first thread was seized; at the detach, how long it held */
 };
 
 /* An address range (a function's code) a borrowed thread should not be inside. */
@@ -77,6 +88,13 @@ int inject_stack_top(struct inject *in, size_t i, uint64_t *top);
  * `what` names the function in messages.
  */
 int inject_call(struct inject *in, size_t i, const char *what, const struct remote_call *c, uint64_t *ret);
+
+/*
+ * Where libc's rt_sigreturn code (the port's sigreturn_code), mmap and
+ * munmap are in the process: calls from then on are safe from objpatch's
+ * death (0 for any: calls return to address 0, as before).
+ */
+void inject_safe_calls(struct inject *in, uint64_t sigreturn, uint64_t mmap_fn, uint64_t munmap_fn);
 
 /* Lets every thread go as it was (signals held back handed back); closes in. */
 void inject_detach(struct inject *in);

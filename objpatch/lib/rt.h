@@ -113,9 +113,12 @@ extern _Atomic bool rt_dormant RT_HIDDEN;
 extern _Atomic uint32_t rt_session RT_HIDDEN;
 /*
  * Exported for objpatch attach, which calls it remotely (not in objpatch.h:
- * no program calls it): 0, or -1 with objpatch_error() saying why.
+ * no program calls it): 0; 2 when another session runs; or -1 with
+ * objpatch_error() saying why.  objpatch_attach_owner: the pid of the
+ * objpatch whose session runs, 0 between sessions (read by the next one).
  */
 int objpatch_attach_start(void);
+extern volatile int objpatch_attach_owner;
 /* The process is exiting: the session's trace is finished on its socket (the destructor's). */
 void rt_attach_exit(void) RT_HIDDEN;
 /* A forked child of an attached process is dormant at once, with no socket (the atfork handler's). */

@@ -41,6 +41,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -66,6 +67,23 @@ static _Atomic bool session_thread;
 static int session_fd = -1;
 static unsigned long long dl_adds;
 static bool patched;	/* the start call enabled the sites itself (OBJPATCH_ATTACH_HELD) */
+
+/*
+ * The process id of the objpatch whose session runs, 0 between sessions:
+ * a second objpatch attach reads it in the process's memory and refuses
+ * at once, naming that objpatch (OBJPATCH_ATTACH_OWNER is its setting).
+ * Cleared before the stream ends, so the next one may start as soon as
+ * the last one has seen the end.
+ */
+API volatile int objpatch_attach_owner;
+
+static int owner_setting(void)
+{
+	const char *v = rt_attach_setting("OBJPATCH_ATTACH_OWNER");
+	int pid = v ? atoi(v) : 0;
+
+	return pid > 0 ? pid : -1;	/* an objpatch that does not say: some session still runs */
+}
 
 /* What the constructor does for a runtime started from the environment, once and quietly. */
 static int first_start(void)
@@ -181,6 +199,7 @@ static void end(bool sites)
 	/* Dormant, the process keeps no descriptor of ours (the patcher's /proc/self/mem). */
 	patch_release();
 	/* Before the stream's end: objpatch may start the next session as soon as it sees it. */
+	objpatch_attach_owner = 0;
 	atomic_store(&session_thread, false);
 	rt_raw_session_end();
 	rt_record_release_dead();
@@ -244,7 +263,8 @@ static int start_thread(int fd)
 }
 
 /*
- * 0: the session runs; -1 with rt.err set.  Called by objpatch attach
+ * 0: the session runs; 2: another session runs (objpatch_attach_owner
+ * names its objpatch); -1 with rt.err set.  Called by objpatch attach
  * (OBJPATCH_ATTACH in environ), every other thread of the process stopped.
  */
 API int objpatch_attach_start(void)
@@ -257,12 +277,15 @@ API int objpatch_attach_start(void)
 		return -1;
 	}
 	if (atomic_load(&session_thread)) {
-		rt_error("another objpatch attach is tracing the process: wait for it to end");
-		return -1;
+		/* objpatch prints these words as its own refusal (status 2). */
+		rt_error("another objpatch attach (pid %d) is tracing it: a process takes one session at a time; "
+			 "wait for that one to end", objpatch_attach_owner);
+		return 2;
 	}
 	if (rt_read_attach_settings() < 0 || first_start() < 0 || (fd = connect_objpatch()) < 0)
 		return -1;
 	atomic_store(&session_thread, true);
+	objpatch_attach_owner = owner_setting();
 	/* The lock is free: no session thread, and the stopped threads were not inside fork(). */
 	pthread_mutex_lock(&rt.lock);
 	session_fd = fd;
@@ -286,6 +309,7 @@ API int objpatch_attach_start(void)
 		session_fd = -1;
 		in_session = false;
 		pthread_mutex_unlock(&rt.lock);
+		objpatch_attach_owner = 0;
 		atomic_store(&session_thread, false);
 		return -1;
 	}
@@ -307,6 +331,7 @@ void rt_attach_exit(void)
 void rt_attach_fork_child(void)
 {
 	atomic_store(&rt_dormant, true);
+	objpatch_attach_owner = 0;
 	atomic_store(&session_thread, false);
 	in_session = false;
 	session_fd = -1;
