@@ -442,7 +442,7 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 	rc = say_end(pid, &e);
 	if (!(argv = report_argv(s, recording, &argc)))
 		return 1;
-	report_name_uncalled("objpatch attach", s->globs, s->nglobs);
+	report_name_uncalled("objpatch attach", " while attached", s->globs, s->nglobs);
 	rc = report_run(argc, argv, 1) ? 1 : rc;
 	free(argv);
 	return rc;

@@ -394,12 +394,14 @@ static struct sym_func *symbolize(void *ctx, uint64_t ra)
 /* ---- functions the session's filter matched that never ran (report_name_uncalled) ---- */
 
 static const char *uncalled_cmd;
+static const char *uncalled_why;
 static const char *const *uncalled_globs;
 static size_t uncalled_nglobs;
 
-void report_name_uncalled(const char *cmd, const char *const *globs, size_t nglobs)
+void report_name_uncalled(const char *cmd, const char *why, const char *const *globs, size_t nglobs)
 {
 	uncalled_cmd = cmd;
+	uncalled_why = why;
 	uncalled_globs = globs;
 	uncalled_nglobs = nglobs;
 }
@@ -453,9 +455,8 @@ static void name_uncalled(struct report *rp)
 		}
 	}
 	if (n)
-		fprintf(stderr, "%s: %zu function%s matched by the filter %s never called: %s (inlined at every call "
-			"site? a function the compiler inlined everywhere keeps its out-of-line copy, which nothing "
-			"calls)\n", uncalled_cmd, n, n == 1 ? "" : "s", n == 1 ? "was" : "were", list);
+		fprintf(stderr, "%s: %zu function%s matched by the filter %s never called%s: %s (%s)\n", uncalled_cmd, n,
+			n == 1 ? "" : "s", n == 1 ? "was" : "were", uncalled_why, list, UNCALLED_INLINED);
 }
 
 /* ---- the recorded threads, read by the writer ---- */

@@ -20,8 +20,14 @@ int report_check(int argc, char **argv, int fd);
  * The patterns the recorded session was traced with (objpatch attach's
  * --filter, in order, '!' excluding): after the trace, report_run() names
  * in one line on standard error, beginning with `cmd`, the functions they
- * matched that never ran.  Not for "*" alone: pass none then.
+ * matched that never ran (`why`: "", or when, as " while attached").
+ * Not for "*" alone: pass none then.
  */
-void report_name_uncalled(const char *cmd, const char *const *globs, size_t nglobs);
+void report_name_uncalled(const char *cmd, const char *why, const char *const *globs, size_t nglobs);
+
+/* The likely cause, when the whole run was seen: the runtime's line says the same. */
+#define UNCALLED_INLINED                                                                                      \
+	"inlined at every call site? a function the compiler inlined everywhere keeps its out-of-line copy, " \
+	"which nothing calls"
 
 #endif

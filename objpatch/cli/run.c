@@ -744,7 +744,7 @@ static int report_analyses(struct run_opts *o)
 	argv[argc++] = o->recording;
 	argv[argc] = NULL;
 	/* The runtime wrote the recording raw: report names the filter's functions that never ran. */
-	report_name_uncalled("objpatch run", (const char *const *)o->globs, o->nglobs);
+	report_name_uncalled("objpatch run", "", (const char *const *)o->globs, o->nglobs);
 	rc = access(o->recording, R_OK) == 0 ? report_run(argc, (char **)argv, 2) : 0;
 	free(format);
 	free(output);
