@@ -51,6 +51,25 @@ bool dynsym_lookup(struct elfobj *obj, const char *name, GElf_Sym *out)
 	return found;
 }
 
+bool dynsym_imports(struct elfobj *obj, const char *name)
+{
+	size_t ds = section_of_type(obj, SHT_DYNSYM);
+	Elf_Data *syms = ds ? elf_getdata(obj->sec[ds].scn, NULL) : NULL;
+	size_t n = syms && obj->sec[ds].sh.sh_entsize ? obj->sec[ds].sh.sh_size / obj->sec[ds].sh.sh_entsize : 0;
+
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *sn;
+
+		if (!gelf_getsym(syms, (int)i, &s) || s.st_shndx != SHN_UNDEF)
+			continue;
+		sn = elf_strptr(obj->elf, obj->sec[ds].sh.sh_link, s.st_name);
+		if (sn && !strcmp(sn, name))
+			return true;
+	}
+	return false;
+}
+
 bool dynsym_first_load(struct elfobj *obj, uint64_t *vaddr)
 {
 	size_t n = 0;

@@ -17,6 +17,9 @@
  */
 bool dynsym_lookup(struct elfobj *obj, const char *name, GElf_Sym *out);
 
+/* Whether obj's .dynsym has an undefined reference to `name`: a symbol another module provides. */
+bool dynsym_imports(struct elfobj *obj, const char *name);
+
 /*
  * The address the first loadable segment gives the file's offset 0: the
  * process maps that offset there plus the load bias.

@@ -84,6 +84,31 @@ static int add_pads(struct attach_sites *a, struct elfobj *obj, uint64_t base, c
 	return 0;
 }
 
+/*
+ * C++ frames (a .gcc_except_table) that an exception may cross, in a file
+ * that reaches neither the C++ runtime nor the unwinder through dynamic
+ * symbols: both are linked in (-static-libstdc++ -static-libgcc), and
+ * __cxa_throw calls _Unwind_RaiseException directly, where the attached
+ * runtime has no GOT slot to point at its hooks (rt_unwind.c).  An i386
+ * runtime hooks no slot at all (x86_64's relocations only).
+ */
+static bool cxx_unhookable(struct elfobj *obj)
+{
+	static const char *const entries[] = { "__cxa_throw", "__cxa_begin_catch", "_Unwind_Resume",
+					       "_Unwind_RaiseException" };
+	bool cxx = false;
+
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (obj->sec[i].name && !strcmp(obj->sec[i].name, ".gcc_except_table"))
+			cxx = true;
+	if (obj->ehdr.e_machine != EM_X86_64)
+		return cxx;
+	for (size_t i = 0; cxx && i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (dynsym_imports(obj, entries[i]))
+			return false;
+	return cxx;
+}
+
 /* One mapped file's sites; a file that cannot be read has none that objpatch could name. */
 static int module_sites(pid_t live, const char *path, uint64_t base, const char *const *globs, size_t nglobs,
 			struct attach_sites *a)
@@ -115,6 +140,8 @@ static int module_sites(pid_t live, const char *path, uint64_t base, const char 
 		qsort(addr, n, sizeof(*addr), cmp_u64);
 		if (n)
 			a->modules++;
+		if (n && !a->cxx_unhooked && cxx_unhookable(&obj) && !(a->cxx_unhooked = strdup(path)))
+			rc = -1;
 		if (n && (count_functions(&obj, addr, n, globs, nglobs, a) < 0 || add_pads(a, &obj, base, arch, te, nt) < 0))
 			rc = -1;
 	}

@@ -18,12 +18,14 @@ struct attach_sites {
 	uint64_t *pads;
 	size_t npads;
 	unsigned pad_len;
+	/* The first file with sites and C++ frames whose unwinder the runtime cannot hook, NULL if none */
+	char *cxx_unhooked;
 };
 
 /*
  * The sites of every file a process maps, read through `live`, a live
  * thread of it, where the process sees them; 0, or -1 when out of memory.
- * Free a->matches and a->pads.
+ * Free a->matches, a->pads and a->cxx_unhooked.
  */
 int attach_sites_count(pid_t live, const char *const *globs, size_t nglobs, struct attach_sites *a);
 

@@ -60,27 +60,21 @@ static bool is_runtime(const char *path)
 	return !strncmp(base, "libobjpatch.so", 14);
 }
 
-static bool is_cxx_runtime(const char *path)
-{
-	const char *base = strrchr(path, '/') + 1;
-
-	return !strncmp(base, "libstdc++.so", 12) || !strncmp(base, "libc++.so", 9);
-}
-
 /*
- * Loaded with dlopen(), the runtime cannot interpose on the C++ unwinder
- * as a preloaded one does (rt_unwind.c): an exception thrown through a
- * traced frame meets the return trampoline, which ends the walk, and the
- * program terminates.  Said before the process is touched.
+ * A traced file's C++ frames whose unwinder the runtime cannot hook
+ * (attach_sites.c: a C++ runtime linked in, or i386): an exception thrown through a traced frame there meets
+ * the return trampoline, and the program terminates.  Said before the
+ * process is touched.  Elsewhere the runtime points the modules' GOT slots
+ * of the unwinder's entry points at its hooks, as a preloaded one
+ * interposes on them.
  */
-static void warn_cxx(pid_t pid, pid_t live)
+static void warn_cxx(pid_t pid, const char *path)
 {
-	struct proc_module m;
-
-	if (proc_find_module(live, is_cxx_runtime, &m))
-		fprintf(stderr, "objpatch attach: %d: warning: a C++ program (%s): an exception thrown through a traced "
-			"function would terminate it, since an attached runtime cannot put the return addresses back "
-			"for the unwinder; filter out the functions exceptions cross\n", (int)pid, m.path);
+	if (path)
+		fprintf(stderr, "objpatch attach: %d: warning: %s has C++ frames whose unwinder an attached runtime "
+			"cannot hook (its C++ runtime linked in statically, or i386): an exception thrown through a "
+			"traced function there would terminate the program; filter out the functions exceptions "
+			"cross\n", (int)pid, path);
 }
 
 /*
@@ -259,6 +253,7 @@ static int check_sites(pid_t pid, pid_t live, const struct attach_session *s, st
 	if (attach_sites_count(live, s->globs, s->nglobs, &a) < 0) {
 		free(a.matches);
 		free(a.pads);
+		free(a.cxx_unhooked);
 		fprintf(stderr, "objpatch attach: out of memory\n");
 		return 1;
 	}
@@ -268,7 +263,10 @@ static int check_sites(pid_t pid, pid_t live, const struct attach_session *s, st
 		if (!a.matches[i])
 			rc = attach_refuse(pid, "--filter %s matches none of its %zu functions with a call site: see "
 					   "their names with `objpatch attach --list %d`", s->globs[i], a.funcs, (int)pid);
+	if (!rc)
+		warn_cxx(pid, a.cxx_unhooked);
 	free(a.matches);
+	free(a.cxx_unhooked);
 	*h = (struct held){ a.pads, a.npads, a.pad_len };
 	return rc;
 }
@@ -479,7 +477,6 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 		remove_unwritten(s, created);
 		return loaded == 2 ? 2 : rc ? rc : 1;
 	}
-	warn_cxx(pid, live);
 	/*
 	 * objpatch killed while it holds the process would leave a thread
 	 * mid-call: the signals wait, and then end the session (signalfd).

@@ -119,6 +119,11 @@ extern _Atomic uint32_t rt_session RT_HIDDEN;
  */
 int objpatch_attach_start(void);
 extern volatile int objpatch_attach_owner;
+/*
+ * Attached (rt_unwind.c, weak: not in a static program's link): the C++
+ * unwinder's entry points hooked in every module's GOT.
+ */
+void rt_unwind_hook_modules(void) __attribute__((weak)) RT_HIDDEN;
 /* The process is exiting: the session's trace is finished on its socket (the destructor's). */
 void rt_attach_exit(void) RT_HIDDEN;
 /* A forked child of an attached process is dormant at once, with no socket (the atfork handler's). */

@@ -153,6 +153,9 @@ static void scan_new_modules(void)
 	if (adds == dl_adds)
 		return;
 	dl_adds = adds;
+	/* Before any of their sites is enabled: a frame it hooks may be crossed by an exception at once. */
+	if (rt_unwind_hook_modules)
+		rt_unwind_hook_modules();
 	rt_scan_modules(NULL);
 }
 
