@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
+# The outside reproducers this file turns into tests: shared/repro/F-mrecord-mcount-untraced.sh,
+# F-s390x-nop-mcount-user.sh (part 1), F-mips-jalr-hint.sh and F-site-outside-symbol.sh (part 2).
 #
 # The recorder's own output passes its own check (issue 33).
 #
