@@ -8,7 +8,11 @@
 # -O2: `objpatch run` and `objpatch attach` with a filter naming them say
 # so in one line at the end, naming both and the likely cause; not for a
 # filter that names only functions that ran, nor without a filter
-# (everything traced).
+# (everything traced).  `objpatch record -F` keeps the filter in the
+# recording (type 10, man/objpatch-recording.5), and `objpatch report`
+# of it says the same line, narrowed by its own -F/-N, also when its -F
+# left no call; a recording of before (minor 0, no filter record) reports
+# as before, without the line.
 . "$(dirname "$0")/lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -51,6 +55,60 @@ is "$(cat "$D/err")" "" "a filter whose functions all ran: no line"
 
 "$OBJPATCH" run -o "$D/all.txt" -- "$D/inlined" > "$D/out" 2> "$D/err"
 is "$(cat "$D/err")" "" "no filter (everything traced): no line, though length and size never ran"
+
+# record, then report: the recording carries the filter.
+RAWFMT=(python3 "$TOP/testdata/recording/rawfmt.py")
+report_line=${line/objpatch:/objpatch report:}
+"$OBJPATCH" record -F length -F 'si*' -F called -o "$D/r.data" -- "$D/inlined" > "$D/out" 2> "$D/err"
+is "$?" 0 "record -F length -F 'si*' -F called: status 0"
+is "$(cat "$D/err")" "" "record: nothing on standard error (the calls are not read yet)"
+is "$("${RAWFMT[@]}" filter "$D/r.data" | tr '\n' ' ')" "length si* called " \
+	"the recording carries the filter's patterns, in order (type 10)"
+for fmt in text json; do
+	"$OBJPATCH" report --format "$fmt" -o "$D/r.$fmt" "$D/r.data" 2> "$D/err"
+	is "$?" 0 "[$fmt] report of it: status 0"
+	is "$(cat "$D/err")" "$report_line" "[$fmt] report: the same line, from objpatch report"
+	grep -q 'called' "$D/r.$fmt"
+	ok $? "[$fmt] report: the function that ran is in the trace"
+done
+# To standard output: the line goes to standard error, the JSON stays whole.
+"$OBJPATCH" report --format json "$D/r.data" > "$D/r.stdout.json" 2> "$D/err"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$D/r.stdout.json" && [ "$(cat "$D/err")" = "$report_line" ]
+ok $? "report --format json to standard output: valid JSON, the line on standard error"
+"$OBJPATCH" report --summary "$D/r.data" > "$D/out" 2> "$D/err"
+is "$(cat "$D/err")" "$report_line" "report --summary: the same line"
+
+# report's own --filter/--exclude narrow the line to what they show.
+"$OBJPATCH" report -N length -o "$D/n.txt" "$D/r.data" 2> "$D/err"
+grep -q '^objpatch report: 1 function matched by the filter was never called: size (inlined' "$D/err"
+ok $? "report -N length: the line names size alone ($(grep never "$D/err"))"
+"$OBJPATCH" report -F length -o "$D/f.txt" "$D/r.data" 2> "$D/err"
+is "$?" 1 "report -F length: no call is left, status 1"
+is "$(sed -n 2p "$D/err")" "objpatch report: 1 function matched by the filter was never called: length (${line#*length, size (}" \
+	"report -F length: after the error, the line says why: length never ran ($(head -1 "$D/err"))"
+"$OBJPATCH" report -F called -o "$D/f.txt" "$D/r.data" 2> "$D/err"
+is "$(cat "$D/err")" "" "report -F called: a function that ran: no line"
+
+# An excluded function is not named.
+"$OBJPATCH" record -F length -F 'si*' -F '!size' -o "$D/x.data" -- "$D/inlined" > "$D/out" 2> "$D/err"
+"$OBJPATCH" report -o "$D/x.txt" "$D/x.data" 2> "$D/err"
+grep -q '^objpatch report: 1 function matched by the filter was never called: length (inlined' "$D/err"
+ok $? "record -F length -F 'si*' -F '!size': report names length alone ($(grep never "$D/err"))"
+
+"$OBJPATCH" record -F called -o "$D/c.data" -- "$D/inlined" > "$D/out" 2> "$D/err"
+"$OBJPATCH" report -o "$D/c.txt" "$D/c.data" 2> "$D/err"
+is "$(cat "$D/err")" "" "record -F called, report: a filter whose functions all ran: no line"
+"$OBJPATCH" record -o "$D/all.data" -- "$D/inlined" > "$D/out" 2> "$D/err"
+"$OBJPATCH" report -o "$D/all.txt" "$D/all.data" 2> "$D/err"
+is "$(cat "$D/err")" "" "record without a filter, report: no line"
+
+# A recording of before: no filter record, so nothing to name; the same trace.
+"${RAWFMT[@]}" before-filter "$D/r.data" "$D/old.data"
+"$OBJPATCH" report -o "$D/old.txt" "$D/old.data" 2> "$D/err"
+is "$?" 0 "a recording of before (minor 0, no filter record): status 0"
+is "$(cat "$D/err")" "" "a recording of before: no line (its filter is unknown)"
+cmp -s "$D/r.text" "$D/old.txt"
+ok $? "a recording of before: the same trace"
 
 # attach: the same line, from objpatch, which formats the session's stream;
 # "while attached": a function may simply not run during a session.

@@ -88,10 +88,11 @@ same_trace "report of the recording = run's live trace, durations and IDs aside"
 walk=$("${RAWFMT[@]}" walk rec.data)
 head=${walk%%$'\n'*}
 host_order=$(python3 -c 'import sys; print(sys.byteorder)')
-want="byte_order=$((0x01020304)) header_bytes=40 minor=0 machine=62 elfclass=2 word_bytes=8"
+want="byte_order=$((0x01020304)) header_bytes=40 minor=2 machine=62 elfclass=2 word_bytes=8"
 [[ $head == "$want "* && $head == *" order=$host_order" ]]
-ok $? "version 3 header: the mark 0x01020304 in this machine's order, 40 bytes, x86_64, 8-byte words"
+ok $? "version 3 header: the mark 0x01020304 in this machine's order, 40 bytes, minor 2, x86_64, 8-byte words"
 [[ $head == "$want "* && $head == *" order=$host_order" ]] || diag "header: $head" "expected: $want ... order=$host_order"
+is "$("${RAWFMT[@]}" filter rec.data)" '*' "the filter record (type 10): '*', recorded without --filter"
 mapfile -t recs < <(tail -n +2 <<< "$walk")
 size=$(stat -c %s rec.data)
 last=${recs[-1]}
@@ -107,7 +108,7 @@ for alt in to-v2 to-v1 unknown extend; do
 	to-v2) what="as version 2" ;;
 	to-v1) what="as version 1 (no functions: read from the file)" ;;
 	unknown) what="with a record of an unknown type after every record (skipped)" ;;
-	extend) what="with a 56-byte header, minor 1 (the fields after byte 40 skipped)" ;;
+	extend) what="with a 56-byte header, minor 3 (the fields after byte 40 skipped)" ;;
 	esac
 	if [ "$rc" = 0 ] && [ ! -s "$alt.err" ] && cmp -s rep.txt "$alt.txt"; then
 		ok 0 "$what: the same trace"

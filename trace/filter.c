@@ -72,8 +72,7 @@ static bool any_matches(const char **globs, size_t n, const char *name)
 	return false;
 }
 
-/* As the runtime's filter: in order, the last match decides; a first --exclude keeps the rest. */
-static bool filter_keeps(const struct trace_filter_opts *o, const char *name)
+bool trace_filter_keeps(const struct trace_filter_opts *o, const char *name)
 {
 	bool on = o->nglobs && !o->glob_on[0];
 
@@ -91,7 +90,8 @@ static uint8_t match_bits(const struct trace_filter_set *s, uint64_t ra)
 
 	if (!f)
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, ra);
-	return (uint8_t)(filter_keeps(&s->o, name) << TF_MATCH | any_matches(s->o.below, s->o.nbelow, name) << TF_BELOW |
+	return (uint8_t)(trace_filter_keeps(&s->o, name) << TF_MATCH |
+			 any_matches(s->o.below, s->o.nbelow, name) << TF_BELOW |
 			 any_matches(s->o.callers, s->o.ncallers, name) << TF_CALLERS);
 }
 

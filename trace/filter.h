@@ -49,6 +49,12 @@ struct trace_filter_set *trace_filter_set_new(const struct trace_filter_opts *o,
 void trace_filter_set_free(struct trace_filter_set *s);
 /* Whether the options filter events at all (else give the writer the thread's own events). */
 bool trace_filter_active(const struct trace_filter_set *s);
+/*
+ * Whether --filter / --exclude keep the function `name` (o->nglobs > 0), as
+ * the runtime's filter: in order, the last match decides; a first
+ * --exclude keeps the rest.
+ */
+bool trace_filter_keeps(const struct trace_filter_opts *o, const char *name);
 /* Whether a thread is shown (--tid). */
 bool trace_filter_tid(const struct trace_filter_opts *o, int tid);
 /* Whether an option of that kind kept a call, after the filters ran: false names a mistake (a glob matching nothing). */

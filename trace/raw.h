@@ -15,6 +15,7 @@
  * reports right after the program was rebuilt; version 3 the byte-order
  * mark, the word size and the header's length; version 4, written only
  * for recordings made with --args, the EV_ARGS event.  Readers take 1 to 4.
+ * Minor 1 added RAW_NOTE, minor 2 RAW_FILTER.
  */
 #ifndef TRACE_RAW_H
 #define TRACE_RAW_H
@@ -31,9 +32,11 @@
 #define RAW_MAGIC_V1 "OBJPATCH-RAW-1\n"
 #define RAW_MAGIC_PREFIX "OBJPATCH-RAW-"
 #define RAW_VERSION 4
-#define RAW_MINOR 0
+#define RAW_MINOR 2
 /* Minor 1: the recording may hold RAW_NOTE records (only objpatch attach's streams are written so). */
 #define RAW_MINOR_NOTES 1
+/* Minor 2: it holds a RAW_FILTER record; before, which functions were traced is unknown. */
+#define RAW_MINOR_FILTER 2
 /* Written as a native u32: its bytes say the recording's byte order. */
 #define RAW_BYTE_ORDER 0x01020304u
 #include "elf/elfobj.h"
@@ -97,6 +100,14 @@ enum raw_type {
 	 * left alone).  Only an attach session's recording has them.
 	 */
 	RAW_NOTE,
+	/*
+	 * Minor 2: the filter the process was traced with (OBJPATCH_FILTER,
+	 * objpatch record -F), its patterns in order as the runtime read
+	 * them, each a NUL-terminated string, '!' first for one that excludes;
+	 * "*" alone for no filter.  After RAW_PROCESS; so that objpatch report
+	 * can name the functions it matched that never ran.
+	 */
+	RAW_FILTER,
 };
 
 /* What a module's file was when it was recorded. */

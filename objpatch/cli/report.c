@@ -123,6 +123,10 @@ struct report {
 	bool ended;		/* a RAW_COUNTS gave the exit instant */
 	struct trace_counts counts;
 	char *process_name;
+	/* RAW_FILTER's patterns (minor 2): what was traced; none in a recording of before */
+	char *filter;
+	const char **filter_globs;
+	size_t nfilter;
 	/* options */
 	int fd;			/* where the trace goes without --output */
 	enum trace_format format;
@@ -406,13 +410,20 @@ void report_name_uncalled(const char *cmd, const char *why, const char *const *g
 	uncalled_nglobs = nglobs;
 }
 
+/* The session's filter and how the line begins. */
+struct uncalled_filter {
+	const char *cmd, *why;
+	const char *const *globs;
+	size_t nglobs;
+};
+
 /* As the runtime applies OBJPATCH_FILTER: in order, the last pattern naming the function decides. */
-static bool filter_traces(const char *name)
+static bool filter_traces(const struct uncalled_filter *uf, const char *name)
 {
 	bool on = false;
 
-	for (size_t i = 0; i < uncalled_nglobs; i++) {
-		const char *g = uncalled_globs[i];
+	for (size_t i = 0; i < uf->nglobs; i++) {
+		const char *g = uf->globs[i];
 		bool not = g[0] == '!';
 
 		if (fnmatch(g + not, name, 0) == 0)
@@ -422,18 +433,44 @@ static bool filter_traces(const char *name)
 }
 
 /*
+ * The filter the session traced with: the caller's (objpatch run and
+ * attach, which gave it), else the one the recording carries (RAW_FILTER).
+ * A recording of before has none: nothing can be said then.
+ */
+static struct uncalled_filter session_filter(const struct report *rp)
+{
+	if (uncalled_cmd)
+		return (struct uncalled_filter){ uncalled_cmd, uncalled_why, uncalled_globs, uncalled_nglobs };
+	return (struct uncalled_filter){ "objpatch report", "", rp->filter_globs, rp->nfilter };
+}
+
+/* Whether the function of m's site j is one the line names. */
+static bool uncalled(const struct report *rp, const struct uncalled_filter *uf, const struct module *m, size_t j)
+{
+	const struct sym_func *f = &m->syms.funcs[m->sites[j].func];
+
+	/* Each function once: its sites are next to each other (sorted by address). */
+	if ((j && m->sites[j - 1].func == m->sites[j].func) || f->called || !filter_traces(uf, f->name))
+		return false;
+	/* report's own --filter/--exclude: only the functions the user is looking at. */
+	return !rp->an.fo.nglobs || trace_filter_keeps(&rp->an.fo, f->name);
+}
+
+/*
  * One line naming them, most likely inlined at every call site (their
  * out-of-line copy has the site); nothing when events were lost, since a
- * function may then have run unseen.
+ * function may then have run unseen.  Only functions with a site: the
+ * filter traced nothing else.
  */
 static void name_uncalled(struct report *rp)
 {
+	const struct uncalled_filter uf = session_filter(rp);
 	char list[512] = "";
 	size_t n = 0, len;
 	bool names = false;
 
-	for (size_t i = 0; i < uncalled_nglobs; i++)
-		names |= uncalled_globs[i][0] != '!' && strcmp(uncalled_globs[i], "*");
+	for (size_t i = 0; i < uf.nglobs; i++)
+		names |= uf.globs[i][0] != '!' && strcmp(uf.globs[i], "*");
 	if (!names || rp->counts.lost || rp->counts.missed_depth || rp->counts.missed_busy)
 		return;
 	for (size_t i = 0; i < rp->nmods; i++) {
@@ -441,22 +478,21 @@ static void name_uncalled(struct report *rp)
 
 		if (!m->nsites || !module_functions(m))
 			continue;
-		for (size_t j = 0; j < m->syms.nfuncs; j++) {
-			const struct sym_func *f = &m->syms.funcs[j];
-
-			if (f->called || !filter_traces(f->name))
+		for (size_t j = 0; j < m->nsites; j++) {
+			if (!uncalled(rp, &uf, m, j))
 				continue;
 			len = strlen(list);
 			if (n < 8)
-				snprintf(list + len, sizeof(list) - len, "%s%s", n ? ", " : "", f->name);
+				snprintf(list + len, sizeof(list) - len, "%s%s", n ? ", " : "",
+					 m->syms.funcs[m->sites[j].func].name);
 			else if (n == 8)
 				snprintf(list + len, sizeof(list) - len, ", ...");
 			n++;
 		}
 	}
 	if (n)
-		fprintf(stderr, "%s: %zu function%s matched by the filter %s never called%s: %s (%s)\n", uncalled_cmd, n,
-			n == 1 ? "" : "s", n == 1 ? "was" : "were", uncalled_why, list, UNCALLED_INLINED);
+		fprintf(stderr, "%s: %zu function%s matched by the filter %s never called%s: %s (%s)\n", uf.cmd, n,
+			n == 1 ? "" : "s", n == 1 ? "was" : "were", uf.why, list, UNCALLED_INLINED);
 }
 
 /* ---- the recorded threads, read by the writer ---- */
@@ -556,6 +592,28 @@ static void note(const char *msg)
 	fputc('\n', stderr);
 }
 
+/* RAW_FILTER's patterns, NUL-terminated, then the padding's NULs (no pattern is empty). */
+static int recorded_filter(struct report *rp, const char *bytes, size_t len)
+{
+	size_t n = 0;
+
+	free(rp->filter);
+	free(rp->filter_globs);
+	rp->filter_globs = NULL;
+	rp->nfilter = 0;
+	if (!(rp->filter = malloc(len)))
+		return -1;
+	memcpy(rp->filter, bytes, len);
+	for (size_t i = 0; i < len; i++)
+		n += rp->filter[i] && (!i || !rp->filter[i - 1]);
+	if (!(rp->filter_globs = calloc(n ? n : 1, sizeof(*rp->filter_globs))))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (rp->filter[i] && (!i || !rp->filter[i - 1]))
+			rp->filter_globs[rp->nfilter++] = rp->filter + i;
+	return 0;
+}
+
 static int apply_record(struct report *rp, const struct raw_record *rec)
 {
 	const uint64_t *w = rp->r.payload;
@@ -598,6 +656,12 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 		if (!n || memchr(w, 0, n * 8) == NULL)
 			break;
 		note((const char *)w);
+		return 0;
+	case RAW_FILTER:
+		if (!n || ((const char *)w)[n * 8 - 1])
+			break;
+		if (recorded_filter(rp, (const char *)w, n * 8) < 0)
+			goto oom;
 		return 0;
 	case RAW_PROCESS:
 		if (!n || memchr(w, 0, n * 8) == NULL)
@@ -765,6 +829,8 @@ static void free_report(struct report *rp)
 	free(rp->mods);
 	free(rp->threads);
 	free(rp->process_name);
+	free(rp->filter);
+	free(rp->filter_globs);
 	analyses_free(&rp->an);
 	raw_reader_free(&rp->r);
 }
@@ -873,10 +939,11 @@ int report_run(int argc, char **argv, int fd)
 	/* Asked for at record time (objpatch record --errno-names). */
 	if (rp.r.version >= 2 && (rp.r.h.flags & RAW_FLAG_ERRNO_NAMES))
 		rp.errno_names = true;
-	if (rc == 0)
+	if (rc == 0) {
 		rc = write_trace(&rp);
-	if (rc == 0)
+		/* Also when report's --filter left no call: the line may say why. */
 		name_uncalled(&rp);
+	}
 	free_report(&rp);
 	return rc < 0 ? 1 : 0;
 }

@@ -368,6 +368,12 @@ void rt_raw_fork_child(void) RT_HIDDEN;
 void rt_raw_note(const char *msg) RT_HIDDEN;
 /* Whether a write to the session's socket failed: objpatch is gone, or stopped reading. */
 bool rt_raw_failed(void) RT_HIDDEN;
+/*
+ * The filter's patterns were (re)read (rt.start_filters): kept as the
+ * recording's RAW_FILTER payload, made here since raw_open, which writes
+ * it, may not allocate.
+ */
+void rt_raw_filter_read(void) RT_HIDDEN;
 /* The writer thread (OBJPATCH_FLUSH_MS): started at start-up and in a forked child. */
 void rt_writer_start(void) RT_HIDDEN;
 /*

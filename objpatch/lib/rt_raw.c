@@ -40,6 +40,8 @@ static size_t raw_modules_written;
 static bool raw_failed;		/* a write failed: the recording is not whole */
 static uint64_t clock0[2];	/* ts0, ns0: the clock's first sample */
 static atomic_flag write_lock = ATOMIC_FLAG_INIT;	/* a pipe takes big writes in pieces */
+static char *filter_payload;	/* RAW_FILTER's (rt_raw_filter_read) */
+static size_t filter_len;
 
 /* A recording that cannot take more now (policy drop: O_NONBLOCK): wait for it. */
 static bool wait_writable(void)
@@ -144,6 +146,36 @@ static void raw_record(uint32_t type, const void *head, size_t head_len, const v
 	raw_record_or_drop(type, head, head_len, body, body_len, false);
 }
 
+void rt_raw_filter_read(void)
+{
+	size_t len = 0;
+	char *p;
+
+	for (size_t i = 0; i < rt.nstart_filters; i++)
+		len += !rt.start_filters[i].on + strlen(rt.start_filters[i].glob) + 1;
+	free(filter_payload);
+	filter_len = 0;
+	/* No pattern: every function, as the runtime traces then. */
+	if (!(filter_payload = p = malloc(len ? len : 2)))
+		return;
+	if (!rt.nstart_filters)
+		memcpy(p, "*", 2);
+	for (size_t i = 0; i < rt.nstart_filters; i++) {
+		if (!rt.start_filters[i].on)
+			*p++ = '!';
+		p = stpcpy(p, rt.start_filters[i].glob) + 1;
+	}
+	filter_len = len ? len : 2;
+}
+
+/* What the process is and what it traces: after the header, before any other record. */
+static void raw_identity(void)
+{
+	raw_record(RAW_PROCESS, rt_program_name(), strlen(rt_program_name()) + 1, NULL, 0);
+	if (filter_len)
+		raw_record(RAW_FILTER, filter_payload, filter_len, NULL, 0);
+}
+
 /* Opens this process's recording (a forked child's is FILE.pid); async-signal-safe. */
 static int raw_open(void)
 {
@@ -171,7 +203,7 @@ static int raw_open(void)
 		close(raw_fd);
 		return raw_fd = -1;
 	}
-	raw_record(RAW_PROCESS, rt_program_name(), strlen(rt_program_name()) + 1, NULL, 0);
+	raw_identity();
 	return 0;
 }
 
@@ -372,7 +404,7 @@ int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0)
 	return raw_failed ? -1 : 0;
 }
 
-/* The header raw_open() writes to a file, then the process's name, to the session's socket. */
+/* The header raw_open() writes to a file, then the process's name and filter, to the session's socket. */
 void rt_raw_session_begin(int fd)
 {
 	struct raw_header h;
@@ -380,7 +412,6 @@ void rt_raw_session_begin(int fd)
 	struct iovec iov = { &h, sizeof(h) };
 
 	raw_header_init(&h, rt_arch_host.desc->machine, rt_arch_host.desc->elfclass, flags, rt.depth, (int32_t)getpid());
-	h.minor = RAW_MINOR_NOTES;
 	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
 		sched_yield();
 	raw_fd = fd;
@@ -389,7 +420,7 @@ void rt_raw_session_begin(int fd)
 	raw_modules_written = 0;
 	raw_writev(&iov, 1, false);
 	atomic_flag_clear_explicit(&write_lock, memory_order_release);
-	raw_record(RAW_PROCESS, rt_program_name(), strlen(rt_program_name()) + 1, NULL, 0);
+	raw_identity();
 }
 
 void rt_raw_session_end(void)

@@ -233,6 +233,7 @@ void rt_read_settings(void)
 		refuse("OBJPATCH_FORMAT", "perfetto", "a binary trace, and standard error is the default output: "
 			"set OBJPATCH_OUTPUT to a file too");
 	read_filter();
+	rt_raw_filter_read();
 	if (bad)
 		_exit(2);	/* before main: nothing of the program's has run */
 	rt.output = outp && *outp ? strdup(outp) : NULL;
@@ -269,6 +270,7 @@ int rt_read_attach_settings(void)
 	if (rt.format != FMT_RAW)
 		refuse("OBJPATCH_FORMAT", setting("OBJPATCH_FORMAT"), "objpatch attach streams raw recordings only");
 	read_filter();
+	rt_raw_filter_read();
 	if (bad)
 		return -1;
 	first = false;

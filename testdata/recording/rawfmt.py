@@ -9,7 +9,9 @@ usage: rawfmt.py walk FILE                     header fields, then "OFFSET TYPE 
        rawfmt.py to-v2 FILE OUT                the same records under a version 2 header
        rawfmt.py to-v1 FILE OUT                version 1: its four record types only
        rawfmt.py unknown FILE OUT              a record of an unknown type after every record
-       rawfmt.py extend FILE OUT               the header 16 bytes longer (minor 1), as a later minor writes
+       rawfmt.py extend FILE OUT               the header 16 bytes longer (a minor one more), as a later minor writes
+       rawfmt.py before-filter FILE OUT        minor 0 and no filter record (type 10), as objpatch wrote before
+       rawfmt.py filter FILE                   the filter record's patterns, one a line
        rawfmt.py header FILE OUT FIELD VALUE   one header field set (magic: a string)
        rawfmt.py size FILE OUT INDEX BYTES     record INDEX (from 0) claims BYTES of payload
        rawfmt.py offset FIELD                  where a header field lies
@@ -53,6 +55,11 @@ def main(argv):
         for at, t, n in recs:
             print(at, t, n)
         return
+    if cmd == "filter":
+        for at, t, n in recs:
+            if t == 10:
+                print("\n".join(p.decode() for p in b[at + 8:at + 8 + n].split(b"\0") if p))
+        return
     out = argv[3]
     if cmd in ("to-v2", "to-v1"):
         v = 2 if cmd == "to-v2" else 1
@@ -64,8 +71,12 @@ def main(argv):
         data = b[:head["header_bytes"]] + extra + b"".join(record_bytes(b, r) + extra for r in recs)
     elif cmd == "extend":
         hdr = bytearray(b[:head["header_bytes"]])
-        struct.pack_into(order + "HH", hdr, 20, head["header_bytes"] + 16, 1)
+        struct.pack_into(order + "HH", hdr, 20, head["header_bytes"] + 16, head["minor"] + 1)
         data = bytes(hdr) + b"later fields....".ljust(16, b".") + body()
+    elif cmd == "before-filter":
+        hdr = bytearray(b[:head["header_bytes"]])
+        struct.pack_into(order + "H", hdr, 22, 0)
+        data = bytes(hdr) + body(lambda t: t != 10)
     elif cmd == "header":
         hdr = bytearray(b[:head["header_bytes"]])
         if argv[4] == "magic":
