@@ -110,6 +110,21 @@ is "$(cat "$D/err")" "" "a recording of before: no line (its filter is unknown)"
 cmp -s "$D/r.text" "$D/old.txt"
 ok $? "a recording of before: the same trace"
 
+# A filter record whose patterns have no NUL: corrupt, said once.
+python3 -c 'import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+at = struct.unpack_from("<H", b, 20)[0]
+while at < len(b):
+    t, n = struct.unpack_from("<II", b, at)
+    if t == 10:
+        b[at + 8:at + 8 + n] = b"x" * n
+    at += 8 + n
+open(sys.argv[2], "wb").write(b)' "$D/r.data" "$D/bad.data"
+"$OBJPATCH" report -o "$D/bad.txt" "$D/bad.data" 2> "$D/err"
+rc=$?
+[ "$rc" = 1 ] && [ "$(wc -l < "$D/err")" = 1 ] && grep -q "^objpatch report: $D/bad.data: offset [0-9]*: corrupt record of type 10" "$D/err"
+ok $? "a filter record without its NUL: one line naming its offset, status 1 (status $rc: $(head -1 "$D/err"))"
+
 # attach: the same line, from objpatch, which formats the session's stream;
 # "while attached": a function may simply not run during a session.
 attach_line=${line/objpatch:/objpatch attach:}

@@ -695,8 +695,8 @@ static int apply_record(struct report *rp, const struct raw_record *rec)
 	default:
 		return 0;	/* a later version's record */
 	}
+	/* read_recording() prints it. */
 	raw_record_error(&rp->r, "corrupt record of type %u: it names no module or string before its end", rec->type);
-	fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
 	return -1;
 oom:
 	fprintf(stderr, "objpatch report: %s: out of memory\n", rp->path);
