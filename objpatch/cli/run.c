@@ -46,9 +46,10 @@ static void usage_of(FILE *f, bool record)
 		fprintf(f, "usage: objpatch run [OPTIONS] [--] PROGRAM [ARGS...]\n"
 			   "Traces PROGRAM's functions as a function graph.\n");
 	fprintf(f, "  -F, --filter=GLOB   trace the functions matching GLOB, in order; '!GLOB' excludes\n"
-		   "                      (repeatable; default: every function)\n"
-		   "  -o, --output=FILE   %s\n", record ? "the recording (default objpatch.data)" :
-							 "the trace (default standard error)");
+		   "                      (repeatable; default: every function)%s\n"
+		   "  -o, --output=FILE   %s\n",
+		record ? "\n                      the recording keeps them: report names those that never ran" : "",
+		record ? "the recording (default objpatch.data)" : "the trace (default standard error)");
 	if (!record)
 		fprintf(f, "      --format=FMT    text, json, folded, svg (a flame graph, default output\n"
 			   "                      objpatch.svg) or perfetto (a binary trace, needs --output)\n"
