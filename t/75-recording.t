@@ -6,7 +6,8 @@
 # calls on every machine) and testdata/recording/rawfmt.py, a second reader
 # written from the man page, which lists the records and makes the altered
 # copies:
-#  - natively: the version 3 header (byte-order mark, word size, length);
+#  - natively: the version 3 header (byte-order mark, word size, length,
+#    minor 2) and the filter record ('*' without --filter);
 #    `objpatch report` of the recording prints what `objpatch run` printed
 #    live (durations and process IDs aside); the same recording as versions
 #    1 and 2, with records of unknown types between the others, with a
