@@ -4,8 +4,9 @@
 # The seed corpus of the report harness, fuzz/corpus/report/: small
 # recordings of testdata/recording/prog.c made by `objpatch record` on
 # x86_64, and under qemu-user on i386 (32-bit words), aarch64 and s390x
-# (big-endian); the x86_64 one also as versions 1 and 2 and with a record
-# of an unknown type (testdata/recording/rawfmt.py).  Run by
+# (big-endian); the x86_64 one also as versions 1 and 2, with a filter,
+# and the s390x one with a record of an unknown type
+# (testdata/recording/rawfmt.py).  Run by
 # fuzz/make-corpus.sh, or alone after a change of the recording format;
 # needs `make` (build/objpatch and the cross runtimes) and the cross
 # compilers.
@@ -31,6 +32,8 @@ seed x86_64 x86_64-linux-gnu-gcc -mfentry
 seed i386 i686-linux-gnu-gcc
 seed aarch64 aarch64-linux-gnu-gcc
 seed s390x s390x-linux-gnu-gcc
+# With a filter (its record's patterns, and the functions they name that never ran).
+"$top/build/objpatch" record -F fib -F 'n*' -F '!negate' --output "$out/x86_64-filter" -- "$tmp/x86_64" 1 > /dev/null
 python3 "$rec/rawfmt.py" to-v2 "$out/x86_64" "$out/x86_64-v2"
 python3 "$rec/rawfmt.py" to-v1 "$out/x86_64" "$out/x86_64-v1"
 python3 "$rec/rawfmt.py" unknown "$out/s390x" "$out/s390x-unknown"

@@ -941,8 +941,12 @@ int report_run(int argc, char **argv, int fd)
 		rp.errno_names = true;
 	if (rc == 0) {
 		rc = write_trace(&rp);
-		/* Also when report's --filter left no call: the line may say why. */
-		name_uncalled(&rp);
+		/*
+		 * Also when report's --filter left no call: the line may say why.
+		 * After another failure its line stays the last, naming the file.
+		 */
+		if (rc == 0 || rp.an.fo.nglobs)
+			name_uncalled(&rp);
 	}
 	free_report(&rp);
 	return rc < 0 ? 1 : 0;
