@@ -89,6 +89,10 @@ is "$(sed -n 2p "$D/err")" "objpatch report: 1 function matched by the filter wa
 "$OBJPATCH" report -F called -o "$D/f.txt" "$D/r.data" 2> "$D/err"
 is "$(cat "$D/err")" "" "report -F called: a function that ran: no line"
 
+# A view that shows none of called()'s calls does not make it uncalled.
+"$OBJPATCH" report --min-duration 10s -o "$D/m.txt" "$D/r.data" 2> "$D/err"
+is "$(grep never "$D/err")" "$report_line" "report --min-duration 10s (no call shown): still length and size alone"
+
 # An excluded function is not named.
 "$OBJPATCH" record -F length -F 'si*' -F '!size' -o "$D/x.data" -- "$D/inlined" > "$D/out" 2> "$D/err"
 "$OBJPATCH" report -o "$D/x.txt" "$D/x.data" 2> "$D/err"

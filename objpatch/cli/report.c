@@ -457,6 +457,47 @@ static bool uncalled(const struct report *rp, const struct uncalled_filter *uf, 
 }
 
 /*
+ * Every function an entry names, marked as having run: the view (--tid,
+ * --min-duration, --max-depth...) may have kept the writer from them.
+ */
+static void mark_called(struct report *rp)
+{
+	for (size_t i = 0; i < rp->nthreads; i++) {
+		const struct thread *t = &rp->threads[i];
+
+		for (size_t s = 0; s < t->nsegs; s++)
+			for (size_t k = 0; k < t->segs[s].n; k += ev_words(t->segs[s].w[k + 1]))
+				if (t->segs[s].w[k + 1] & EV_ENTRY_BIT)
+					symbolize(rp, ev_ra(t->segs[s].w[k + 1]));
+	}
+}
+
+/* The functions the line names, the first few in `list`: how many. */
+static size_t list_uncalled(struct report *rp, const struct uncalled_filter *uf, char *list, size_t size)
+{
+	size_t n = 0, len;
+
+	list[0] = 0;
+	for (size_t i = 0; i < rp->nmods; i++) {
+		struct module *m = rp->mods[i];
+
+		if (!m->nsites || !module_functions(m))
+			continue;
+		for (size_t j = 0; j < m->nsites; j++) {
+			if (!uncalled(rp, uf, m, j))
+				continue;
+			len = strlen(list);
+			if (n < 8)
+				snprintf(list + len, size - len, "%s%s", n ? ", " : "", m->syms.funcs[m->sites[j].func].name);
+			else if (n == 8)
+				snprintf(list + len, size - len, ", ...");
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
  * One line naming them, most likely inlined at every call site (their
  * out-of-line copy has the site); nothing when events were lost, since a
  * function may then have run unseen.  Only functions with a site: the
@@ -465,30 +506,18 @@ static bool uncalled(const struct report *rp, const struct uncalled_filter *uf, 
 static void name_uncalled(struct report *rp)
 {
 	const struct uncalled_filter uf = session_filter(rp);
-	char list[512] = "";
-	size_t n = 0, len;
+	char list[512];
+	size_t n;
 	bool names = false;
 
 	for (size_t i = 0; i < uf.nglobs; i++)
 		names |= uf.globs[i][0] != '!' && strcmp(uf.globs[i], "*");
 	if (!names || rp->counts.lost || rp->counts.missed_depth || rp->counts.missed_busy)
 		return;
-	for (size_t i = 0; i < rp->nmods; i++) {
-		struct module *m = rp->mods[i];
-
-		if (!m->nsites || !module_functions(m))
-			continue;
-		for (size_t j = 0; j < m->nsites; j++) {
-			if (!uncalled(rp, &uf, m, j))
-				continue;
-			len = strlen(list);
-			if (n < 8)
-				snprintf(list + len, sizeof(list) - len, "%s%s", n ? ", " : "",
-					 m->syms.funcs[m->sites[j].func].name);
-			else if (n == 8)
-				snprintf(list + len, sizeof(list) - len, ", ...");
-			n++;
-		}
+	/* The trace's own events first; the whole recording only for the few it did not show. */
+	if ((n = list_uncalled(rp, &uf, list, sizeof(list)))) {
+		mark_called(rp);
+		n = list_uncalled(rp, &uf, list, sizeof(list));
 	}
 	if (n)
 		fprintf(stderr, "%s: %zu function%s matched by the filter %s never called%s: %s (%s)\n", uf.cmd, n,
