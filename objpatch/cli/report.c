@@ -484,11 +484,13 @@ static size_t list_uncalled(struct report *rp, const struct uncalled_filter *uf,
 		if (!m->nsites || !module_functions(m))
 			continue;
 		for (size_t j = 0; j < m->nsites; j++) {
+			const char *name = m->syms.funcs[m->sites[j].func].name;
+
 			if (!uncalled(rp, uf, m, j))
 				continue;
 			len = strlen(list);
 			if (n < 8)
-				snprintf(list + len, size - len, "%s%s", n ? ", " : "", m->syms.funcs[m->sites[j].func].name);
+				snprintf(list + len, size - len, "%s%s", n ? ", " : "", name);
 			else if (n == 8)
 				snprintf(list + len, size - len, ", ...");
 			n++;
