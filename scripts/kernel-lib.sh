@@ -22,7 +22,7 @@ kmake() { local o=$1; shift; nice -n 19 make -s -C "$src" O="$o" ARCH="$karch" C
 # `def_bool n` (done once: a tree where it is n already is left alone).
 def_bool_n() {
 	local k=$src/kernel/trace/Kconfig
-	grep -q "^config $1\$" "$k" || die "kernel/trace/Kconfig has no 'config $1' (not a 6.12 source? extract it again: rm -rf $src)"
+	grep -q "^config $1\$" "$k" || die "kernel/trace/Kconfig has no 'config $1' (another kernel version? extract it again: rm -rf $src)"
 	grep -A3 "^config $1\$" "$k" | grep -q '^	def_bool n$' && return
 	awk -v sym="$1" '
 		$0 == "config " sym { inside = 1 }
