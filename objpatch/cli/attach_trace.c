@@ -345,8 +345,10 @@ static int find_loaded(struct inject *in, struct runtime_syms *r)
 		if (!in->t[i].gone) {
 			int found = loaded_runtime(in->pid, in->t[i].tid, r);
 
-			if (found == 1)
+			if (found == 1) {
+				inject_step(in, "find runtime");
 				return 0;
+			}
 			snprintf(in->err, sizeof(in->err), "%d: dlopen succeeded but /proc/%d/maps shows no runtime",
 				 (int)in->pid, (int)in->t[i].tid);
 			return -1;
@@ -371,7 +373,7 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 	if (rc)
 		return rc;
 	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, r) < 0)) ||
-	    (h->npads && inject_settle(&in, h->pads, h->npads, h->pad_len) < 0) ||
+	    (h->npads && (inject_settle(&in, h->pads, h->npads, h->pad_len) < 0 || (inject_step(&in, "pads"), 0))) ||
 	    (rc = call_start(&in, (size_t)thread, t, r, vars, nvars)) != 0) {
 		/* 1 from the start call: another session began meanwhile, a refusal (2), the process as it was. */
 		fprintf(stderr, "objpatch attach: %s\n", in.err);

@@ -130,6 +130,63 @@ static void pause_ms(long ms)
 		;
 }
 
+/*
+ * SIGCHLD while the process is held: blocked, and not ignored (an ignored
+ * one is never sent), so that a thread's ptrace stop, which the kernel
+ * tells its tracer with SIGCHLD, ends wait_child() at once.
+ */
+static void take_sigchld(struct inject *in)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
+	sigset_t chld, before;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &before);
+	in->chld_blocked = sigismember(&before, SIGCHLD);
+	in->chld_ignored = sigaction(SIGCHLD, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+	if (in->chld_ignored)
+		sigaction(SIGCHLD, &dfl, NULL);
+}
+
+static void give_back_sigchld(const struct inject *in)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t chld;
+
+	if (in->chld_ignored)
+		sigaction(SIGCHLD, &ign, NULL);	/* discards the SIGCHLD pending */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (!in->chld_blocked)
+		sigprocmask(SIG_UNBLOCK, &chld, NULL);
+}
+
+/*
+ * Waits for the next ptrace stop of a thread (its SIGCHLD), at most 1 ms:
+ * a poll of waitpid() every millisecond cost a millisecond per system
+ * call of the borrowed thread, the most of a hold.
+ */
+static void wait_child(void)
+{
+	const struct timespec slice = { 0, 1000000 };
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	while (sigtimedwait(&chld, NULL, &slice) < 0 && errno == EINTR)
+		;
+}
+
+void inject_step(struct inject *in, const char *what)
+{
+	uint64_t t = now_ns();
+
+	if (in->nsteps < INJECT_STEPS_MAX)
+		in->steps[in->nsteps++] = (typeof(in->steps[0])){ what, t - in->step_ns };
+	in->step_ns = t;
+}
+
 static void hold_signal(struct inject_thread *t, int sig)
 {
 	for (unsigned i = 0; i < t->nsigs; i++)
@@ -241,7 +298,8 @@ int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port)
 	char path[64];
 
 	memset(in, 0, sizeof(*in));
-	in->held_ns = now_ns();
+	take_sigchld(in);
+	in->held_ns = in->step_ns = now_ns();
 	in->pid = pid;
 	in->port = port;
 	in->mem = -1;
@@ -637,7 +695,7 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 				told_stop = true;
 			}
 			if (now_ms() < deadline) {
-				pause_ms(1);
+				wait_child();
 			} else if (!shared) {
 				fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %d s: another "
 					"thread holds a lock it needs (malloc's or the loader's); the other threads run until "
@@ -842,7 +900,7 @@ int inject_call(struct inject *in, size_t i, const char *what, const struct remo
 	struct inject_thread *t = &in->t[i];
 	struct remote_state *saved = malloc(sizeof(*saved));
 	struct safe_end e = { .want_nr = -2 };
-	int rc;
+	int rc = 0;
 
 	if (!saved)
 		return fail(in, "%d: out of memory", (int)in->pid);
@@ -850,10 +908,14 @@ int inject_call(struct inject *in, size_t i, const char *what, const struct remo
 		free(saved);
 		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
 	}
-	if (!in->sigreturn)
+	if (!in->sigreturn) {
 		rc = plain_call(in, t, saved, what, c, ret);
-	else if ((rc = in->page ? 0 : map_page(in, i, saved, c->below)) == 0)
+	} else if (!in->page && (rc = map_page(in, i, saved, c->below)) == 0) {
+		inject_step(in, "mmap");
+	}
+	if (in->sigreturn && rc == 0)
 		rc = safe_call(in, t, saved, what, c, ret, false, &e);
+	inject_step(in, what);
 	free(saved);
 	return rc < 0 ? -1 : 0;
 }
@@ -891,7 +953,9 @@ void inject_detach(struct inject *in)
 			syscall(SYS_tgkill, (int)in->pid, (int)t->tid, t->sigs[k]);
 	}
 	/* The hold ends when the last thread is let go. */
-	in->held_ns = now_ns() - in->held_ns;
+	inject_step(in, "let go");
+	in->held_ns = in->step_ns - in->held_ns;
+	give_back_sigchld(in);
 	if (in->mem >= 0)
 		close(in->mem);
 	free(in->t);
