@@ -12,7 +12,7 @@
 # (`objpatch attach -v --duration 0.2 PID`): the first attach of a process
 # loads the runtime (dlopen), the later ones reuse it.  Measured, per attach:
 #  - the hold as attach -v prints it (first seize to last detach), and its
-#    steps (stop, mmap, dlopen, find runtime, objpatch_attach_start, let go);
+#    steps (stop, pick, mmap, dlopen, find runtime, objpatch_attach_start, let go);
 #  - the target's longest gap over the whole attach (hold, patching by the
 #    session's thread, the session's end), against a window of the same
 #    length with no attach just before it (what the machine's other work
@@ -62,6 +62,9 @@ build/objpatch-cc gcc -O2 -g -c "$out/many.c" -o "$out/many.o" &&
 # median FILE / max FILE: of a column of numbers
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 max() { sort -n "$1" | tail -1 | awk '{ printf "%.2f", $1 }'; }
+min() { sort -n "$1" | head -1 | awk '{ printf "%.2f", $1 }'; }
+# mmm FILE: min / median / max
+mmm() { echo "$(min "$1") / $(median "$1") / $(max "$1")"; }
 
 # gap FD OUTFILE: the target's longest gap since the last one asked, in ms
 gap() {
@@ -135,16 +138,17 @@ report() {
 	echo "*Hold*: attach -v's figure, from the first thread seized to the last one let go. *Target gap*:" \
 		"the loop's longest gap between two iterations over the whole attach (hold, patching, session end);" \
 		"*idle gap*: the same over a window as long, with no attach, just before (the machine's other work)." \
-		"*CPU*: objpatch's user + system time for the whole attach. All in ms, median / max."
+		"*CPU*: objpatch's user + system time for the whole attach (median / max). In ms; min / median / max" \
+		"where three figures are given: the minimum is what an idle machine comes closest to."
 	echo
 	echo "| target | attach | runs | hold | target gap | idle gap | objpatch CPU |"
 	echo "|---|---|---|---|---|---|---|"
 	for name in small many; do
 		for when in first later; do
 			echo "| $name | $when | $(wc -l < "$out/$name.$when.hold") |" \
-				"$(median "$out/$name.$when.hold") / $(max "$out/$name.$when.hold") |" \
-				"$(median "$out/$name.$when.gap") / $(max "$out/$name.$when.gap") |" \
-				"$(median "$out/$name.idle.gap") / $(max "$out/$name.idle.gap") |" \
+				"$(mmm "$out/$name.$when.hold") |" \
+				"$(mmm "$out/$name.$when.gap") |" \
+				"$(mmm "$out/$name.idle.gap") |" \
 				"$(median "$out/$name.$when.cpu") / $(max "$out/$name.$when.cpu") |"
 		done
 	done
@@ -156,7 +160,7 @@ report() {
 	for name in small many; do
 		for when in first later; do
 			steps=""
-			for s in stop mmap dlopen find_runtime objpatch_attach_start let_go; do
+			for s in stop pick mmap dlopen find_runtime objpatch_attach_start let_go; do
 				[ -f "$out/$name.$when.step.$s" ] || continue
 				steps="$steps${steps:+, }${s//_/ } $(median "$out/$name.$when.step.$s") / $(max "$out/$name.$when.step.$s")"
 			done

@@ -5,11 +5,11 @@
 # time went (issue 33, item 12), in one line:
 #   objpatch attach: PID: held T ms (its threads stopped): STEP T1, STEP T2, ... ms
 # The steps, in order, for:
-#  - a session's first attach: stop, mmap, dlopen, find runtime,
+#  - a session's first attach: stop, pick, mmap, dlopen, find runtime,
 #    objpatch_attach_start, let go (the runtime loaded, then started);
-#  - a later session: stop, mmap, objpatch_attach_start, let go (the copy
-#    loaded already is used again);
-#  - --inject-only into a process that has the runtime: stop, mmap,
+#  - a later session: stop, pick, mmap, objpatch_attach_start, let go (the
+#    copy loaded already is used again);
+#  - --inject-only into a process that has the runtime: stop, pick, mmap,
 #    dlopen, let go;
 # and the steps add up to the hold (each printed to 0.01 ms: at most that
 # much rounding per step): they cover it from the first thread seized to
@@ -56,20 +56,20 @@ held() {
 
 "$OBJPATCH" attach -v --duration 0.1 "$pid" > /dev/null 2> "$D/first.err"
 is "$?" 0 "[first] a session: status 0"
-held first "stop, mmap, dlopen, find runtime, objpatch_attach_start, let go" "$D/first.err"
+held first "stop, pick, mmap, dlopen, find runtime, objpatch_attach_start, let go" "$D/first.err"
 
 "$OBJPATCH" attach -v --duration 0.1 "$pid" > /dev/null 2> "$D/later.err"
 is "$?" 0 "[later] another session: status 0"
-held later "stop, mmap, objpatch_attach_start, let go" "$D/later.err"
+held later "stop, pick, mmap, objpatch_attach_start, let go" "$D/later.err"
 
 "$OBJPATCH" attach -v --inject-only "$pid" > /dev/null 2> "$D/inject.err"
 is "$?" 0 "[inject] --inject-only: status 0"
-held inject "stop, mmap, dlopen, let go" "$D/inject.err"
+held inject "stop, pick, mmap, dlopen, let go" "$D/inject.err"
 
 # bash passes an ignored SIGCHLD on to objpatch across exec.
 (trap '' CHLD; exec "$OBJPATCH" attach -v --duration 0.1 "$pid") > /dev/null 2> "$D/ignored.err"
 is "$?" 0 "[ignored] a session with SIGCHLD ignored: status 0"
-held ignored "stop, mmap, objpatch_attach_start, let go" "$D/ignored.err"
+held ignored "stop, pick, mmap, objpatch_attach_start, let go" "$D/ignored.err"
 
 echo quit >&3
 reaped

@@ -513,9 +513,10 @@ int attach_hold(struct inject *in, pid_t pid, const struct remote_port *port, co
 		fprintf(stderr, "objpatch attach: %s\n", in->err);
 		return in->errnum == ESRCH ? 2 : 1;
 	}
+	inject_step(in, "stop");
 	inject_safe_calls(in, t->sigreturn, t->mmap, t->munmap);
 	*thread = tid ? asked_thread(in, tid) : inject_pick(in, t->avoid, t->navoid);
-	inject_step(in, "stop");
+	inject_step(in, "pick");
 	return 0;
 }
 

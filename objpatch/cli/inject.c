@@ -647,14 +647,53 @@ struct safe_end {
 	long want_nr;
 	uint64_t got;
 	bool ended;
+	long entered_nr;	/* the system call of the last entry stop (an exit stop does not say) */
 };
 
-/* A stop of PTRACE_SYSCALL in a safe call: 1 when it is the call's end (*ret set), 0 to go on, -1 failed. */
-static int safe_stop(struct inject *in, struct inject_thread *t, struct safe_end *e, uint64_t *ret)
+/* What a system call stop of a safe call shows: whether an entry, the call's number, pc, sp, value. */
+struct syscall_stop {
+	bool entry;
+	long nr;
+	uint64_t pc, sp, value;
+};
+
+/*
+ * The stop's system call by PTRACE_GET_SYSCALL_INFO: one request, where
+ * the port's save reads every register and the vector state (2.5 KB),
+ * at each of the borrowed thread's system calls.  0 read, 1 the kernel
+ * has no such request (before 5.3), -1 failed.
+ */
+static int syscall_info(struct inject *in, struct inject_thread *t, struct safe_end *e, struct syscall_stop *f)
+{
+	struct __ptrace_syscall_info info;
+	long n;
+
+	if (in->no_syscall_info)
+		return 1;
+	memset(&info, 0, sizeof(info));
+	n = request(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(info), &info);
+	if (n < 0 && errno == EIO) {
+		in->no_syscall_info = true;
+		return 1;
+	}
+	if (n < 0)
+		return fail(in, "%d: thread %d: its system call: %s", (int)in->pid, (int)t->tid, strerror(errno));
+	if (info.op != PTRACE_SYSCALL_INFO_ENTRY && info.op != PTRACE_SYSCALL_INFO_EXIT)
+		return fail(in, "%d: thread %d: a system call stop without its system call", (int)in->pid, (int)t->tid);
+	f->entry = info.op == PTRACE_SYSCALL_INFO_ENTRY;
+	if (f->entry)
+		e->entered_nr = (long)info.entry.nr;
+	f->nr = e->entered_nr;
+	f->pc = info.instruction_pointer;
+	f->sp = info.stack_pointer;
+	f->value = f->entry ? 0 : (uint64_t)info.exit.rval;
+	return 0;
+}
+
+/* The same from the port's registers: an exit stop is one whose value is no longer entry's -ENOSYS. */
+static int syscall_regs(struct inject *in, struct inject_thread *t, struct syscall_stop *f)
 {
 	struct remote_state *s = malloc(sizeof(*s));
-	long nr;
-	int rc = 0;
 
 	if (!s)
 		return fail(in, "%d: out of memory", (int)in->pid);
@@ -662,17 +701,34 @@ static int safe_stop(struct inject *in, struct inject_thread *t, struct safe_end
 		free(s);
 		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
 	}
-	nr = in->port->syscall_nr(s);
-	if (nr == in->port->sigreturn_nr && in->port->pc(s) == e->end_pc) {
-		e->ended = true;
-		rc = 1;
-		if (e->value_kept && inject_read_word(in, in->port->sp(s) - in->port->word, ret) < 0)
-			rc = -1;
-	} else if (nr == e->want_nr && (int64_t)in->port->retval(s) != -ENOSYS) {
-		e->got = in->port->retval(s);	/* the exit stop's value, not the entry's -ENOSYS */
-	}
+	f->nr = in->port->syscall_nr(s);
+	f->pc = in->port->pc(s);
+	f->sp = in->port->sp(s);
+	f->value = in->port->retval(s);
+	f->entry = (int64_t)f->value == -ENOSYS;
 	free(s);
-	return rc;
+	return 0;
+}
+
+/* A stop of PTRACE_SYSCALL in a safe call: 1 when it is the call's end (*ret set), 0 to go on, -1 failed. */
+static int safe_stop(struct inject *in, struct inject_thread *t, struct safe_end *e, uint64_t *ret)
+{
+	struct syscall_stop f = { 0 };
+	int rc = syscall_info(in, t, e, &f);
+
+	if (rc == 1)
+		rc = syscall_regs(in, t, &f);
+	if (rc < 0)
+		return -1;
+	if (f.entry && f.nr == in->port->sigreturn_nr && f.pc == e->end_pc) {
+		e->ended = true;
+		if (e->value_kept && inject_read_word(in, f.sp - in->port->word, ret) < 0)
+			return -1;
+		return 1;
+	}
+	if (!f.entry && f.nr == e->want_nr)
+		e->got = f.value;	/* the exit stop's value */
+	return 0;
 }
 
 static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret, struct safe_end *e)
@@ -866,7 +922,7 @@ out:
 /* The page of the safe calls' code: mapped by libc's mmap in thread `t`, a safe call that returns into libc. */
 static int map_page(struct inject *in, size_t i, const struct remote_state *saved, uint64_t below)
 {
-	struct safe_end e = { .want_nr = SYS_mmap };
+	struct safe_end e = { .want_nr = SYS_mmap, .entered_nr = -1 };
 	struct remote_call c = { .fn = in->mmap_fn, .nargs = 6,
 				 .args = { 0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0 } };
 	uint64_t ignored = 0, swap = in->swap_addr;
@@ -899,7 +955,7 @@ int inject_call(struct inject *in, size_t i, const char *what, const struct remo
 {
 	struct inject_thread *t = &in->t[i];
 	struct remote_state *saved = malloc(sizeof(*saved));
-	struct safe_end e = { .want_nr = -2 };
+	struct safe_end e = { .want_nr = -2, .entered_nr = -1 };
 	int rc = 0;
 
 	if (!saved)
@@ -925,7 +981,7 @@ static void unmap_page(struct inject *in)
 {
 	struct inject_thread *t = &in->t[in->page_thread];
 	struct remote_state *saved = malloc(sizeof(*saved));
-	struct safe_end e = { .want_nr = -2 };
+	struct safe_end e = { .want_nr = -2, .entered_nr = -1 };
 	struct remote_call c = { .fn = in->munmap_fn, .nargs = 2, .args = { in->page, 4096 } };
 	uint64_t ignored = 0;
 

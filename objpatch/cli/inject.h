@@ -15,7 +15,7 @@
 
 #define INJECT_SIGS_MAX 8
 /* Steps of a hold that attach -v names, with their times. */
-#define INJECT_STEPS_MAX 8
+#define INJECT_STEPS_MAX 10
 
 struct inject_thread {
 	pid_t tid;
@@ -50,6 +50,7 @@ struct inject {
 	size_t nsteps;
 	uint64_t step_ns;	/* CLOCK_MONOTONIC at the end of the last step */
 	bool chld_blocked, chld_ignored;	/* SIGCHLD as objpatch had it before the hold */
+	bool no_syscall_info;	/* the kernel has no PTRACE_GET_SYSCALL_INFO: the port's registers instead */
 };
 
 /* An address range (a function's code) a borrowed thread should not be inside. */
