@@ -9,7 +9,9 @@
 # HOLD_MANY functions of bench/runtime/gen-many.pl (each a recorded site),
 # to see how the hold grows with the sites.  Per build, HOLD_TARGETS fresh
 # processes, each attached HOLD_ATTACHES times in a row
-# (`objpatch attach -v --duration 0.2 PID`): the first attach of a process
+# (`objpatch attach -v -F '*' -F '!step' --duration 0.2 PID`: every site
+# patched but the loop's step(), none called, so that no trace is formatted
+# on the cores the loop shares): the first attach of a process
 # loads the runtime (dlopen), the later ones reuse it.  Measured, per attach:
 #  - the hold as attach -v prints it (first seize to last detach), and its
 #    steps (stop, pick, mmap, dlopen, find runtime, objpatch_attach_start, let go);
@@ -100,7 +102,7 @@ run_target() {
 			echo "$(gap 7 "$log")" >> "$out/$name.idle.gap"
 			err=$out/$name.$r.$a.err
 			gap 7 "$log" > /dev/null
-			line=$("$out/timeit" all "$objpatch" attach -v --duration "$DURATION" -- "$pid" 2> "$err" |
+			line=$("$out/timeit" all "$objpatch" attach -v -F '*' -F '!step' --duration "$DURATION" -- "$pid" 2> "$err" |
 				awk -F'\t' '$1 == "ALL" { print $4, $5 }')
 			[ "${line%% *}" = 0 ] || die "$name: attach $a of target $r failed: $(head -3 "$err")"
 			echo "${line#* }" | awk '{ printf "%.2f\n", $1 / 1e6 }' >> "$out/$name.$when.cpu"
@@ -132,7 +134,7 @@ report() {
 	echo "Measured by \`bench/attach-hold.sh\` (HOLD_TARGETS=$TARGETS HOLD_ATTACHES=$ATTACHES HOLD_MANY=$MANY" \
 		"HOLD_DURATION=$DURATION HOLD_OBJPATCH=${HOLD_OBJPATCH:-build/objpatch}) from $started, $(nproc) cores, $(uname -r), load average $load_before before," \
 		"$load_after after."
-	echo "Each attach: \`objpatch attach -v --duration $DURATION PID\` into \`bench/runtime/stall.c\` built with" \
+	echo "Each attach: \`objpatch attach -v -F '*' -F '!step' --duration $DURATION PID\` (every site patched but the loop's, none called) into \`bench/runtime/stall.c\` built with" \
 		"objpatch-cc (*small*), and the same with $MANY functions of \`gen-many.pl\` linked in (*many*)." \
 		"*first*: the attach that loads the runtime (one per fresh process); *later*: the next ones."
 	echo "*Hold*: attach -v's figure, from the first thread seized to the last one let go. *Target gap*:" \
