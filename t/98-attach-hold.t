@@ -14,8 +14,11 @@
 # and the steps add up to the hold (each printed to 0.01 ms: at most that
 # much rounding per step): they cover it from the first thread seized to
 # the last one let go.  Also with SIGCHLD ignored by objpatch's parent
-# (objpatch waits for the held thread's stops by that signal).  No figure
-# is compared with a time: bench/attach-hold.sh measures the speed.
+# (objpatch waits for the held thread's stops by that signal).  And the
+# signal a call's return code may send its thread (SIGURG or SIGWINCH, so
+# that the call runs without a stop at each system call) never reaches a
+# process that catches it.  No figure is compared with a time:
+# bench/attach-hold.sh measures the speed.
 . "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
@@ -76,4 +79,33 @@ reaped
 is "$st" 7 "[hold] the program exits with its own status"
 is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[hold] every worker's results were right"
 is "$(cat "$D/hold.err")" "" "[hold] nothing on the program's standard error"
+
+# The signal that ends a call (SIGURG, else SIGWINCH) is never one the
+# process catches: with both caught, every system call stops instead; with
+# SIGURG caught, SIGWINCH ends it.  Either way the handlers see nothing.
+compile_ok "[quiet] compile" gcc -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread -pg -mfentry \
+	-c "$TOP/testdata/attach/quiet_signals.c" -o "$D/quiet.o" || { done_testing; exit; }
+run_ok "[quiet] recordmcount --mode=user --nop" "$RMC" --mode=user --nop "$D/quiet.o"
+compile_ok "[quiet] link" gcc -pthread -o "$D/quiet" "$D/quiet.o" || { done_testing; exit; }
+for mode in both urg; do
+	if ! started "quiet-$mode" "$D/quiet" "$mode"; then
+		ok 1 "[quiet $mode] the target starts and says ready"
+		continue
+	fi
+	bad=0
+	for i in 1 2 3; do
+		"$OBJPATCH" attach -v -F work --duration 0.05 "$pid" > /dev/null 2> "$D/quiet.$mode.$i.err" ||
+			{ bad=1; diag "attach $i: $(head -3 "$D/quiet.$mode.$i.err")"; break; }
+		# The next session once this one's thread has ended.
+		until_true eval '! grep -qx objpatch-attach /proc/$pid/task/*/comm'
+	done
+	"$OBJPATCH" attach -v --inject-only "$pid" > /dev/null 2> "$D/quiet.$mode.inject.err" ||
+		{ bad=1; diag "--inject-only: $(head -3 "$D/quiet.$mode.inject.err")"; }
+	ok $bad "[quiet $mode] three sessions and --inject-only into a process that catches $([ $mode = both ] && echo SIGURG and SIGWINCH || echo SIGURG): status 0"
+	echo counts >&3
+	read -r -t 30 line <&4
+	is "$line" "urg 0 winch 0" "[quiet $mode] ... its handlers never ran"
+	reaped
+	is "$st" 7 "[quiet $mode] ... and it exits with its own status"
+done
 done_testing

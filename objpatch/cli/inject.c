@@ -648,6 +648,9 @@ struct safe_end {
 	uint64_t got;
 	bool ended;
 	long entered_nr;	/* the system call of the last entry stop (an exit stop does not say) */
+	int signal;		/* the return code's signal to the thread itself (0: none, every system call stops) */
+	uint64_t signal_pc;	/* the address after its tgkill */
+	bool by_signal;		/* the call ended at that signal's stop */
 };
 
 /* What a system call stop of a safe call shows: whether an entry, the call's number, pc, sp, value. */
@@ -731,9 +734,34 @@ static int safe_stop(struct inject *in, struct inject_thread *t, struct safe_end
 	return 0;
 }
 
+/*
+ * A stop for the return code's signal: 1 when it is the call's end (the
+ * thread at the address after its tgkill; *ret set), 0 when the signal
+ * came from elsewhere, -1 failed.
+ */
+static int signal_stop_end(struct inject *in, struct inject_thread *t, struct safe_end *e, uint64_t *ret)
+{
+	struct remote_state *s = malloc(sizeof(*s));
+	int rc = 0;
+
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	if (port_save(in, t->tid, s) < 0)
+		rc = fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
+	else if (in->port->pc(s) == e->signal_pc)
+		rc = inject_read_word(in, in->port->sp(s) - in->port->word, ret) < 0 ? -1 : 1;
+	free(s);
+	if (rc == 1) {
+		e->ended = e->by_signal = true;
+		t->signal_stop = true;	/* the signal's: not held, never delivered */
+	}
+	return rc;
+}
+
 static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret, struct safe_end *e)
 {
-	enum __ptrace_request go = e ? PTRACE_SYSCALL : PTRACE_CONT;
+	enum __ptrace_request go = e && !e->signal ? PTRACE_SYSCALL : PTRACE_CONT;
+	int end;
 
 	uint64_t deadline = now_ms() + CALL_ALONE_MS;
 	bool shared = false, told_stop = false;
@@ -771,12 +799,17 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 			t->gone = true;
 			return fail(in, "%d: the process ended during the call of %s", (int)in->pid, what);
 		} else if (e && WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80)) {
-			int end = safe_stop(in, t, e, ret);
+			end = safe_stop(in, t, e, ret);
 
 			if (end == 0) {
 				request(go, t->tid, NULL, NULL);
 				continue;
 			}
+			if (shared)
+				keep_others_running(in, t);
+			return end < 0 || (shared && restop_others(in, t) < 0) ? -1 : 0;
+		} else if (e && e->signal && WIFSTOPPED(st) && (st >> 16) == 0 && WSTOPSIG(st) == e->signal &&
+			   (end = signal_stop_end(in, t, e, ret)) != 0) {
 			if (shared)
 				keep_others_running(in, t);
 			return end < 0 || (shared && restop_others(in, t) < 0) ? -1 : 0;
@@ -844,6 +877,34 @@ static int plain_call(struct inject *in, struct inject_thread *t, const struct r
 #define PAGE_ENTRY 0
 #define PAGE_RETURN 128
 
+/* Bit `sig` of a /proc/PID/status mask or a signal mask. */
+static bool in_mask(uint64_t mask, int sig)
+{
+	return mask >> (sig - 1) & 1;
+}
+
+/*
+ * The signal the return code sends the borrowed thread, whose stop ends
+ * a call run with PTRACE_CONT (no stop at each of its system calls): one
+ * whose default action is to be ignored, which the process does not catch
+ * (/proc/PID/status's SigCgt) and the thread does not block (`blocked`),
+ * so that if objpatch is gone by then the kernel discards it and the
+ * thread goes on to its rt_sigreturn.  0 when none is (or the port has no
+ * such return code): every system call stops then.
+ */
+static int end_signal(struct inject *in, uint64_t blocked)
+{
+	static const int quiet[] = { SIGURG, SIGWINCH };
+	char caught[32];
+
+	if (!in->port->stub_signal || !proc_status_field(in->pid, "SigCgt", caught, sizeof(caught)))
+		return 0;
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (!in_mask(strtoull(caught, NULL, 16), quiet[i]) && !in_mask(blocked, quiet[i]))
+			return quiet[i];
+	return 0;
+}
+
 /*
  * A call safe from objpatch's death at every instant: a signal frame of
  * the thread's own state below the call's data; the call entered through
@@ -852,7 +913,12 @@ static int plain_call(struct inject *in, struct inject_thread *t, const struct r
  * the registers are set, nothing of the thread changed; from then on the
  * thread gets back to its state by itself, whether objpatch watches or not.
  * Watching, objpatch stops it at that rt_sigreturn and puts the state back
- * itself, there (a system call it was in goes again).
+ * itself, there (a system call it was in goes again).  That took a stop at
+ * every system call of the call (PTRACE_SYSCALL: dlopen makes some 45,
+ * each a round trip through objpatch, most of the hold); where the port
+ * and the process allow (end_signal()), the return code first sends the
+ * thread a signal the kernel would discard untraced, and the call runs
+ * with PTRACE_CONT until that signal's stop.
  */
 static int safe_call(struct inject *in, struct inject_thread *t, const struct remote_state *saved, const char *what,
 		     const struct remote_call *c, uint64_t *ret, bool ret_libc, struct safe_end *e)
@@ -890,22 +956,34 @@ static int safe_call(struct inject *in, struct inject_thread *t, const struct re
 
 		if (inject_write(in, in->page + PAGE_ENTRY, code, n) < 0)
 			goto out;
-		n = in->port->stub(addr, in->swap_addr ? in->swap_old : 0, code);
+		size_t signal_end = 0;
+
+		e->signal = end_signal(in, mask);
+		if (e->signal)
+			n = in->port->stub_signal(addr, in->swap_addr ? in->swap_old : 0, (int)in->pid, (int)t->tid,
+						  e->signal, code, &signal_end);
+		else
+			n = in->port->stub(addr, in->swap_addr ? in->swap_old : 0, code);
 		if (inject_write(in, in->page + PAGE_RETURN, code, n) < 0)
 			goto out;
+		e->signal_pc = in->page + PAGE_RETURN + signal_end;
 		call.fn = in->page + PAGE_ENTRY;
 		call.ret = in->page + PAGE_RETURN;
 		e->end_pc = in->page + PAGE_RETURN + n;
 		e->value_kept = true;
 	}
-	rc = start_call(in, t, saved, &call, PTRACE_SYSCALL);
+	rc = start_call(in, t, saved, &call, e->signal ? PTRACE_CONT : PTRACE_SYSCALL);
 	if (rc == 0)
 		rc = wait_call(in, t, what, ret, e);
 	if (t->gone)
 		goto out;
 	*back = *saved;
-	/* At the rt_sigreturn's entry: instead of it, the thread's own system call again, or none. */
-	if (e->ended)
+	/*
+	 * At the rt_sigreturn's entry: instead of it, the thread's own system
+	 * call again, or none.  At the signal's stop, as at the stop that
+	 * held it: the kernel restarts the system call it was in itself.
+	 */
+	if (e->ended && !e->by_signal)
 		in->port->set_syscall_nr(back, in->port->restart_nr(saved));
 	if (port_restore(in, t->tid, back) < 0)
 		rc = fail(in, "%d: thread %d: its registers could not be put back: %s", (int)in->pid, (int)t->tid,
