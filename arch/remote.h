@@ -86,6 +86,15 @@ struct remote_port {
 	 * `addr` (environ back), then rt_sigreturn.  Its size.
 	 */
 	size_t (*stub)(uint64_t addr, uint64_t value, uint8_t *code);
+	/*
+	 * The same stub that first sends signal `sig` to thread `tid` of
+	 * process `tgid` (tgkill), just before rt_sigreturn: a tracer that
+	 * runs the call with PTRACE_CONT sees the call's end as that signal's
+	 * stop, at *signal_end (the offset in the stub after tgkill), instead
+	 * of a stop at every system call.  NULL where the port has none.
+	 */
+	size_t (*stub_signal)(uint64_t addr, uint64_t value, int tgid, int tid, int sig, uint8_t *code,
+			      size_t *signal_end);
 	/* The call's entry code in `code`: writes `value` at `addr` (environ swapped), then jumps to fn.  Its size. */
 	size_t (*entry)(uint64_t addr, uint64_t value, uint64_t fn, uint8_t *code);
 	/* At a system call's entry stop, the number that makes the thread go on as `s` (-1: none). */

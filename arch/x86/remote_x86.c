@@ -274,6 +274,39 @@ static size_t x86_64_stub(uint64_t addr, uint64_t value, uint8_t *code)
 	return n + sizeof(tail);
 }
 
+/*
+ * The return with a signal first: mov %rax,-8(%rsp); the word stored;
+ * mov $234,%eax; mov $tgid,%edi; mov $tid,%esi; mov $sig,%edx; syscall
+ * (tgkill); mov $15,%eax; syscall (rt_sigreturn).  The registers tgkill
+ * takes are the frame's to restore.
+ */
+static size_t x86_64_stub_signal(uint64_t addr, uint64_t value, int tgid, int tid, int sig, uint8_t *code,
+				 size_t *signal_end)
+{
+	static const uint8_t tail[] = { 0xb8, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	size_t n;
+
+	memcpy(code, (const uint8_t[]){ 0x48, 0x89, 0x44, 0x24, 0xf8 }, 5);
+	n = 5 + store_word(code + 5, addr, value);
+	code[n++] = 0xb8;	/* mov $234,%eax: tgkill */
+	put_le(code + n, 234, 4);
+	n += 4;
+	code[n++] = 0xbf;	/* mov $tgid,%edi */
+	put_le(code + n, (uint32_t)tgid, 4);
+	n += 4;
+	code[n++] = 0xbe;	/* mov $tid,%esi */
+	put_le(code + n, (uint32_t)tid, 4);
+	n += 4;
+	code[n++] = 0xba;	/* mov $sig,%edx */
+	put_le(code + n, (uint32_t)sig, 4);
+	n += 4;
+	code[n++] = 0x0f;
+	code[n++] = 0x05;
+	*signal_end = n;
+	memcpy(code + n, tail, sizeof(tail));
+	return n + sizeof(tail);
+}
+
 /* glibc's __restore_rt: mov $15,%rax; syscall. */
 static const uint8_t x86_64_sigreturn[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 
@@ -296,7 +329,8 @@ static void x86_set_syscall_nr(struct remote_state *s, long nr)
 static const struct remote_port x86_64_port = {
 	.name = "x86_64", .machine = EM_X86_64, .elfclass = ELFCLASS64, .word = 8, .red_zone = 128,
 	.save = x86_save, .restore = x86_restore, .pc = x86_pc, .sp = x86_sp, .retval = x86_64_retval,
-	.prepare = x86_64_prepare, .sigframe = x86_64_sigframe, .stub = x86_64_stub, .entry = x86_64_entry,
+	.prepare = x86_64_prepare, .sigframe = x86_64_sigframe, .stub = x86_64_stub, .stub_signal = x86_64_stub_signal,
+	.entry = x86_64_entry,
 	.restart_nr = x86_64_restart_nr,
 	.sigreturn_code = x86_64_sigreturn, .sigreturn_len = sizeof(x86_64_sigreturn), .sigreturn_nr = 15,
 	.syscall_nr = x86_syscall_nr, .set_syscall_nr = x86_set_syscall_nr,

@@ -513,8 +513,10 @@ int attach_hold(struct inject *in, pid_t pid, const struct remote_port *port, co
 		fprintf(stderr, "objpatch attach: %s\n", in->err);
 		return in->errnum == ESRCH ? 2 : 1;
 	}
+	inject_step(in, "stop");
 	inject_safe_calls(in, t->sigreturn, t->mmap, t->munmap);
 	*thread = tid ? asked_thread(in, tid) : inject_pick(in, t->avoid, t->navoid);
+	inject_step(in, "pick");
 	return 0;
 }
 
@@ -544,7 +546,10 @@ static int inject(pid_t pid, const struct remote_port *port, const struct target
 
 void attach_say_held(pid_t pid, const struct inject *in)
 {
-	fprintf(stderr, "objpatch attach: %d: held %.2f ms (its threads stopped)\n", (int)pid, (double)in->held_ns / 1e6);
+	fprintf(stderr, "objpatch attach: %d: held %.2f ms (its threads stopped):", (int)pid, (double)in->held_ns / 1e6);
+	for (size_t i = 0; i < in->nsteps; i++)
+		fprintf(stderr, "%s %s %.2f", i ? "," : "", in->steps[i].what, (double)in->steps[i].ns / 1e6);
+	fprintf(stderr, " ms\n");
 }
 
 static int parse_pid(const char *s, pid_t *pid)

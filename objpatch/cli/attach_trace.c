@@ -218,11 +218,15 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 	return 1;
 }
 
-/* The runtime objpatch would load has the functions a session calls: 0, or 2 after one line. */
-static int check_lib(pid_t pid, const char *lib)
+/*
+ * The runtime objpatch would load has the functions a session calls: 0,
+ * or 2 after one line.  Their offsets in *off, so that once it is loaded
+ * only its address is read while the process is held (find_loaded()).
+ */
+static int check_lib(pid_t pid, const char *lib, struct runtime_syms *off)
 {
 	struct elfobj obj;
-	uint64_t start, error, owner;
+	uint64_t start = 0, error = 0, owner = 0;
 	int fd = open(lib, O_RDONLY | O_CLOEXEC);
 	bool found = fd >= 0 && elfobj_load_mapped(&obj, lib, fd) == 0 &&
 		     runtime_offsets(&obj, &start, &error, &owner);
@@ -234,6 +238,7 @@ static int check_lib(pid_t pid, const char *lib)
 	if (!found)
 		return attach_refuse(pid, "%s: not a runtime with %s: give this objpatch's libobjpatch.so (--lib)", lib,
 			      START_SYM);
+	*off = (struct runtime_syms){ start, error, owner };
 	return 0;
 }
 
@@ -338,15 +343,28 @@ static size_t settings(const struct attach_session *s, const struct attach_chann
 	return n;
 }
 
-/* The runtime found in the process once dlopen() has returned. */
-static int find_loaded(struct inject *in, struct runtime_syms *r)
+/*
+ * The runtime found in the process once dlopen() has returned: `lib`
+ * mapped, its functions at the offsets check_lib() read (`off`), found
+ * from /proc/PID/maps alone; another path there (a process in a chroot)
+ * has its file read again.
+ */
+static int find_loaded(struct inject *in, const char *lib, const struct runtime_syms *off, struct runtime_syms *r)
 {
+	struct proc_module m;
+
 	for (size_t i = 0; i < in->n; i++)
 		if (!in->t[i].gone) {
-			int found = loaded_runtime(in->pid, in->t[i].tid, r);
+			bool same = proc_find_module(in->t[i].tid, is_runtime, &m) && !strcmp(m.path, lib);
+			int found = same ? 1 : loaded_runtime(in->pid, in->t[i].tid, r);
 
-			if (found == 1)
+			if (same)
+				*r = (struct runtime_syms){ m.base + off->start, m.base + off->error,
+							    off->owner ? m.base + off->owner : 0 };
+			if (found == 1) {
+				inject_step(in, "find runtime");
 				return 0;
+			}
 			snprintf(in->err, sizeof(in->err), "%d: dlopen succeeded but /proc/%d/maps shows no runtime",
 				 (int)in->pid, (int)in->t[i].tid);
 			return -1;
@@ -363,15 +381,20 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 			  const struct attach_session *s, const struct held *h, bool loaded, struct runtime_syms *r,
 			  const char *const *vars, size_t nvars)
 {
+	const struct runtime_syms off = *r;	/* before the load: check_lib()'s offsets */
+	char real[PATH_MAX] = "";
 	struct inject in;
 	uint64_t handle = 0;
 	ssize_t thread;
-	int rc = attach_hold(&in, pid, port, t, s->thread, &thread);
+	int rc;
 
-	if (rc)
+	/* The path /proc/PID/maps will show for it (libobjpatch.so is a link to the versioned file). */
+	if (!loaded && !realpath(s->lib, real))
+		real[0] = 0;
+	if ((rc = attach_hold(&in, pid, port, t, s->thread, &thread)))
 		return rc;
-	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, r) < 0)) ||
-	    (h->npads && inject_settle(&in, h->pads, h->npads, h->pad_len) < 0) ||
+	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, real, &off, r) < 0)) ||
+	    (h->npads && (inject_settle(&in, h->pads, h->npads, h->pad_len) < 0 || (inject_step(&in, "pads"), 0))) ||
 	    (rc = call_start(&in, (size_t)thread, t, r, vars, nvars)) != 0) {
 		/* 1 from the start call: another session began meanwhile, a refusal (2), the process as it was. */
 		fprintf(stderr, "objpatch attach: %s\n", in.err);
@@ -471,7 +494,7 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 	if (rc < 0 || (s->output && run_check_output("objpatch attach", s->output, &created) < 0))
 		return 2;
 	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (loaded && (rc = check_no_session(pid, live, &r))) ||
-	    (!loaded && (rc = check_lib(pid, s->lib))) ||
+	    (!loaded && (rc = check_lib(pid, s->lib, &r))) ||
 	    (rc = check_sites(pid, live, s, &h)) || (out = recording_file(recording, sizeof(recording))) < 0) {
 		free(h.pads);
 		remove_unwritten(s, created);

@@ -130,6 +130,63 @@ static void pause_ms(long ms)
 		;
 }
 
+/*
+ * SIGCHLD while the process is held: blocked, and not ignored (an ignored
+ * one is never sent), so that a thread's ptrace stop, which the kernel
+ * tells its tracer with SIGCHLD, ends wait_child() at once.
+ */
+static void take_sigchld(struct inject *in)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
+	sigset_t chld, before;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &before);
+	in->chld_blocked = sigismember(&before, SIGCHLD);
+	in->chld_ignored = sigaction(SIGCHLD, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+	if (in->chld_ignored)
+		sigaction(SIGCHLD, &dfl, NULL);
+}
+
+static void give_back_sigchld(const struct inject *in)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t chld;
+
+	if (in->chld_ignored)
+		sigaction(SIGCHLD, &ign, NULL);	/* discards the SIGCHLD pending */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (!in->chld_blocked)
+		sigprocmask(SIG_UNBLOCK, &chld, NULL);
+}
+
+/*
+ * Waits for the next ptrace stop of a thread (its SIGCHLD), at most 1 ms:
+ * a poll of waitpid() every millisecond cost a millisecond per system
+ * call of the borrowed thread, the most of a hold.
+ */
+static void wait_child(void)
+{
+	const struct timespec slice = { 0, 1000000 };
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	while (sigtimedwait(&chld, NULL, &slice) < 0 && errno == EINTR)
+		;
+}
+
+void inject_step(struct inject *in, const char *what)
+{
+	uint64_t t = now_ns();
+
+	if (in->nsteps < INJECT_STEPS_MAX)
+		in->steps[in->nsteps++] = (typeof(in->steps[0])){ what, t - in->step_ns };
+	in->step_ns = t;
+}
+
 static void hold_signal(struct inject_thread *t, int sig)
 {
 	for (unsigned i = 0; i < t->nsigs; i++)
@@ -241,7 +298,8 @@ int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port)
 	char path[64];
 
 	memset(in, 0, sizeof(*in));
-	in->held_ns = now_ns();
+	take_sigchld(in);
+	in->held_ns = in->step_ns = now_ns();
 	in->pid = pid;
 	in->port = port;
 	in->mem = -1;
@@ -589,14 +647,56 @@ struct safe_end {
 	long want_nr;
 	uint64_t got;
 	bool ended;
+	long entered_nr;	/* the system call of the last entry stop (an exit stop does not say) */
+	int signal;		/* the return code's signal to the thread itself (0: none, every system call stops) */
+	uint64_t signal_pc;	/* the address after its tgkill */
+	bool by_signal;		/* the call ended at that signal's stop */
 };
 
-/* A stop of PTRACE_SYSCALL in a safe call: 1 when it is the call's end (*ret set), 0 to go on, -1 failed. */
-static int safe_stop(struct inject *in, struct inject_thread *t, struct safe_end *e, uint64_t *ret)
+/* What a system call stop of a safe call shows: whether an entry, the call's number, pc, sp, value. */
+struct syscall_stop {
+	bool entry;
+	long nr;
+	uint64_t pc, sp, value;
+};
+
+/*
+ * The stop's system call by PTRACE_GET_SYSCALL_INFO: one request, where
+ * the port's save reads every register and the vector state (2.5 KB),
+ * at each of the borrowed thread's system calls.  0 read, 1 the kernel
+ * has no such request (before 5.3), -1 failed.
+ */
+static int syscall_info(struct inject *in, struct inject_thread *t, struct safe_end *e, struct syscall_stop *f)
+{
+	struct __ptrace_syscall_info info;
+	long n;
+
+	if (in->no_syscall_info)
+		return 1;
+	memset(&info, 0, sizeof(info));
+	n = request(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(info), &info);
+	if (n < 0 && errno == EIO) {
+		in->no_syscall_info = true;
+		return 1;
+	}
+	if (n < 0)
+		return fail(in, "%d: thread %d: its system call: %s", (int)in->pid, (int)t->tid, strerror(errno));
+	if (info.op != PTRACE_SYSCALL_INFO_ENTRY && info.op != PTRACE_SYSCALL_INFO_EXIT)
+		return fail(in, "%d: thread %d: a system call stop without its system call", (int)in->pid, (int)t->tid);
+	f->entry = info.op == PTRACE_SYSCALL_INFO_ENTRY;
+	if (f->entry)
+		e->entered_nr = (long)info.entry.nr;
+	f->nr = e->entered_nr;
+	f->pc = info.instruction_pointer;
+	f->sp = info.stack_pointer;
+	f->value = f->entry ? 0 : (uint64_t)info.exit.rval;
+	return 0;
+}
+
+/* The same from the port's registers: an exit stop is one whose value is no longer entry's -ENOSYS. */
+static int syscall_regs(struct inject *in, struct inject_thread *t, struct syscall_stop *f)
 {
 	struct remote_state *s = malloc(sizeof(*s));
-	long nr;
-	int rc = 0;
 
 	if (!s)
 		return fail(in, "%d: out of memory", (int)in->pid);
@@ -604,22 +704,64 @@ static int safe_stop(struct inject *in, struct inject_thread *t, struct safe_end
 		free(s);
 		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
 	}
-	nr = in->port->syscall_nr(s);
-	if (nr == in->port->sigreturn_nr && in->port->pc(s) == e->end_pc) {
-		e->ended = true;
-		rc = 1;
-		if (e->value_kept && inject_read_word(in, in->port->sp(s) - in->port->word, ret) < 0)
-			rc = -1;
-	} else if (nr == e->want_nr && (int64_t)in->port->retval(s) != -ENOSYS) {
-		e->got = in->port->retval(s);	/* the exit stop's value, not the entry's -ENOSYS */
-	}
+	f->nr = in->port->syscall_nr(s);
+	f->pc = in->port->pc(s);
+	f->sp = in->port->sp(s);
+	f->value = in->port->retval(s);
+	f->entry = (int64_t)f->value == -ENOSYS;
 	free(s);
+	return 0;
+}
+
+/* A stop of PTRACE_SYSCALL in a safe call: 1 when it is the call's end (*ret set), 0 to go on, -1 failed. */
+static int safe_stop(struct inject *in, struct inject_thread *t, struct safe_end *e, uint64_t *ret)
+{
+	struct syscall_stop f = { 0 };
+	int rc = syscall_info(in, t, e, &f);
+
+	if (rc == 1)
+		rc = syscall_regs(in, t, &f);
+	if (rc < 0)
+		return -1;
+	if (f.entry && f.nr == in->port->sigreturn_nr && f.pc == e->end_pc) {
+		e->ended = true;
+		if (e->value_kept && inject_read_word(in, f.sp - in->port->word, ret) < 0)
+			return -1;
+		return 1;
+	}
+	if (!f.entry && f.nr == e->want_nr)
+		e->got = f.value;	/* the exit stop's value */
+	return 0;
+}
+
+/*
+ * A stop for the return code's signal: 1 when it is the call's end (the
+ * thread at the address after its tgkill; *ret set), 0 when the signal
+ * came from elsewhere, -1 failed.
+ */
+static int signal_stop_end(struct inject *in, struct inject_thread *t, struct safe_end *e, uint64_t *ret)
+{
+	struct remote_state *s = malloc(sizeof(*s));
+	int rc = 0;
+
+	if (!s)
+		return fail(in, "%d: out of memory", (int)in->pid);
+	if (port_save(in, t->tid, s) < 0)
+		rc = fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
+	else if (in->port->pc(s) == e->signal_pc)
+		rc = inject_read_word(in, in->port->sp(s) - in->port->word, ret) < 0 ? -1 : 1;
+	free(s);
+	if (rc == 1) {
+		e->ended = e->by_signal = true;
+		t->signal_stop = true;	/* the signal's: not held, never delivered */
+	}
 	return rc;
 }
 
 static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret, struct safe_end *e)
 {
-	enum __ptrace_request go = e ? PTRACE_SYSCALL : PTRACE_CONT;
+	enum __ptrace_request go = e && !e->signal ? PTRACE_SYSCALL : PTRACE_CONT;
+	int end;
 
 	uint64_t deadline = now_ms() + CALL_ALONE_MS;
 	bool shared = false, told_stop = false;
@@ -637,7 +779,7 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 				told_stop = true;
 			}
 			if (now_ms() < deadline) {
-				pause_ms(1);
+				wait_child();
 			} else if (!shared) {
 				fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %d s: another "
 					"thread holds a lock it needs (malloc's or the loader's); the other threads run until "
@@ -657,12 +799,17 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 			t->gone = true;
 			return fail(in, "%d: the process ended during the call of %s", (int)in->pid, what);
 		} else if (e && WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80)) {
-			int end = safe_stop(in, t, e, ret);
+			end = safe_stop(in, t, e, ret);
 
 			if (end == 0) {
 				request(go, t->tid, NULL, NULL);
 				continue;
 			}
+			if (shared)
+				keep_others_running(in, t);
+			return end < 0 || (shared && restop_others(in, t) < 0) ? -1 : 0;
+		} else if (e && e->signal && WIFSTOPPED(st) && (st >> 16) == 0 && WSTOPSIG(st) == e->signal &&
+			   (end = signal_stop_end(in, t, e, ret)) != 0) {
 			if (shared)
 				keep_others_running(in, t);
 			return end < 0 || (shared && restop_others(in, t) < 0) ? -1 : 0;
@@ -730,6 +877,34 @@ static int plain_call(struct inject *in, struct inject_thread *t, const struct r
 #define PAGE_ENTRY 0
 #define PAGE_RETURN 128
 
+/* Bit `sig` of a /proc/PID/status mask or a signal mask. */
+static bool in_mask(uint64_t mask, int sig)
+{
+	return mask >> (sig - 1) & 1;
+}
+
+/*
+ * The signal the return code sends the borrowed thread, whose stop ends
+ * a call run with PTRACE_CONT (no stop at each of its system calls): one
+ * whose default action is to be ignored, which the process does not catch
+ * (/proc/PID/status's SigCgt) and the thread does not block (`blocked`),
+ * so that if objpatch is gone by then the kernel discards it and the
+ * thread goes on to its rt_sigreturn.  0 when none is (or the port has no
+ * such return code): every system call stops then.
+ */
+static int end_signal(struct inject *in, uint64_t blocked)
+{
+	static const int quiet[] = { SIGURG, SIGWINCH };
+	char caught[32];
+
+	if (!in->port->stub_signal || !proc_status_field(in->pid, "SigCgt", caught, sizeof(caught)))
+		return 0;
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (!in_mask(strtoull(caught, NULL, 16), quiet[i]) && !in_mask(blocked, quiet[i]))
+			return quiet[i];
+	return 0;
+}
+
 /*
  * A call safe from objpatch's death at every instant: a signal frame of
  * the thread's own state below the call's data; the call entered through
@@ -738,7 +913,12 @@ static int plain_call(struct inject *in, struct inject_thread *t, const struct r
  * the registers are set, nothing of the thread changed; from then on the
  * thread gets back to its state by itself, whether objpatch watches or not.
  * Watching, objpatch stops it at that rt_sigreturn and puts the state back
- * itself, there (a system call it was in goes again).
+ * itself, there (a system call it was in goes again).  That took a stop at
+ * every system call of the call (PTRACE_SYSCALL: dlopen makes some 45,
+ * each a round trip through objpatch, most of the hold); where the port
+ * and the process allow (end_signal()), the return code first sends the
+ * thread a signal the kernel would discard untraced, and the call runs
+ * with PTRACE_CONT until that signal's stop.
  */
 static int safe_call(struct inject *in, struct inject_thread *t, const struct remote_state *saved, const char *what,
 		     const struct remote_call *c, uint64_t *ret, bool ret_libc, struct safe_end *e)
@@ -776,22 +956,34 @@ static int safe_call(struct inject *in, struct inject_thread *t, const struct re
 
 		if (inject_write(in, in->page + PAGE_ENTRY, code, n) < 0)
 			goto out;
-		n = in->port->stub(addr, in->swap_addr ? in->swap_old : 0, code);
+		size_t signal_end = 0;
+
+		e->signal = end_signal(in, mask);
+		if (e->signal)
+			n = in->port->stub_signal(addr, in->swap_addr ? in->swap_old : 0, (int)in->pid, (int)t->tid,
+						  e->signal, code, &signal_end);
+		else
+			n = in->port->stub(addr, in->swap_addr ? in->swap_old : 0, code);
 		if (inject_write(in, in->page + PAGE_RETURN, code, n) < 0)
 			goto out;
+		e->signal_pc = in->page + PAGE_RETURN + signal_end;
 		call.fn = in->page + PAGE_ENTRY;
 		call.ret = in->page + PAGE_RETURN;
 		e->end_pc = in->page + PAGE_RETURN + n;
 		e->value_kept = true;
 	}
-	rc = start_call(in, t, saved, &call, PTRACE_SYSCALL);
+	rc = start_call(in, t, saved, &call, e->signal ? PTRACE_CONT : PTRACE_SYSCALL);
 	if (rc == 0)
 		rc = wait_call(in, t, what, ret, e);
 	if (t->gone)
 		goto out;
 	*back = *saved;
-	/* At the rt_sigreturn's entry: instead of it, the thread's own system call again, or none. */
-	if (e->ended)
+	/*
+	 * At the rt_sigreturn's entry: instead of it, the thread's own system
+	 * call again, or none.  At the signal's stop, as at the stop that
+	 * held it: the kernel restarts the system call it was in itself.
+	 */
+	if (e->ended && !e->by_signal)
 		in->port->set_syscall_nr(back, in->port->restart_nr(saved));
 	if (port_restore(in, t->tid, back) < 0)
 		rc = fail(in, "%d: thread %d: its registers could not be put back: %s", (int)in->pid, (int)t->tid,
@@ -808,7 +1000,7 @@ out:
 /* The page of the safe calls' code: mapped by libc's mmap in thread `t`, a safe call that returns into libc. */
 static int map_page(struct inject *in, size_t i, const struct remote_state *saved, uint64_t below)
 {
-	struct safe_end e = { .want_nr = SYS_mmap };
+	struct safe_end e = { .want_nr = SYS_mmap, .entered_nr = -1 };
 	struct remote_call c = { .fn = in->mmap_fn, .nargs = 6,
 				 .args = { 0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0 } };
 	uint64_t ignored = 0, swap = in->swap_addr;
@@ -841,8 +1033,8 @@ int inject_call(struct inject *in, size_t i, const char *what, const struct remo
 {
 	struct inject_thread *t = &in->t[i];
 	struct remote_state *saved = malloc(sizeof(*saved));
-	struct safe_end e = { .want_nr = -2 };
-	int rc;
+	struct safe_end e = { .want_nr = -2, .entered_nr = -1 };
+	int rc = 0;
 
 	if (!saved)
 		return fail(in, "%d: out of memory", (int)in->pid);
@@ -850,10 +1042,14 @@ int inject_call(struct inject *in, size_t i, const char *what, const struct remo
 		free(saved);
 		return fail(in, "%d: thread %d: its registers: %s", (int)in->pid, (int)t->tid, strerror(errno));
 	}
-	if (!in->sigreturn)
+	if (!in->sigreturn) {
 		rc = plain_call(in, t, saved, what, c, ret);
-	else if ((rc = in->page ? 0 : map_page(in, i, saved, c->below)) == 0)
+	} else if (!in->page && (rc = map_page(in, i, saved, c->below)) == 0) {
+		inject_step(in, "mmap");
+	}
+	if (in->sigreturn && rc == 0)
 		rc = safe_call(in, t, saved, what, c, ret, false, &e);
+	inject_step(in, what);
 	free(saved);
 	return rc < 0 ? -1 : 0;
 }
@@ -863,7 +1059,7 @@ static void unmap_page(struct inject *in)
 {
 	struct inject_thread *t = &in->t[in->page_thread];
 	struct remote_state *saved = malloc(sizeof(*saved));
-	struct safe_end e = { .want_nr = -2 };
+	struct safe_end e = { .want_nr = -2, .entered_nr = -1 };
 	struct remote_call c = { .fn = in->munmap_fn, .nargs = 2, .args = { in->page, 4096 } };
 	uint64_t ignored = 0;
 
@@ -891,7 +1087,9 @@ void inject_detach(struct inject *in)
 			syscall(SYS_tgkill, (int)in->pid, (int)t->tid, t->sigs[k]);
 	}
 	/* The hold ends when the last thread is let go. */
-	in->held_ns = now_ns() - in->held_ns;
+	inject_step(in, "let go");
+	in->held_ns = in->step_ns - in->held_ns;
+	give_back_sigchld(in);
 	if (in->mem >= 0)
 		close(in->mem);
 	free(in->t);

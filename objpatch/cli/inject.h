@@ -14,6 +14,8 @@
 #include "arch/remote.h"
 
 #define INJECT_SIGS_MAX 8
+/* Steps of a hold that attach -v names, with their times. */
+#define INJECT_STEPS_MAX 10
 
 struct inject_thread {
 	pid_t tid;
@@ -43,6 +45,12 @@ struct inject {
 	/* The word a call's entry writes and its return writes back (environ), 0 addr: none. */
 	uint64_t swap_addr, swap_new, swap_old;
 	uint64_t held_ns;	/* CLOCK_MONOTONIC when the first thread was seized; at the detach, how long it held */
+	/* Where the hold went: each step's name and length, in order (inject_step()). */
+	struct { const char *what; uint64_t ns; } steps[INJECT_STEPS_MAX];
+	size_t nsteps;
+	uint64_t step_ns;	/* CLOCK_MONOTONIC at the end of the last step */
+	bool chld_blocked, chld_ignored;	/* SIGCHLD as objpatch had it before the hold */
+	bool no_syscall_info;	/* the kernel has no PTRACE_GET_SYSCALL_INFO: the port's registers instead */
 };
 
 /* An address range (a function's code) a borrowed thread should not be inside. */
@@ -72,6 +80,9 @@ ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t 
  * number of rounds: 0, or -1 with in->err set.
  */
 int inject_settle(struct inject *in, const uint64_t *at, size_t n, unsigned len);
+
+/* The step `what` of the hold ends now (from the end of the one before): attach -v prints them. */
+void inject_step(struct inject *in, const char *what);
 
 int inject_read(struct inject *in, uint64_t addr, void *buf, size_t len);
 int inject_write(struct inject *in, uint64_t addr, const void *buf, size_t len);
