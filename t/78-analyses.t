@@ -14,8 +14,9 @@
 #    calls check.py keeps from the unfiltered trace, at the depths it
 #    computes, with the same durations; filtered JSON nests per thread;
 #  - the same with frames closed as unfinished (a thread inside hang() at
-#    exit), as lost (exits taken out of the recording: lose.py) and as
-#    unwound (longjmp, a C++ exception: testdata/runtime);
+#    exit, 100 ms or more: a duration wider than 5 places), as lost
+#    (exits taken out of the recording: lose.py) and as unwound
+#    (longjmp, a C++ exception: testdata/runtime);
 #  - each mistake is one line naming the option, and a non-zero exit.
 # About 35 s of CPU time on a loaded machine (compiles, uftrace, python).
 . "$(dirname "$0")/lib.sh"
@@ -162,6 +163,10 @@ is "$(cat below-calls.txt)" "leaf 30 mid 10 worker 2 " "--summary --below worker
 "$OBJPATCH" report hang.data > full.txt
 grep -q '} /\* hang unfinished \*/' full.txt
 ok $? "prog 10 hang: hang() is open at exit (unfinished)"
+# main waits 120 ms with hang() open: durations of 6 places, which check.py
+# must read every run, not only when the machine's load makes them.
+grep -Eq '^ *[0-9]+\) .[0-9]{6}\.[0-9]{3} us  \|  +\} /\* hang unfinished \*/' full.txt
+ok $? "prog 10 hang: hang() lasts 100 ms or more (6 places before the point)"
 mv rec.data rec-normal.data && cp hang.data rec.data
 filtered "unfinished: --min-duration 1ns" min=1 -- --min-duration 1ns
 grep -q '} /\* hang unfinished \*/' filtered.txt
