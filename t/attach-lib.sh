@@ -56,6 +56,35 @@ reaped() {
 	st=$?
 }
 
+# traced_target LABEL: testdata/attach/traced.c built with -pg -mfentry
+# and recorded with --nop as $D/traced, then started (sets $pid, fds 3
+# and 4); the test ends here when a step fails.
+traced_target() {
+	local label=$1
+	compile_ok "[$label] compile" gcc -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread -pg -mfentry \
+		-c "$TOP/testdata/attach/traced.c" -o "$D/traced.o" || { done_testing; exit; }
+	run_ok "[$label] recordmcount --mode=user --nop" "$RMC" --mode=user --nop "$D/traced.o"
+	compile_ok "[$label] link" gcc -pthread -o "$D/traced" "$D/traced.o" || { done_testing; exit; }
+	if ! started "$label" "$D/traced"; then
+		ok 1 "[$label] the target starts and says ready"
+		done_testing
+		exit
+	fi
+}
+
+# traced_target_ends LABEL: "quit" to traced_target's program: it exits
+# with its own status (7), its workers' results right, nothing on its
+# standard error.
+traced_target_ends() {
+	local label=$1
+	echo quit >&3
+	reaped
+	is "$st" 7 "[$label] the program exits with its own status"
+	is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[$label] every worker's results were right"
+	grep '^wrong' <<< "$out" | head -3 | while read -r l; do diag "$l"; done
+	is "$(cat "$D/$label.err")" "" "[$label] nothing on the program's standard error"
+}
+
 # attach_host_only: the whole test is skipped where attach is not
 # implemented.
 attach_host_only() {
