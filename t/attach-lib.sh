@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # What the objpatch attach tests (t/97-attach.t, t/98-attach-*.t,
-# t/99-attach-stress.t) share: a target started on pipes, and polling for the states of its
-# threads, which nothing announces.
+# t/99-attach-stress.t) share: a target started on pipes (traced.c built,
+# started and ended for those with one target), and polling for the states
+# of its threads, which nothing announces.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # started LABEL CMD...: runs CMD with its standard input and output on
