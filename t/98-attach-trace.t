@@ -103,7 +103,8 @@ traced() {
 	st=$?
 	is "$st" 0 "[$label] attach --filter add_pair --filter 'par*' --duration 0.5: status 0"
 	[ "$st" = 0 ] || diag "$(head -5 "$D/$label.attach.err")"
-	is "$(names "$D/$label.json" | tr '\n' ' ')" "add_pair parity " "[$label] the trace holds the filtered functions, only"
+	is "$(names "$D/$label.json" | tr '\n' ' ')" "add_pair parity " "[$label] the trace holds the filtered functions, only" ||
+		diag "objpatch said: $(head -3 "$D/$label.attach.err")" "the trace begins: $(head -c 300 "$D/$label.json")"
 	# The workers' arguments vary: values by their form (the program checks the rest).
 	check "$label" json "$D/$label.json" 'add_pair ~^[0-9]+$' 'parity ~^"(odd|even)"$'
 	until_true eval '[ "$(threads)" = "$base" ]'
