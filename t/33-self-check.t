@@ -158,8 +158,10 @@ fi
 
 # A function symbol whose st_size no longer covers its call (a damaged symbol table): the call is
 # outside every function.  The recorder warns (--strict: fails) and NOPs it; --check agrees.
-if compile_ok "x86_64 -pg" gcc -O2 -g -pg -c "$TOP/testdata/demo/demo.c" -o "$D/size-orig.o"; then
-	python3 - "$D/size-orig.o" "$D/size.o" <<'PY'
+# shrink_sum_squares IN OUT: OUT is the ELF64 object IN with sum_squares's st_size 1 (its call
+# outside it); status 1 when IN has no sum_squares.
+shrink_sum_squares() {
+	python3 - "$1" "$2" <<'PY'
 import struct, sys
 d = bytearray(open(sys.argv[1], 'rb').read())
 shoff, = struct.unpack_from('<Q', d, 0x28); shnum, = struct.unpack_from('<H', d, 0x3c)
@@ -168,10 +170,13 @@ st = [s for s in sh if s[1] == 2][0]; strs = sh[st[6]]
 for o in range(st[4], st[4] + st[5], 24):
     n, = struct.unpack_from('<I', d, o)
     if d[strs[4] + n: strs[4] + n + 12] == b'sum_squares\0':
-        struct.pack_into('<Q', d, o + 16, 1)      # st_size 1: its call is outside
+        struct.pack_into('<Q', d, o + 16, 1)
         open(sys.argv[2], 'wb').write(d); sys.exit(0)
 sys.exit(1)
 PY
+}
+if compile_ok "x86_64 -pg" gcc -O2 -g -pg -c "$TOP/testdata/demo/demo.c" -o "$D/size-orig.o"; then
+	shrink_sum_squares "$D/size-orig.o" "$D/size.o"
 	ok $? "st_size: sum_squares shrunk to 1 byte"
 	site=$("$RMC" --list "$D/size-orig.o" 2> /dev/null; "$RMC" --mode=user -o "$D/size-plain.o" "$D/size-orig.o" &&
 		"$RMC" --list "$D/size-plain.o" | sed -n 2p)
@@ -193,18 +198,7 @@ PY
 		[ $? -eq 0 ] || diag "$out"
 	done
 	# An entry the symbols no longer cover (recorded before the damage): one finding, stale.
-	python3 - "$D/size-plain.o" "$D/size-stale.o" <<'PY'
-import struct, sys
-d = bytearray(open(sys.argv[1], 'rb').read())
-shoff, = struct.unpack_from('<Q', d, 0x28); shnum, = struct.unpack_from('<H', d, 0x3c)
-sh = [struct.unpack_from('<IIQQQQIIQQ', d, shoff + 64 * i) for i in range(shnum)]
-st = [s for s in sh if s[1] == 2][0]; strs = sh[st[6]]
-for o in range(st[4], st[4] + st[5], 24):
-    n, = struct.unpack_from('<I', d, o)
-    if d[strs[4] + n: strs[4] + n + 12] == b'sum_squares\0':
-        struct.pack_into('<Q', d, o + 16, 1)
-open(sys.argv[2], 'wb').write(d)
-PY
+	shrink_sum_squares "$D/size-plain.o" "$D/size-stale.o"
 	out=$("$RMC" --check "$D/size-stale.o")
 	[ $? -eq 1 ] && [ "$(grep -c ": stale: .*($site): not inside any function symbol" <<< "$out")" = 1 ] &&
 		[ "$(grep -c -e ': missing: ' -e ': not-call: ' <<< "$out")" = 0 ]

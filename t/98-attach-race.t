@@ -18,22 +18,12 @@
 . "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
-SRC=$TOP/testdata/attach/traced.c
 D=$T_TMP
 PAIRS=20
 
 attach_host_only
 
-compile_ok "[race] compile" gcc -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread -pg -mfentry -c "$SRC" -o "$D/traced.o" ||
-	{ done_testing; exit; }
-run_ok "[race] recordmcount --mode=user --nop" "$RMC" --mode=user --nop "$D/traced.o"
-compile_ok "[race] link" gcc -pthread -o "$D/traced" "$D/traced.o" || { done_testing; exit; }
-
-if ! started race "$D/traced"; then
-	ok 1 "[race] the target starts and says ready"
-	done_testing
-	exit
-fi
+traced_target race
 
 # pair I: two attaches started together; 0 when exactly one traced, the
 # other refused first with status 2 naming it.  Diagnostics otherwise.
@@ -99,9 +89,5 @@ else
 	skip "no strace here"
 fi
 
-echo quit >&3
-reaped
-is "$st" 7 "[race] the program exits with its own status"
-is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[race] every worker's results were right"
-is "$(cat "$D/race.err")" "" "[race] nothing on the program's standard error"
+traced_target_ends race
 done_testing

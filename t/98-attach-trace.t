@@ -103,7 +103,8 @@ traced() {
 	st=$?
 	is "$st" 0 "[$label] attach --filter add_pair --filter 'par*' --duration 0.5: status 0"
 	[ "$st" = 0 ] || diag "$(head -5 "$D/$label.attach.err")"
-	is "$(names "$D/$label.json" | tr '\n' ' ')" "add_pair parity " "[$label] the trace holds the filtered functions, only"
+	is "$(names "$D/$label.json" | tr '\n' ' ')" "add_pair parity " "[$label] the trace holds the filtered functions, only" ||
+		diag "objpatch said: $(head -3 "$D/$label.attach.err")" "the trace begins: $(head -c 300 "$D/$label.json")"
 	# The workers' arguments vary: values by their form (the program checks the rest).
 	check "$label" json "$D/$label.json" 'add_pair ~^[0-9]+$' 'parity ~^"(odd|even)"$'
 	until_true eval '[ "$(threads)" = "$base" ]'
@@ -112,12 +113,25 @@ traced() {
 	finish "$label"
 }
 
-# attaching LABEL OPTIONS...: objpatch attach in the background, its trace
-# in $D/LABEL.N.json (N counts the sessions), until its "tracing" line
-# says the sites are enabled; sets $attacher.
+# reader_waits: the reader (main, thread $pid) blocked in read() inside
+# wait_line: the first field of its /proc syscall file is read's number
+# (0).  It prints a line's answer before it calls wait_line again, and
+# after "ready" before its first call: a session started or ended before
+# then would count one wait_line too many or too few.  Polled: nothing
+# says when.
+reader_waits() {
+	until_true eval '[ "$(cut -d" " -f1 /proc/$pid/task/$pid/syscall 2> /dev/null)" = 0 ]' ||
+		{ diag "the reader is not back in read(): $(cat /proc/"$pid"/task/"$pid"/syscall)"; return 1; }
+}
+
+# attaching LABEL OPTIONS...: once the reader waits in wait_line, objpatch
+# attach in the background, its trace in $D/LABEL.N.json (N counts the
+# sessions), until its "tracing" line says the sites are enabled; sets
+# $attacher.
 attaching() {
 	local label=$1 line
 	shift
+	reader_waits || return 1
 	n_session=$((n_session + 1))
 	trace=$D/$label.$n_session.json
 	rm -f "$D/attach.err"
@@ -141,12 +155,13 @@ detaching() {
 	return $st
 }
 
-# line TEXT: a line for the reader, and its answer.
+# line TEXT: a line for the reader, its answer, and the reader back in
+# wait_line (so that a detach next sees that call).
 line() {
 	local answer
 	echo "$1" >&3
 	read -r -t 30 answer <&4
-	[[ "$answer" == "line "* ]]
+	[[ "$answer" == "line "* ]] && reader_waits
 }
 
 # runtimes: the runtime's copies in $pid's maps (distinct files).

@@ -20,22 +20,12 @@
 . "$(dirname "$0")/attach-lib.sh"
 
 OBJPATCH=$TOP/build/objpatch
-SRC=$TOP/testdata/attach/traced.c
 D=$T_TMP
 MAX_REQUESTS=3000
 
 attach_host_only
 
-compile_ok "[kill] compile" gcc -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread -pg -mfentry -c "$SRC" -o "$D/traced.o" ||
-	{ done_testing; exit; }
-run_ok "[kill] recordmcount --mode=user --nop" "$RMC" --mode=user --nop "$D/traced.o"
-compile_ok "[kill] link" gcc -pthread -o "$D/traced" "$D/traced.o" || { done_testing; exit; }
-
-if ! started kill "$D/traced"; then
-	ok 1 "[kill] the target starts and says ready"
-	done_testing
-	exit
-fi
+traced_target kill
 tracer() { awk '/^TracerPid:/ { print $2 }' /proc/"$pid"/status; }
 state() { awk '/^State:/ { print $2 }' /proc/"$pid"/status; }
 n_line=0
@@ -83,10 +73,5 @@ is "$?" 0 "[kill] an attach afterwards traces and detaches ($(head -1 "$D/last.e
 grep -q add_pair "$D/last.json"
 ok $? "[kill] ... its trace shows the function"
 
-echo quit >&3
-reaped
-is "$st" 7 "[kill] the program exits with its own status"
-is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[kill] every worker's results were right"
-grep '^wrong' <<< "$out" | head -3 | while read -r l; do diag "$l"; done
-is "$(cat "$D/kill.err")" "" "[kill] nothing on the program's standard error"
+traced_target_ends kill
 done_testing

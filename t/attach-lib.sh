@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # What the objpatch attach tests (t/97-attach.t, t/98-attach-*.t,
-# t/99-attach-stress.t) share: a target started on pipes, and polling for the states of its
-# threads, which nothing announces.
+# t/99-attach-stress.t) share: a target started on pipes (traced.c built,
+# started and ended for those with one target), and polling for the states
+# of its threads, which nothing announces.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # started LABEL CMD...: runs CMD with its standard input and output on
@@ -54,6 +55,35 @@ reaped() {
 	exec 4<&-
 	wait "$pid"
 	st=$?
+}
+
+# traced_target LABEL: testdata/attach/traced.c built with -pg -mfentry
+# and recorded with --nop as $D/traced, then started (sets $pid, fds 3
+# and 4); the test ends here when a step fails.
+traced_target() {
+	local label=$1
+	compile_ok "[$label] compile" gcc -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread -pg -mfentry \
+		-c "$TOP/testdata/attach/traced.c" -o "$D/traced.o" || { done_testing; exit; }
+	run_ok "[$label] recordmcount --mode=user --nop" "$RMC" --mode=user --nop "$D/traced.o"
+	compile_ok "[$label] link" gcc -pthread -o "$D/traced" "$D/traced.o" || { done_testing; exit; }
+	if ! started "$label" "$D/traced"; then
+		ok 1 "[$label] the target starts and says ready"
+		done_testing
+		exit
+	fi
+}
+
+# traced_target_ends LABEL: "quit" to traced_target's program: it exits
+# with its own status (7), its workers' results right, nothing on its
+# standard error.
+traced_target_ends() {
+	local label=$1
+	echo quit >&3
+	reaped
+	is "$st" 7 "[$label] the program exits with its own status"
+	is "$(grep -c 'rounds, all right' <<< "$out")" 3 "[$label] every worker's results were right"
+	grep '^wrong' <<< "$out" | head -3 | while read -r l; do diag "$l"; done
+	is "$(cat "$D/$label.err")" "" "[$label] nothing on the program's standard error"
 }
 
 # attach_host_only: the whole test is skipped where attach is not

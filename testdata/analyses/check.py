@@ -17,7 +17,9 @@ import json
 import re
 import sys
 
-LINE = re.compile(r'^ *(\d+)\) (.)([ \d]{5}\.\d{3}) us  \|  ( *)(.*)$|^ *(\d+)\)               \|  ( *)(.*)$')
+# The duration in microseconds: 5 places (%5llu), more for a call of 100 ms
+# or longer, which a loaded machine makes of any call (one preemption).
+LINE = re.compile(r'^ *(\d+)\) (.)([ \d]{4}\d+\.\d{3}) us  \|  ( *)(.*)$|^ *(\d+)\)               \|  ( *)(.*)$')
 
 
 class Call:

@@ -7,7 +7,10 @@
  * 10ms keeps exactly slow and its callers whatever the machine's speed.
  * With a count, main calls mid that many times (to fill the buffers);
  * with "hang" after it, a thread is inside hanger() and hang() when the
- * program exits (frames the trace closes as unfinished).
+ * program exits (frames the trace closes as unfinished), and main waits
+ * 120 ms before it returns: main and those frames last 100 ms or more,
+ * whose durations the text trace writes with more than 5 places, every
+ * run (not only when a loaded machine stretches a call that far).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -102,10 +105,13 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	if (argc > 2 && !strcmp(argv[2], "hang")) {
 		pthread_t h;
+		struct timespec ts = { 0, 120 * 1000 * 1000 };
 
 		pthread_create(&h, NULL, hanger, NULL);
 		while (!atomic_load(&hanging))
 			sched_yield();
+		while (nanosleep(&ts, &ts))	/* the whole 120 ms, even after a signal */
+			;
 	}
 	for (int i = 0; i < NFUNCS; i++)
 		if (atomic_load(&calls[i]))
