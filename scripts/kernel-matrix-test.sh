@@ -366,17 +366,22 @@ vmlinux_table() {
 }
 
 # Why the kernel's tool left calls out: its objects' missing sites, from
-# `recordmcount --check` of each object whose sites differ from ours, and of
-# those how many sit 4 bytes after the previous _mcount relocation of
-# another section (MIPS: the tool drops a relocation 4 bytes after the one
-# before it, taken for the second half of a -mlong-calls pair, and does not
-# forget the one before across sections).
+# `recordmcount --check` of each object whose sites differ from ours, by
+# cause:
+#  - 4 bytes after the previous hook relocation, of another section (MIPS:
+#    the C tool drops a relocation 4 bytes after the one before it, taken
+#    for the second half of a -mlong-calls pair, and its memory of the one
+#    before crosses sections: -ffunction-sections puts each function at 0);
+#  - in a weak function (recordmcount.pl refers to a section through a
+#    function symbol that is not weak, and drops a section that has none).
 explain_missing() {
-	local o total=0 pairs=0 n p
+	local o total=0 pairs=0 weak=0 lines p w
 	: > "$oout/kernel-missing"
 	while read -r o; do
-		"$rmc" --check "$kout/$o" 2>&1 | grep ': missing: ' >> "$oout/kernel-missing" || true
-		n=$("$rmc" --check "$kout/$o" 2>&1 | grep -c ': missing: ' || true)
+		lines=$("$rmc" --check "$kout/$o" 2>&1 | grep ': missing: ' || true)
+		[ -n "$lines" ] || continue
+		printf '%s\n' "$lines" >> "$oout/kernel-missing"
+		total=$((total + $(printf '%s\n' "$lines" | grep -c .)))
 		p=$("${cross}readelf" -rW "$kout/$o" | awk '
 			function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(tolower(h), i, 1)) - 1; return v }
 			/^Relocation section / { sec = $3; gsub(/'"'"'/, "", sec); sub(/^\.rela?/, "", sec) }
@@ -385,10 +390,17 @@ explain_missing() {
 				if (have && off == prev + 4 && sec != prevsec) n++
 				prev = off; prevsec = sec; have = 1 }
 			END { print n + 0 }')
-		total=$((total + n)) pairs=$((pairs + p))
+		# "...: missing: FUNC+0xN (SECTION+0xN): ..." whose FUNC is weak.
+		w=$(printf '%s\n' "$lines" | sed -n 's/.*: missing: \([^+ ]*\)+.*/\1/p' |
+			awk 'NR == FNR { weak[$0] = 1; next } $1 in weak { n++ } END { print n + 0 }' \
+				<("${cross}readelf" -sW "$kout/$o" | awk '$5 == "WEAK" && $4 == "FUNC" { print $8 }') -)
+		pairs=$((pairs + p)) weak=$((weak + w))
 	done < "$oout/objects.differ"
-	note "the kernel tool's objects leave $total calls out of their tables ($oout/kernel-missing);" \
-		"$pairs of them 4 bytes after the previous section's hook relocation"
+	note "the kernel tool's objects leave $total calls out of their tables ($oout/kernel-missing):" \
+		"$pairs 4 bytes after the previous section's hook relocation, $weak in weak functions," \
+		"$((total - pairs - weak)) otherwise"
+	missing_causes="$pairs pair rule, $weak weak"
+	[ "$((total - pairs - weak))" = 0 ] || missing_causes+=", $((total - pairs - weak)) other"
 }
 
 check_selftest_boots() {
@@ -427,7 +439,7 @@ check_selftest_boots() {
 		selftest_result="differ"
 	fi
 	entries_result="${oe:-none}/${ke:-none}"
-	[ "${kt_missing:-0}" = 0 ] || entries_result+=" (kernel's tool: $kt_missing calls left out)"
+	[ "${kt_missing:-0}" = 0 ] || entries_result+=" (the kernel's tool left $kt_missing calls out: $missing_causes)"
 }
 
 # The trace boot of ours, annotated from the tables ours wrote.
@@ -454,7 +466,7 @@ done
 for m in "${machines[@]}"; do
 	setup_machine "$m"
 	need_packages "${packages[@]}"
-	entries_result=- selftest_result=- traced_lines=- objects_differ=-
+	entries_result=- selftest_result=- traced_lines=- objects_differ=- missing_causes=-
 	if [ "$build" = 1 ]; then
 		if ! (build_both); then
 			fail "the build failed: $(cat "$kout/build.log" "$oout/build.log" 2>/dev/null | grep -m1 -E 'error|Error' || echo 'see above')"
