@@ -225,7 +225,7 @@ static int copy_out(int out, const char *buf, ssize_t n)
  */
 struct progress {
 	uint64_t written, next;	/* bytes in the recording; where the next record's head is */
-	bool begun, ended;
+	bool begun, ended, events;	/* events: some thread's call recorded */
 };
 
 static void follow(int out, struct progress *p)
@@ -239,6 +239,7 @@ static void follow(int out, struct progress *p)
 	       pread(out, &rec, sizeof(rec), (off_t)p->next) == (ssize_t)sizeof(rec)) {
 		p->begun |= rec.type == RAW_CLOCK;
 		p->ended |= rec.type == RAW_COUNTS;
+		p->events |= rec.type == RAW_EVENTS && rec.bytes > sizeof(uint64_t);
 		p->next += sizeof(rec) + rec.bytes;
 	}
 }
@@ -349,6 +350,7 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 		}
 	}
 	e->finished = pr.ended;
+	e->traced = pr.events;
 	/* The exit handler finished it (rt_attach_exit()): the process is on its way out. */
 	for (uint64_t until = now_ms() + EXIT_WAIT_MS; !e->exited && e->finished && !e->asked && now_ms() < until;) {
 		struct pollfd q = { .fd = pidfd, .events = POLLIN };
