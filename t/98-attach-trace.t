@@ -8,7 +8,8 @@
 # -mfentry and recordmcount --nop, then with -fpatchable-function-entry
 # (whose pads the start call joins with every thread held out of them).
 # For each build:
-#  - traced: attach with two filters and --duration: status 0, a
+#  - traced: attach with two filters and --duration (counted from the
+#    sites' enabling, so a loaded machine still traces 0.5 s): status 0, a
 #    well-formed trace (check_trace.py) of those functions only, with
 #    their values; the session thread gone after the detach, and no
 #    descriptor of the runtime's left;
@@ -24,7 +25,8 @@
 #  - forks: children forked while attached are dormant (nothing of theirs
 #    in the trace) and their statuses are right.
 #  - options (once): --args shows every call's arguments, report's options
-#    (--format perfetto --output, --summary) shape the trace, and usage
+#    (--format perfetto --output, --summary) shape the trace, a session
+#    that traced nothing says so in one line, and usage
 #    mistakes are refused with one line before the process is touched;
 #  - notes (once): a message of the runtime's (a table entry it leaves
 #    alone) reaches objpatch's standard error, not the process's.
@@ -365,6 +367,13 @@ print(n > 0 and not bad, n, bad)' "$D/$label.args")
 	st=$?
 	grep -q 'add_pair' "$D/$label.summary" && grep -q 'is_square' "$D/$label.summary"
 	ok $((st || $?)) "[$label] --summary: report's summary of both functions"
+	# A session that traces nothing (every function filtered out) says so in one line.
+	"$OBJPATCH" attach -F '!*' --duration 0.2 "$pid" > "$D/$label.none" 2> "$D/$label.none.err"
+	st=$?
+	is "$st $(wc -c < "$D/$label.none") $(grep -vc ': tracing; Ctrl-C detaches$' "$D/$label.none.err")" "0 0 1" \
+		"[$label] -F '!*': status 0, an empty trace, and one line besides 'tracing'"
+	grep -q "^objpatch attach: $pid: no call was traced while attached" "$D/$label.none.err"
+	ok $? "[$label] -F '!*': ... saying no call was traced ($(grep -v tracing "$D/$label.none.err"))"
 	maps=$(grep -c libobjpatch /proc/"$pid"/maps)
 	for bad in "--duration 0" "--duration abc" "--format xml" "--output /nonexistent/dir/t" "--policy fast" \
 		"--filter [ab" "--inject-only --args" "--filter nothing_like_it"; do

@@ -39,6 +39,13 @@
 #define LOOK_MS 500
 /* A recording the runtime finished unasked: its process is exiting, and this long is plenty for that. */
 #define EXIT_WAIT_MS 10000
+/*
+ * --duration counts from the sites' enabling (the "tracing" line), which the
+ * session's thread does once the process runs again: on a loaded machine that
+ * can take longer than a short duration.  A runtime that never says it began
+ * is asked to stop after this long plus the duration.
+ */
+#define BEGIN_WAIT_MS 15000
 
 static uint64_t now_ms(void)
 {
@@ -218,7 +225,7 @@ static int copy_out(int out, const char *buf, ssize_t n)
  */
 struct progress {
 	uint64_t written, next;	/* bytes in the recording; where the next record's head is */
-	bool begun, ended;
+	bool begun, ended, events;	/* events: some thread's call recorded */
 };
 
 static void follow(int out, struct progress *p)
@@ -232,6 +239,7 @@ static void follow(int out, struct progress *p)
 	       pread(out, &rec, sizeof(rec), (off_t)p->next) == (ssize_t)sizeof(rec)) {
 		p->begun |= rec.type == RAW_CLOCK;
 		p->ended |= rec.type == RAW_COUNTS;
+		p->events |= rec.type == RAW_EVENTS && rec.bytes > sizeof(uint64_t);
 		p->next += sizeof(rec) + rec.bytes;
 	}
 }
@@ -299,7 +307,8 @@ static int wait_ms(uint64_t deadline, int pidfd)
 int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds, struct stream_end *e)
 {
 	int sfd = signal_fd(), pidfd = pid_fd(pid), rc = 0;
-	uint64_t deadline = seconds > 0 ? now_ms() + (uint64_t)(seconds * 1000 + 0.5) : UINT64_MAX;
+	uint64_t duration_ms = (uint64_t)(seconds * 1000 + 0.5);
+	uint64_t deadline = seconds > 0 ? now_ms() + BEGIN_WAIT_MS + duration_ms : UINT64_MAX;
 	struct pollfd p[3] = { { .fd = c->fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
 			       { .fd = pidfd, .events = POLLIN } };
 
@@ -322,6 +331,9 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 				/* A script waits for this line to know the sites are enabled. */
 				fprintf(stderr, "objpatch attach: %d: tracing; Ctrl-C detaches\n", (int)pid);
 				said = true;
+				/* The duration is the time traced: it starts now, the sites enabled. */
+				if (seconds > 0 && !e->asked)
+					deadline = now_ms() + duration_ms;
 			}
 		} else if (n > 0 && p[1].revents) {
 			on_signal(sfd, c, e, &deadline);
@@ -338,6 +350,7 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 		}
 	}
 	e->finished = pr.ended;
+	e->traced = pr.events;
 	/* The exit handler finished it (rt_attach_exit()): the process is on its way out. */
 	for (uint64_t until = now_ms() + EXIT_WAIT_MS; !e->exited && e->finished && !e->asked && now_ms() < until;) {
 		struct pollfd q = { .fd = pidfd, .events = POLLIN };

@@ -40,6 +40,7 @@ struct stream_end {
 	bool abandoned;		/* a second signal, or no end after asking: objpatch stopped reading */
 	bool exited;		/* the process is gone */
 	bool finished;		/* the recording holds its end (the runtime's final flush) */
+	bool traced;		/* the recording holds a call (some event of some thread) */
 	int signal;		/* the signal that asked, 0 for none */
 };
 

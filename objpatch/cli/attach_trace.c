@@ -429,6 +429,21 @@ static int say_end(pid_t pid, const struct stream_end *e)
 	return 0;
 }
 
+/*
+ * A session that traced nothing says so: an empty trace and status 0 alone
+ * read as a tool that did nothing.  A filter naming functions gets report's
+ * line naming those never called instead (report_name_uncalled()).
+ */
+static void say_untraced(pid_t pid, const struct attach_session *s, const struct stream_end *e)
+{
+	if (e->traced)
+		return;
+	for (size_t i = 0; i < s->nglobs; i++)
+		if (s->globs[i][0] != '!' && strcmp(s->globs[i], "*"))
+			return;
+	fprintf(stderr, "objpatch attach: %d: no call was traced while attached: the trace is empty\n", (int)pid);
+}
+
 /* The session from the socket on: 0, 1 (failed) or 2 (refused). */
 static int session(pid_t pid, const struct remote_port *port, const struct target_syms *t,
 		   const struct attach_session *s, const struct held *h, bool loaded, struct runtime_syms *r, int out,
@@ -461,6 +476,7 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 	if (rc < 0)
 		return 1;
 	rc = say_end(pid, &e);
+	say_untraced(pid, s, &e);
 	if (!(argv = report_argv(s, recording, &argc)))
 		return 1;
 	report_name_uncalled("objpatch attach", " while attached", s->globs, s->nglobs);
