@@ -157,18 +157,13 @@ setup_machine() {
 		recorder=perl
 		packages=(qemu-system-misc gcc-sh4-linux-gnu)
 		;;
-	i386)
-		karch=i386 cross= image=arch/x86/boot/bzImage console=ttyS0
-		qemu=(qemu-system-i386 -m 256M)
-		arch_opts=(-d 64BIT -e SERIAL_8250 -e SERIAL_8250_CONSOLE -d SMP)
-		arch_want='CONFIG_X86_32=y CONFIG_SERIAL_8250_CONSOLE=y'
-		packages=(qemu-system-x86)
-		;;
-	x86_64)
-		karch=x86_64 cross= image=arch/x86/boot/bzImage console=ttyS0
-		qemu=(qemu-system-x86_64 -m 256M)
-		arch_opts=(-e 64BIT -e SERIAL_8250 -e SERIAL_8250_CONSOLE -d SMP)
-		arch_want='CONFIG_X86_64=y CONFIG_SERIAL_8250_CONSOLE=y'
+	i386 | x86_64)
+		local bits=64
+		[ "$arch" = x86_64 ] || bits=32
+		karch=$arch cross= image=arch/x86/boot/bzImage console=ttyS0
+		qemu=("qemu-system-$arch" -m 256M)
+		arch_opts=("$([ $bits = 64 ] && printf %s -e || printf %s -d)" 64BIT -e SERIAL_8250 -e SERIAL_8250_CONSOLE -d SMP)
+		arch_want="CONFIG_X86_$bits=y CONFIG_SERIAL_8250_CONSOLE=y"
 		packages=(qemu-system-x86)
 		;;
 	esac
