@@ -147,11 +147,12 @@ setup_machine() {
 		# r2d's console is its second serial port.
 		qemu=(qemu-system-sh4 -M r2d -m 64M)
 		qemu_io=(-display none -monitor none -serial null -serial stdio)
-		# r2d's memory starts at 0x0c000000 (Kconfig's default is 0x08000000).
+		# r2d's memory starts at 0x0c000000 (Kconfig's default is
+		# 0x08000000, and tinyconfig writes the load address too).
 		arch_opts=(-e CPU_SUBTYPE_SH7751R -e SH_RTS7751R2D -e SERIAL_SH_SCI -e SERIAL_SH_SCI_CONSOLE
-			-e CMDLINE_FROM_BOOTLOADER --set-val MEMORY_START 0x0c000000 -d SMP)
+			-e CMDLINE_FROM_BOOTLOADER --set-val MEMORY_START 0x0c000000 --set-val PHYSICAL_START 0x0c000000 -d SMP)
 		arch_want='CONFIG_CPU_SUBTYPE_SH7751R=y CONFIG_SH_RTS7751R2D=y CONFIG_SERIAL_SH_SCI_CONSOLE=y
-			CONFIG_MEMORY_START=0x0c000000'
+			CONFIG_MEMORY_START=0x0c000000 CONFIG_PHYSICAL_START=0x0c000000'
 		arch_cmdline=noiotrap
 		# sh has no C recorder: Kbuild runs scripts/recordmcount.pl.
 		recorder=perl
