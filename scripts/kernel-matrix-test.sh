@@ -165,6 +165,8 @@ setup_machine() {
 		qemu=("qemu-system-$arch" -m 256M)
 		arch_opts=("$([ $bits = 64 ] && printf %s -e || printf %s -d)" 64BIT -e SERIAL_8250 -e SERIAL_8250_CONSOLE -d SMP)
 		arch_want="CONFIG_X86_$bits=y CONFIG_SERIAL_8250_CONSOLE=y"
+		# 32-bit x86 has no graph tracer at -Os, tinyconfig's choice.
+		[ $bits = 64 ] || arch_opts+=(-e CC_OPTIMIZE_FOR_PERFORMANCE -d CC_OPTIMIZE_FOR_SIZE)
 		packages=(qemu-system-x86)
 		;;
 	esac
