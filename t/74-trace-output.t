@@ -11,7 +11,9 @@
 #  - a recording reports the recorded build's names after the program is
 #    rebuilt with its functions moved and renamed; a recording without the
 #    functions (older) says in one line that the file changed, exit 0;
-#  - a recording read from a pipe (not mapped) reports the same as its file.
+#  - a recording read from a pipe (not mapped) reports the same as its file;
+#  - trace/writer.c alone (testdata/trace/clock.c): a trace written in two
+#    passes, the second with a new clock rate, never runs backwards.
 # About 2 s.
 . "$(dirname "$0")/lib.sh"
 
@@ -135,5 +137,25 @@ ok $? "a recording without functions, file rebuilt: one line naming the file, th
 [ $? = 0 ] || diag "$(cat old.err)"
 grep -qE 'greet|fails' old.txt
 ok $((!$?)) "a recording without functions, file rebuilt: no wrong names"
+
+# ---- the writer's clock across passes (ASan/UBSan) ----
+if compile_ok "clock.c (ASan/UBSan)" gcc -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -g -I"$TOP" \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -o clock "$TOP/testdata/trace/clock.c" \
+	"$TOP"/build/obj/layer-{trace,tables,dwarf,elf,arch}.a -ldw -lelf; then
+	./clock > clock.json 2> clock.err
+	ok $? "clock: exit 0, no sanitizer report"
+	[ -s clock.err ] && diag "$(head -5 clock.err)"
+	out=$(python3 - clock.json <<'PY'
+import json, sys
+ev = [(e["name"], e["ph"], e["ts"]) for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]
+# first() 1.0-1.5 us at 1 ns a tick; second() from tick 2000, the rate halved from tick 1600: 1.8 us
+want = [("first", "B", 1.0), ("first", "E", 1.5), ("second", "B", 1.8), ("second", "E", 2.05)]
+print("ok" if ev == want else "events %r\nwant   %r" % (ev, want))
+PY
+)
+	[ "$out" = ok ]
+	ok $? "a second pass at half the rate goes on from the first pass's time (second() at 1.8 us, not 1.0)"
+	[ "$out" = ok ] || diag "$out"
+fi
 
 done_testing

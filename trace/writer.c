@@ -32,10 +32,18 @@ struct address_name {
 	char *name;
 };
 
+/* From `tick` on, time is `ns` + ticks since `tick` at `rate` ns per tick. */
+struct clock_span {
+	uint64_t tick;
+	double ns, rate;
+};
+
 struct trace_writer {
 	struct trace_settings s;
 	uint64_t ts0;
-	double ns_per_tick;
+	double ns_per_tick;	/* the latest rate, for durations */
+	struct clock_span *spans;	/* since ts0, in tick order */
+	size_t nspans, cap_spans;
 	bool headed;		/* header written */
 	bool started;		/* JSON: an event written (the next needs a comma) */
 	char *note;		/* a line for the trace's head (text) or its otherData (JSON) */
@@ -120,14 +128,52 @@ void trace_writer_free(struct trace_writer *w)
 	free(w->threads);
 	calltree_free(&w->folded);
 	free(w->note);
+	free(w->spans);
 	svg_free(w->svg);
 	perfetto_free(w->pf);
 	free(w);
 }
 
-void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick)
+/* Nanoseconds from the trace's start to tick `ts`, by the span it falls in. */
+static double since_start_ns(const struct trace_writer *w, uint64_t ts)
 {
-	w->ts0 = ts0;
+	size_t i = w->nspans;
+
+	if (!i)
+		return ts > w->ts0 ? (double)(ts - w->ts0) * w->ns_per_tick : 0;
+	while (i > 1 && w->spans[i - 1].tick > ts)
+		i--;
+	if (ts <= w->spans[i - 1].tick)
+		return w->spans[i - 1].ns;
+	return w->spans[i - 1].ns + (double)(ts - w->spans[i - 1].tick) * w->spans[i - 1].rate;
+}
+
+/*
+ * A rate for the ticks from `from` on, joined to the time the earlier ticks
+ * had: a rate measured later (over a longer time) differs in the sixth
+ * digit, and applied to events a pass already wrote it would move the later
+ * ones seconds into a run microseconds before them.
+ */
+void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick, uint64_t from)
+{
+	struct clock_span span = { from, 0, ns_per_tick }, *grown;
+
+	if (!w->nspans) {
+		w->ts0 = ts0;
+		span.tick = ts0;
+	} else if (from <= w->spans[w->nspans - 1].tick) {
+		return;
+	} else {
+		span.ns = since_start_ns(w, from);
+	}
+	if (w->nspans == w->cap_spans) {
+		grown = realloc(w->spans, (w->cap_spans * 2 + 4) * sizeof(*grown));
+		if (!grown)
+			return;	/* the rate before goes on: a little less exact */
+		w->spans = grown;
+		w->cap_spans = w->cap_spans * 2 + 4;
+	}
+	w->spans[w->nspans++] = span;
 	w->ns_per_tick = ns_per_tick;
 }
 
@@ -210,11 +256,6 @@ void trace_writer_note(struct trace_writer *w, const char *note)
 void trace_thread_running(struct trace_thread *t, unsigned depth)
 {
 	t->running = (int32_t)depth;
-}
-
-static double ticks_us(const struct trace_writer *w, uint64_t d)
-{
-	return (double)d * w->ns_per_tick / 1000.0;
 }
 
 /*
@@ -643,7 +684,7 @@ static void json_event(struct trace_writer *w, char ph, const char *name, uint64
 	out_lit(w, ",\"ph\":\"");
 	out_ch(w, ph);
 	out_lit(w, "\",\"ts\":");
-	out_fixed3(w, ticks_us(w, ts - w->ts0));
+	out_fixed3(w, since_start_ns(w, ts) / 1000.0);
 	out_mem(w, t->ids, t->ids_len);
 	w->started = true;
 }
@@ -722,7 +763,7 @@ static void write_svg(struct trace_writer *w, const struct trace_counts *c)
 /* Perfetto: nanoseconds from the trace's start, and the thread's track. */
 static uint64_t ns_of(const struct trace_writer *w, uint64_t ts)
 {
-	return ts > w->ts0 ? (uint64_t)((double)(ts - w->ts0) * w->ns_per_tick + 0.5) : 0;
+	return ns_saturated(since_start_ns(w, ts));
 }
 
 static struct perfetto_track *track_of(struct trace_writer *w, struct trace_thread *t)

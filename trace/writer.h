@@ -65,8 +65,13 @@ struct trace_thread;
 /* NULL: out of memory.  `s` is copied; its machine must outlive the writer. */
 struct trace_writer *trace_writer_new(const struct trace_settings *s);
 void trace_writer_free(struct trace_writer *w);
-/* Timestamps as time: `ts0` is the trace's start (JSON's 0), `ns_per_tick` the rate. */
-void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick);
+/*
+ * Timestamps as time: `ts0` is the trace's start (JSON's 0), `ns_per_tick`
+ * the rate.  A later call (a trace written in passes, each with a better
+ * rate) keeps `ts0` and sets the rate of the ticks from `from` on, which no
+ * event written before may pass: time in the output never runs backwards.
+ */
+void trace_writer_clock(struct trace_writer *w, uint64_t ts0, double ns_per_tick, uint64_t from);
 /* Whether a write to the output failed (a full disk...): the trace is not whole. */
 bool trace_writer_failed(const struct trace_writer *w);
 /* The writer's state of a thread, freed with the writer; NULL: out of memory. */

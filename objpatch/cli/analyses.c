@@ -215,7 +215,7 @@ static int write_events(const struct analysis_input *in, struct trace_filter **f
 
 	if (!tt || !(w = trace_writer_new(&in->s)))
 		goto out;
-	trace_writer_clock(w, in->ts0, in->ns_per_tick);
+	trace_writer_clock(w, in->ts0, in->ns_per_tick, in->ts0);
 	for (size_t i = 0; i < n; i++) {
 		if (!(tt[i] = trace_thread_new(w, in->threads[shown[i]].tid, trace_filter_events(filters[i]))))
 			goto out;

@@ -34,6 +34,7 @@
 
 static uint64_t ts0, ns0;		/* the first sample */
 static double ns_per_tick = 1.0;
+static uint64_t rated_ns;		/* when ns_per_tick was measured; 0: not yet */
 
 uint64_t rt_mono_ns(void)
 {
@@ -43,24 +44,51 @@ uint64_t rt_mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static void calibrate(void)
+/*
+ * Both clocks at one instant: the tick half-way between two read around the
+ * clock, from the tightest of a few tries (a thread preempted between two
+ * reads would otherwise pair times milliseconds apart).
+ */
+static void sample_clocks(uint64_t *ts, uint64_t *ns)
 {
-	uint64_t ts = rt_timestamp(), ns = rt_mono_ns();
+	uint64_t best = UINT64_MAX;
 
-	if (ts > ts0 && ns > ns0)
-		ns_per_tick = (double)(ns - ns0) / (double)(ts - ts0);
+	for (int i = 0; i < 5; i++) {
+		uint64_t before = rt_timestamp(), mono = rt_mono_ns(), after = rt_timestamp();
+
+		if (after >= before && after - before < best) {
+			best = after - before;
+			*ts = before + best / 2;
+			*ns = mono;
+		}
+	}
+	if (best == UINT64_MAX) {
+		*ts = rt_timestamp();
+		*ns = rt_mono_ns();
+	}
 }
 
 /*
- * The rate from the longest interval there is, start-up to now; a trace
+ * The rate from the longest interval there is, start-up to now, measured
+ * again each time that interval has doubled: each rate then rests on at
+ * least half the run, and a long run has a few dozen of them.  A trace
  * written within a millisecond of start-up waits for one, so that its
- * durations are right too.
+ * durations are right too.  Returns the tick the new rate applies from, 0
+ * when the rate stays.
  */
-static void calibrate_now(void)
+static uint64_t calibrate(void)
 {
+	uint64_t ts, ns;
+
 	while (rt_mono_ns() < ns0 + 1000000)
 		;
-	calibrate();
+	if (rated_ns && rt_mono_ns() - ns0 < 2 * (rated_ns - ns0))
+		return 0;
+	sample_clocks(&ts, &ns);
+	if (ts > ts0 && ns > ns0)
+		ns_per_tick = (double)(ns - ns0) / (double)(ts - ts0);
+	rated_ns = ns;
+	return ts;
 }
 
 /* ---- this machine, as the writer reads its events ---- */
@@ -69,8 +97,8 @@ static struct trace_machine machine;
 
 void rt_output_init(void)
 {
-	ts0 = rt_timestamp();
-	ns0 = rt_mono_ns();
+	sample_clocks(&ts0, &ns0);
+	rated_ns = 0;
 	trace_machine_native(rt_arch_host.desc, &machine);
 }
 
@@ -401,8 +429,7 @@ int rt_flush(bool final)
 		return rt_raw_flush(final, ts0, ns0);
 	if (open_output() < 0)
 		return -1;
-	calibrate_now();
-	trace_writer_clock(writer, ts0, ns_per_tick);
+	trace_writer_clock(writer, ts0, ns_per_tick, calibrate());	/* 0: the rate goes on */
 	trace_writer_note(writer, rt.note);	/* objpatch_enable() may have cleared it */
 	if (gather_threads() < 0)
 		return -1;

@@ -3,8 +3,9 @@
  * Tracing switched on and off under load (t/90-runtime.t): linked with
  * libobjpatch.a, 8 threads call traced functions while the main thread
  * calls objpatch_enable("*") / objpatch_disable("*") 10,000 times (the
- * environment's RT_TOGGLES may say fewer), then traces everything for a
- * moment so the trace surely holds calls, joins the threads and flushes.
+ * environment's RT_TOGGLES may say fewer), then traces tog_* until the
+ * threads have made 8 rounds of calls, so that the trace surely holds
+ * calls, joins the threads and flushes.
  * Calls entered while tracing was off must leave no half frames behind:
  * check_trace.py then finds the trace well-formed, every traced return with
  * its value (rt_toggle_expect.txt).
@@ -25,7 +26,8 @@
 #define PAUSE_US 100
 #define MAX_CALLS 20000	/* per thread: a bound on the trace's size */
 
-static atomic_bool stop;
+static atomic_bool stop, last_phase;
+static atomic_long last_rounds;	/* rounds of calls begun in the last phase */
 static int failed;
 
 static void check(bool good, const char *desc)
@@ -67,16 +69,29 @@ TRACED void tog_void(void)
 	OPAQUE();
 }
 
+/*
+ * A thread stops calling after MAX_CALLS, a bound on the trace's size, but
+ * calls again in the last phase, which waits for a round of calls begun
+ * after it started (a sleep would be too short for a loaded machine).
+ */
 TRACED void *tog_thread(void *arg)
 {
 	long *calls = arg;
 
-	while (!atomic_load_explicit(&stop, memory_order_relaxed) && *calls < MAX_CALLS) {
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		bool last = atomic_load(&last_phase);
+
+		if (*calls >= MAX_CALLS && !last) {
+			sleep_us(1000);
+			continue;
+		}
 		int r = tog_mid(1);
 
 		KEEP(r);
 		tog_void();
 		*calls += r == 7;
+		if (last)
+			atomic_fetch_add(&last_rounds, 1);
 	}
 	return NULL;
 }
@@ -108,7 +123,11 @@ int main(void)
 	check(toggle(rounds), "objpatch_enable(\"*\") / objpatch_disable(\"*\") while threads call");
 	enabled = objpatch_enable("tog_*");
 	check(enabled > 0, "objpatch_enable(\"tog_*\") enables sites");
+	atomic_store(&last_phase, true);
 	sleep_us(20000);
+	for (int waited = 0; atomic_load(&last_rounds) < NTHREADS && waited < 60000; waited++)
+		sleep_us(1000);
+	check(atomic_load(&last_rounds) >= NTHREADS, "the threads called with tog_* enabled");
 	check(objpatch_disable("*") >= 0, "objpatch_disable(\"*\")");
 	atomic_store(&stop, true);
 	for (int i = 0; i < started; i++) {
