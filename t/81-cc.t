@@ -105,11 +105,12 @@ traced_prog() {
 	local label=$1 prog=$2 dir out status name value trace
 	shift 2
 	dir=$(dirname "$prog")
-	rm -f "$dir/gmon.out" gmon.out
+	rm -f "$dir/gmon.out"
 	out=$(cd "$dir" && timeout 120 "$@" "$prog" 2>&1)
 	status=$?
 	is "$status" 0 "$label: runs untraced"
-	[ ! -e "$dir/gmon.out" ] && [ ! -e gmon.out ]
+	# Where it ran: the test's own directory is shared with the tests prove runs beside it.
+	[ ! -e "$dir/gmon.out" ]
 	ok $? "$label: no gmon.out written (the link had no -pg)"
 	run_ok "$label: recordmcount --check clean" "$RMC" --check "$prog"
 	# A -pg form leaves the hook's symbol imported (glibc defines mcount and
