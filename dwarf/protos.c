@@ -844,6 +844,7 @@ struct die_index {
 	size_t nnamed, capnamed;
 	struct cu_span *spans;
 	size_t nspans, capspans;
+	size_t untyped_units;	/* built at -g1: no types */
 	bool oom;
 };
 
@@ -1239,6 +1240,33 @@ static int cmp_die_named(const void *a, const void *b)
 	return xo < yo ? -1 : xo > yo;
 }
 
+/*
+ * The debug level gcc recorded in the unit's DW_AT_producer (its last -g
+ * option), 2 when none says: at -g1 (-ggdb1) a function's DIE has no types,
+ * so that every function would read as void f(void).
+ */
+static int debug_level(Dwarf_Die *cudie)
+{
+	Dwarf_Attribute a;
+	const char *p = dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &a));
+	int level = 2;
+
+	for (; p && (p = strstr(p, " -g")); p += 3) {
+		const char *v = p + 3;
+		size_t n = strcspn(v, " ");
+
+		if (!strncmp(v, "gdb", 3) && n >= 3) {
+			v += 3;
+			n -= 3;
+		}
+		if (n == 0)
+			level = 2;
+		else if (n == 1 && *v >= '0' && *v <= '3')
+			level = *v - '0';
+	}
+	return level;
+}
+
 static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index *ix)
 {
 	Dwarf_CU *cu = NULL;
@@ -1256,6 +1284,11 @@ static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index 
 		if (unit_type == DW_UT_skeleton && !dwarf_tag(&subdie))
 			continue;	/* the .dwo is not there */
 		dwarf_diecu(&cudie, &cudie, &asz, NULL);
+		if (debug_level(&cudie) < 2) {
+			ix->untyped_units++;	/* its functions stay unknown, as without DWARF */
+			index_unit_spans(ix, mod, &cudie);
+			continue;
+		}
 		index_scope(ix, mod, top, asz ? asz : 8, 0);
 		index_unit_spans(ix, mod, &cudie);
 		if (ix->oom)
@@ -1405,6 +1438,12 @@ int protos_from_dwarf(struct elfobj *obj, const struct func_query *q, size_t nq,
 	}
 	out->v = calloc(nq ? nq : 1, sizeof(*out->v));
 	if (!out->v) {
+		elfobj_error(obj, "out of memory");
+		goto done;
+	}
+	if (ix.untyped_units && nq &&
+	    add_warning(out, strdup("DWARF built at -g1 (no types): its functions get no prototype and their "
+				    "return values print untyped: compile with -g")) < 0) {
 		elfobj_error(obj, "out of memory");
 		goto done;
 	}

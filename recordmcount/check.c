@@ -231,13 +231,20 @@ static void print_counts_text(const struct report *r)
  */
 static void print_untyped_text(const char *path, const struct report *r)
 {
-	size_t n = r->count[CHECK_UNTYPED], shown = 0;
+	size_t n = r->count[CHECK_UNTYPED], shown = 0, undescribed = 0;
 
 	if (!n)
 		return;
-	printf("%s: %zu function%s without a prototype, %s values print untyped (a note, not an error; "
-	       "compile with -g and record without --no-protos):", path, n, n == 1 ? "" : "s",
-	       n == 1 ? "its" : "their");
+	/* The advice follows the notes' causes: -g cannot help where the DWARF is there. */
+	for (size_t i = 0; i < r->nf; i++)
+		undescribed += r->f[i].kind == CHECK_UNTYPED && strstr(r->f[i].why, "DWARF does not describe it");
+	printf("%s: %zu function%s without a prototype, %s values print untyped (a note, not an error; %s):", path,
+	       n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
+	       undescribed == n ? "the DWARF has no concrete entry for them: a static C++ function or a lambda, "
+				  "or code built at -g1" :
+	       undescribed ? "compile with -g and record without --no-protos; some have DWARF without a concrete "
+			     "entry, which -g cannot change" :
+			     "compile with -g and record without --no-protos");
 	for (size_t i = 0; i < r->nf && shown < 4; i++)
 		if (r->f[i].kind == CHECK_UNTYPED)
 			printf("%s %s", shown++ ? "," : "", r->f[i].func ? r->f[i].func : "?");

@@ -297,7 +297,7 @@ compare_objects() {
 	while read -r o; do
 		[ -f "$kout/$o" ] && [ -f "$oout/$o" ] || continue
 		n=$((n + 1))
-		if ! cmp -s <("$rmc" --list "$kout/$o" 2>&1) <("$rmc" --list "$oout/$o" 2>&1); then
+		if ! cmp -s <(cd "$kout" && "$rmc" --list "$o" 2>&1) <(cd "$oout" && "$rmc" --list "$o" 2>&1); then
 			differ=$((differ + 1))
 			echo "$o" >> "$oout/objects.differ"
 		fi

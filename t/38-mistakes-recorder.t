@@ -6,10 +6,16 @@
 #  1. --check on a program or object with functions and no table at all: a
 #     no-table finding, exit 1 (text and JSON), saying -pg and --mode=user;
 #     a file without functions, and a recorded one, stay clean.
+#  2. --list on a program without a table, or on an object that calls the
+#     hook unrecorded: one line, exit 1; an object that never calls it lists
+#     nothing, exit 0 (Kbuild records such objects too).
 #  3. objects without -g: user mode warns once per object; kernel mode (also
 #     with -w) and --no-protos stay silent; --check lists the functions
 #     without a prototype as "untyped" notes (exactly the functions of the
 #     objects built without -g), which never change the exit status.
+#     gcc -g1 (DWARF without types, the last -g option counts): one warning
+#     naming -g1, no wrong prototype (every function untyped), and the note's
+#     advice names the cause, not -g.
 #  4. -flto objects: gcc's slim ones and clang's bitcode (bare and wrapped)
 #     fail to record and to check with one line, the file left as it was;
 #     gcc's fat ones are recorded, with a warning to link with -fno-lto.
@@ -87,6 +93,26 @@ no_table() {
 		"1: a recorded -g program and object: clean, no no-table, no untyped note"
 }
 
+# rec_list OUT FILE: --list's stderr in OUT; its exit status and stdout's lines printed.
+rec_list() {
+	local rc
+	"$RMC" --list "$2" > "$1.out" 2> "$1"
+	rc=$?
+	echo "$rc $(grep -c . "$1.out")"
+}
+
+list_no_table() {
+	[ -f "$D/plain" ] && [ -f "$D/unrec.o" ] && [ -f "$D/plain.o" ] && [ -f "$D/traced" ] || return
+	is "$(rec_list "$D/o" "$D/plain") $(nlines "$D/o")" "1 0 1" "2: --list on a program without a table: exit 1, one line"
+	grep -q "^recordmcount: $D/plain: no call-site table: run recordmcount (--mode=user for programs) on its objects" "$D/o"
+	ok $? "2: ... naming the file, the cause and the fix"
+	is "$(rec_list "$D/o" "$D/unrec.o") $(nlines "$D/o")" "1 0 1" "2: --list on an unrecorded -pg object: exit 1, one line"
+	grep -q "^recordmcount: $D/unrec.o: calls mcount but has no call-site table: record it first" "$D/o"
+	ok $? "2: ... naming the hook it calls and the fix"
+	is "$(rec_list "$D/o" "$D/plain.o") $(nlines "$D/o")" "0 0 0" "2: --list on an object that never calls the hook: nothing, exit 0"
+	is "$(rec_list "$D/o" "$D/traced") $(nlines "$D/o")" "0 4 0" "2: --list on a recorded program: its 4 sites, exit 0"
+}
+
 no_dwarf() {
 	local o f n
 	compile_ok "no -g" gcc -O1 -pg -c -o "$D/m2.o" "$D/m.c" || return
@@ -120,6 +146,22 @@ no_dwarf() {
 	"$RMC" --check --json "$D/mixed" > "$D/j" 2> /dev/null
 	is "$(json '" ".join(sorted(x["function"] for x in f["notes"]))' "$D/j") $(chk "$D/o" "$D/mixed")" "${f% } 0" \
 		"3: a program linking a -g object and one without: the notes name the latter's functions only; exit 0"
+	local g
+	for g in "-g1" "-g -g1" "-ggdb1"; do
+		# shellcheck disable=SC2086
+		compile_ok "$g" gcc -O1 $g -pg -c -o "$D/g1.o" "$D/u.c" || return
+		is "$(rec "$D/e" --mode=user "$D/g1.o") $(nlines "$D/e")" "0 1" "3: user mode, an object built with $g: exit 0, one line"
+		grep -q "^recordmcount: $D/g1.o: warning: DWARF built at -g1 (no types): its functions get no prototype .*: compile with -g$" "$D/e"
+		ok $? "3: ... a warning naming -g1 and the fix"
+		"$RMC" --check --json "$D/g1.o" > "$D/j" 2> /dev/null
+		is "$(json 'f["status"], f["untyped"]' "$D/j")" "('clean', $n)" "3: ... --check: clean, all $n functions untyped (no void f(void))"
+		chk "$D/o" "$D/g1.o" > /dev/null
+		grep -q "g1.o: $n functions without a prototype, .*the DWARF has no concrete entry for them: .*code built at -g1)" "$D/o"
+		ok $? "3: ... the note's advice names the cause, not -g"
+	done
+	compile_ok "-g1 -g" gcc -O1 -g1 -g -pg -c -o "$D/g2.o" "$D/u.c" || return
+	is "$(rec "$D/e" --mode=user "$D/g2.o") $(nlines "$D/e") $(chk "$D/o" "$D/g2.o") $(grep -c 'without a prototype' "$D/o")" "0 0 0 0" \
+		"3: -g1 -g (the last counts): no warning, every function typed"
 }
 
 lto() {
@@ -211,6 +253,7 @@ if [ "$(uname -m)" != x86_64 ] || ! command -v gcc > /dev/null; then
 	exit
 fi
 no_table
+list_no_table
 no_dwarf
 lto
 pic

@@ -109,6 +109,13 @@ done
 
 fails "objpatch alone" 2 '^objpatch: no command: ' "$OBJPATCH"
 fails "an unknown command" 2 '^objpatch: unknown command frob: ' "$OBJPATCH" frob
+# Every command is in the usage and in the line that names the commands.
+help=$("$OBJPATCH" --help 2>&1)
+unknown=$("$OBJPATCH" frob 2>&1)
+for sub in list run record report annotate attach; do
+	grep -qE "^( *|usage: )objpatch $sub " <<< "$help" && grep -qE "[ ,]$sub[ ,]" <<< "${unknown%%(*}"
+	ok $? "objpatch --help and the unknown-command line name '$sub'"
+done
 fails "run: an unknown option" 2 '^objpatch run: unknown option --bogus: objpatch run --help' \
 	"$OBJPATCH" run --bogus -- "$D/prog"
 fails "run: an option without its value" 2 '^objpatch run: --output needs a value' "$OBJPATCH" run --output
@@ -205,6 +212,13 @@ if [ "$built" = 1 ]; then
 	is "$out" "" "run --output that cannot be opened: the program did not run"
 	fails "record --output in a directory that does not exist" 2 "^objpatch record: --output $D/none/x: " \
 		"$OBJPATCH" record --output "$D/none/x" -- "$D/prog"
+	fails "report --output in a directory that does not exist" 2 \
+		"^objpatch report: --output $D/none/x: No such file or directory: give a file in a directory you can write" \
+		"$OBJPATCH" report --output "$D/none/x" "$D/r.data"
+	printf 'not a recording\n' > "$D/not.data"
+	"$OBJPATCH" report --output "$D/from-bad.txt" "$D/not.data" 2> /dev/null
+	is "$? $([ -e "$D/from-bad.txt" ] && echo left || echo none)" "1 none" \
+		"report of a file that is not a recording: exit 1, no empty output left"
 	if [ -w /dev/full ]; then
 		fails "run --output /dev/full (every write fails)" 1 \
 			'^objpatch run: /dev/full: the trace of 1 of 1 processes could not be written: ' \

@@ -7,6 +7,8 @@
 #    trace says nothing was traced; "!fib" alone is everything but fib;
 #    "fib, area" traces both; objpatch_enable() refuses a pattern that
 #    matches nothing or is malformed (-1, objpatch_error() says why);
+#    objpatch run -F that selects nothing exits 1 with one line naming
+#    --filter and the patterns typed, one that selects some exits 0;
 #  - an object left unrecorded: OBJPATCH_STATS=1 names how many functions
 #    call the hook without a table entry, where, and one of them;
 #  - every OBJPATCH_* value is checked: a bad one stops the program
@@ -171,6 +173,17 @@ ok $? "filter 'nothing': the trace has its header and says no function was trace
 with_rt "$D/out" "$D/err" OBJPATCH_FILTER=nothing OBJPATCH_FORMAT=json OBJPATCH_OUTPUT="$D/nothing.json" -- "$D/prog"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if "no function traced" in d["otherData"]["note"] and not [e for e in d["traceEvents"] if e["ph"] != "M"] else 1)' "$D/nothing.json"
 ok $? "filter 'nothing', JSON: no events but the names (M), otherData.note says no function was traced"
+
+# Through objpatch run: its own option, and a filter that selects nothing is a failure.
+timeout 60 "$TOP/build/objpatch" run -F 'nomatch_*' -o "$D/run-nothing.txt" -- "$D/prog" > /dev/null 2> "$D/err"
+is "$? $(lines "$D/err")" "1 1" "run -F 'nomatch_*': exit 1, one line"
+grep -q "^objpatch run: --filter 'nomatch_\*' selects none of the [0-9]* functions with a call site: see their names with \`objpatch list $D/prog\`$" "$D/err"
+ok $? "run -F 'nomatch_*': the line names --filter, the pattern typed and how to see the names"
+timeout 60 "$TOP/build/objpatch" run -F 'nomatch_*' -F area -o "$D/run-some.txt" -- "$D/prog" > /dev/null 2> "$D/err"
+is "$? $(lines "$D/err")" "0 1" "run -F 'nomatch_*' -F area: exit 0, one line"
+grep -q '^objpatch: --filter "nomatch_\*" matches none of the [0-9]* functions with a call site' "$D/err" &&
+	grep -q 'area(); /\* ret=6 \*/' "$D/run-some.txt"
+ok $? "run -F 'nomatch_*' -F area: the pattern that matched nothing is named as --filter, area traced"
 
 with_rt "$D/out" "$D/err" 'OBJPATCH_FILTER=!fib' OBJPATCH_OUTPUT="$D/notfib.txt" -- "$D/prog"
 ! grep -q 'fib' "$D/notfib.txt" && grep -q 'area(); /\* ret=6 \*/' "$D/notfib.txt" && grep -q 'main() {' "$D/notfib.txt"

@@ -24,17 +24,25 @@ cross_variant arm $P $P-gcc $P-g++ nop --nop
 cross_variant arm $P clang $P-g++ clang --nop
 cross_variant arm $P clang $P-g++ clang-arm --nop -marm
 
-# sites_mod4 LABEL PROG WANT: the residues mod 4 of PROG's recorded sites ("0" or "0 2").
+# sites_mod4 LABEL PROG WANT: the residues mod 4 of PROG's recorded sites
+# must include WANT ("2": Thumb code at 2 mod 4) or be only WANT ("0": ARM
+# code).  Which Thumb functions start at 2 mod 4 follows the sizes of the
+# functions before them: a residue of 0 comes and goes with rt_toggle.c.
 sites_mod4() {
 	local label=$1 prog=$2 want=$3 got addr rest
 	got=$("$RMC" --list "$prog" | while read -r addr rest; do echo $((addr % 4)); done | sort -u | tr '\n' ' ')
-	is "${got% }" "$want" "[$label] the recorded sites' addresses mod 4"
+	if [ "$want" = 0 ]; then
+		is "${got% }" 0 "[$label] the recorded sites' addresses mod 4: all 0"
+	else
+		[[ " $got" == *" $want "* ]]
+		ok $? "[$label] the recorded sites' addresses mod 4 (${got% }) include $want"
+	fi
 }
 
 toggle_cross arm $P
-[ -e "$T_TMP/toggle-arm/rt_toggle" ] && sites_mod4 "toggle arm, Thumb-2" "$T_TMP/toggle-arm/rt_toggle" "0 2"
+[ -e "$T_TMP/toggle-arm/rt_toggle" ] && sites_mod4 "toggle arm, Thumb-2" "$T_TMP/toggle-arm/rt_toggle" 2
 toggle_cross arm $P -marm
-[ -e "$T_TMP/toggle-arm_marm/rt_toggle" ] && sites_mod4 "toggle arm, -marm" "$T_TMP/toggle-arm_marm/rt_toggle" "0"
+[ -e "$T_TMP/toggle-arm_marm/rt_toggle" ] && sites_mod4 "toggle arm, -marm" "$T_TMP/toggle-arm_marm/rt_toggle" 0
 
 # Tail calls (`b.w` to another traced function: it starts with the hooked return address).
 tail_check arm-thumb $P-gcc "qemu-arm -L /usr/$P" -pg

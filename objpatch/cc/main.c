@@ -434,10 +434,13 @@ int main(int argc, char **argv)
 	struct argvec a = { 0 };
 	int first, rc;
 
+	/* A link named gcc (ccache's way) passes --version to gcc. */
+	bool named_self = strcmp(default_compiler(base_name(argv[0])), base_name(argv[0])) != 0;
+
 	if (argc == 2 && strcmp(argv[1], "--help") == 0)
 		return usage(stdout), 0;
-	if (argc == 2 && strcmp(argv[1], "--version") == 0)
-		return printf("objpatch-cc %s\n", VERSION), 0;
+	if (argc == 2 && strcmp(argv[1], "--version") == 0 && named_self)
+		return printf("%s %s\n", base_name(argv[0]), VERSION), 0;
 	cc_verbose = verbose && strcmp(verbose, "0") != 0 && *verbose;
 	if (setup_compiler(&cc, argc, argv, &first) < 0)
 		return 127;

@@ -58,11 +58,13 @@ static void usage(FILE *f)
 		   "       objpatch record [OPTIONS] [--] PROGRAM [ARGS...]\n"
 		   "       objpatch report [OPTIONS] [RECORDING]\n"
 		   "       objpatch annotate --image FILE [--image FILE]... [--hex] [--strict] [TRACE]\n"
+		   "       objpatch attach [OPTIONS] PID\n"
 		   "       objpatch --version\n"
 		   "list: prints every function with a recorded call site, where it is and its prototype.\n"
 		   "run: traces PROGRAM as a function graph.\n"
 		   "record, report: the same in two steps, through a raw recording.\n"
 		   "annotate: types the return values of a kernel function_graph trace.\n"
+		   "attach: traces a running process, then leaves it running untraced.\n"
 		   "objpatch COMMAND --help: that command's options.\n");
 }
 
@@ -137,12 +139,11 @@ int main(int argc, char **argv)
 		{ "record", run_main },
 		{ "report", report_main },
 		{ "annotate", annotate_main },
-		/* Not in the usage yet: only its first step, --inject-only, is there (issue 21). */
 		{ "attach", attach_main },
 	};
 
 	if (argc < 2) {
-		fprintf(stderr, "objpatch: no command: give list, run, record, report or annotate "
+		fprintf(stderr, "objpatch: no command: give list, run, record, report, annotate or attach "
 				"(objpatch --help)\n");
 		return 2;
 	}
@@ -157,7 +158,7 @@ int main(int argc, char **argv)
 		printf("objpatch %s\n", VERSION);
 		return 0;
 	}
-	fprintf(stderr, "objpatch: unknown command %s: give list, run, record, report or annotate "
+	fprintf(stderr, "objpatch: unknown command %s: give list, run, record, report, annotate or attach "
 			"(objpatch --help)\n", argv[1]);
 	return 2;
 }

@@ -23,6 +23,7 @@
 #include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
+#include "objpatch/cli/run.h"
 #include "trace/event.h"
 #include "trace/raw.h"
 #include "trace/writer.h"
@@ -957,13 +958,17 @@ int report_check(int argc, char **argv, int fd)
 int report_run(int argc, char **argv, int fd)
 {
 	struct report rp = { .format = TRACE_TEXT, .ns_per_tick = 1.0, .an.cmd = "objpatch report", .fd = fd };
+	bool created = false;
 	int rc;
 
 	rc = parse(argc, argv, &rp);
 	if (rc < 0)
 		return rc == CLI_HELP ? 0 : 2;
-	if (check_terminal(&rp, fd) < 0)
+	/* A mistake in the command line is said before the recording is read, as run says it. */
+	if (check_terminal(&rp, fd) < 0 || (rp.output && run_check_output("objpatch report", rp.output, &created) < 0)) {
+		analyses_free(&rp.an);
 		return 2;
+	}
 	if (!rp.path)
 		rp.path = "objpatch.data";
 	rc = read_recording(&rp);
@@ -980,6 +985,8 @@ int report_run(int argc, char **argv, int fd)
 			name_uncalled(&rp);
 	}
 	free_report(&rp);
+	if (rc < 0 && created)
+		run_remove_empty_output(rp.output);
 	return rc < 0 ? 1 : 0;
 }
 

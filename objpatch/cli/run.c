@@ -570,25 +570,46 @@ static char *status_file(const char *cmd)
 
 struct run_report {
 	unsigned processes, failed;
-	unsigned long long sites;
+	unsigned long long sites, funcs, traced;
 };
 
-/* The lines of the status file: "PID SITES WRITTEN", one per process that exited. */
+/*
+ * The lines of the status file: "PID SITES WRITTEN FUNCTIONS TRACED", one
+ * per process that exited (a runtime before the last two fields: all traced).
+ */
 static struct run_report read_status(const char *path)
 {
 	struct run_report r = { 0 };
 	FILE *f = fopen(path, "r");
-	unsigned long long sites;
-	int pid, written;
+	unsigned long long sites, funcs, traced;
+	char line[128];
+	int pid, written, n;
 
-	while (f && fscanf(f, "%d %llu %d", &pid, &sites, &written) == 3) {
+	while (f && fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%d %llu %d %llu %llu", &pid, &sites, &written, &funcs, &traced);
+		if (n < 3)
+			break;
+		if (n < 5)
+			funcs = traced = sites;
 		r.processes++;
 		r.sites += sites;
 		r.failed += !written;
+		r.funcs += funcs;
+		r.traced += traced;
 	}
 	if (f)
 		fclose(f);
 	return r;
+}
+
+/* The filter's patterns as they were typed, for a message. */
+static void patterns_text(const struct run_opts *o, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < o->nglobs && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s'%s'", i ? " " : "", o->globs[i]);
 }
 
 /*
@@ -596,9 +617,11 @@ static struct run_report read_status(const char *path)
  * `exited0`: the program exited 0, so that no report means no runtime (and
  * not a program that failed, or could not start, before its exit handlers).
  */
-static bool report_ok(const char *cmd, const char *prog, const char *output, const struct run_report *r,
+static bool report_ok(const char *cmd, const char *prog, const struct run_opts *o, const struct run_report *r,
 		      bool exited0)
 {
+	char patterns[256];
+
 	if (!r->processes) {
 		if (!exited0)
 			return true;
@@ -609,11 +632,16 @@ static bool report_ok(const char *cmd, const char *prog, const char *output, con
 	if (!r->sites)
 		fprintf(stderr, "%s: %s: no recorded call sites in the program or its libraries: compile with -pg "
 				"and run recordmcount --mode=user on its objects\n", cmd, prog);
+	if (r->sites && r->funcs && !r->traced && o->nglobs) {
+		patterns_text(o, patterns, sizeof(patterns));
+		fprintf(stderr, "%s: --filter %s selects none of the %llu functions with a call site: see their names "
+				"with `objpatch list %s`\n", cmd, patterns, r->funcs, prog);
+	}
 	if (r->failed)
 		fprintf(stderr, "%s: %s: the trace of %u of %u processes could not be written: give --output a "
-				"file on a file system with room\n", cmd, output ? output : "standard error",
+				"file on a file system with room\n", cmd, o->output ? o->output : "standard error",
 			r->failed, r->processes);
-	return r->sites && !r->failed;
+	return r->sites && !r->failed && (r->traced || !r->funcs || !o->nglobs);
 }
 
 /* ---- signals: what stops objpatch stops the program, which then finishes its trace ---- */
@@ -906,7 +934,7 @@ int run_main(int argc, char **argv)
 	free(status);
 	remove_unwritten(&o);
 	/* A program that failed keeps its status, the messages said; a killed one has no report. */
-	if (rc < 128 && !report_ok(cmd, argv[prog], o.output, &report, rc == 0) && rc == 0)
+	if (rc < 128 && !report_ok(cmd, argv[prog], &o, &report, rc == 0) && rc == 0)
 		rc = 1;
 	if (o.recording) {
 		int reported = report_analyses(&o);

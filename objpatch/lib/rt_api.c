@@ -80,21 +80,24 @@ int rt_fork_handlers(void)
  */
 static void check_filter(void)
 {
-	const char *f = getenv("OBJPATCH_FILTER");
+	const char *f = getenv("OBJPATCH_FILTER"), *status = getenv("OBJPATCH_STATUS");
+	/* objpatch run set the variable from its --filter (-F), and says itself when nothing is traced. */
+	bool run = status && *status;
 	size_t funcs, traced;
 	char note[512];
 
 	rt_count_functions(&funcs, &traced);
 	if (!funcs || !rt.nstart_filters)
 		return;
-	for (size_t i = 0; i < rt.nstart_filters; i++)
+	for (size_t i = 0; i < rt.nstart_filters && (traced || !run); i++)
 		if (!rt_count_matches(rt.start_filters[i].glob))
-			fprintf(stderr, "objpatch: OBJPATCH_FILTER: \"%s\" matches none of the %zu functions with a "
-				"call site: see their names with `objpatch list PROGRAM`\n", rt.start_filters[i].glob, funcs);
+			fprintf(stderr, "objpatch: %s \"%s\" matches none of the %zu functions with a call site: see "
+				"their names with `objpatch list PROGRAM`\n", run ? "--filter" : "OBJPATCH_FILTER:",
+				rt.start_filters[i].glob, funcs);
 	if (traced)
 		return;
-	snprintf(note, sizeof(note), "no function traced: OBJPATCH_FILTER=%s selects none of the %zu functions "
-		 "with a call site", f, funcs);
+	snprintf(note, sizeof(note), "no function traced: %s%s selects none of the %zu functions with a call site",
+		 run ? "--filter " : "OBJPATCH_FILTER=", f, funcs);
 	rt.note = strdup(note);
 }
 
