@@ -413,7 +413,7 @@ kernel_as_predicted() {	# dir fault
 		cdiag < "$d/ref.out"
 		return 1
 	fi
-	"$RMC" --list "$d/ref.o" | LC_ALL=C sort > "$d/ref.list"
+	"$RMC" --list "$d/ref.o" 2> /dev/null | LC_ALL=C sort > "$d/ref.list"	# the kernel tool may write no table
 	case $2 in
 	shift*) shift_sites "${2#shift}" < "$d/ours.list" | LC_ALL=C sort > "$d/want.list" ;;
 	empty) : > "$d/want.list" ;;
@@ -460,7 +460,7 @@ run_case() {	# one line of $CASES
 		cp "$d/orig.o" "$d/ref.o"
 		if "$REF" "$d/ref.o" > "$d/ref.out" 2>&1; then
 			ref_ok=1 ref_ran=1
-			"$RMC" --list "$d/ref.o" | LC_ALL=C sort > "$d/ref.list"
+			"$RMC" --list "$d/ref.o" 2> /dev/null | LC_ALL=C sort > "$d/ref.list"	# the kernel tool may write no table
 			if [ -s "$d/ours.list" ] && cmp -s "$d/ours.list" "$d/ref.list"; then
 				pass "$desc: the same $(wc -l < "$d/ours.list") sites as the kernel tool"
 				printf 'MODE\tagree\t%s\n' "$desc"

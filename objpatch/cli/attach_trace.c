@@ -45,6 +45,7 @@
 #include "objpatch/cli/attach_sites.h"
 #include "objpatch/cli/attach_stream.h"
 #include "objpatch/cli/report.h"
+#include "objpatch/cli/opts.h"
 #include "objpatch/cli/run.h"
 
 #define START_SYM "objpatch_attach_start"
@@ -489,7 +490,7 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 static void remove_unwritten(const struct attach_session *s, bool created)
 {
 	if (s->output && created)
-		run_remove_empty_output(s->output);
+		cli_remove_empty_output(s->output);
 }
 
 int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const struct target_syms *t,
@@ -507,7 +508,7 @@ int attach_trace(pid_t pid, pid_t live, const struct remote_port *port, const st
 		return 1;
 	rc = report_check(argc, argv, 1);
 	free(argv);
-	if (rc < 0 || (s->output && run_check_output("objpatch attach", s->output, &created) < 0))
+	if (rc < 0 || (s->output && cli_check_output("objpatch attach", s->output, &created) < 0))
 		return 2;
 	if ((loaded = loaded_runtime(pid, live, &r)) == 2 || (loaded && (rc = check_no_session(pid, live, &r))) ||
 	    (!loaded && (rc = check_lib(pid, s->lib, &r))) ||

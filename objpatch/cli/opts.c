@@ -6,8 +6,12 @@
  * every libc reads.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "elf/files.h"
 #include "objpatch/cli/opts.h"
 
 static const struct cli_opt *by_name(const struct cli_opt *o, const char *name, size_t len)
@@ -117,4 +121,41 @@ int cli_number(const struct cli_cmd *c, const char *opt, const char *s, unsigned
 	}
 	*out = v;
 	return 0;
+}
+
+/*
+ * The output, opened for writing before the program starts (or the
+ * recording is read): a program that runs for an hour must not lose its
+ * trace to a typing mistake.  The writer truncates it when it writes.
+ * *created: the file was not there.
+ */
+int cli_check_output(const char *cmd, const char *output, bool *created)
+{
+	struct stat st;
+	bool exists = stat(output, &st) == 0;
+	/* A FIFO or a device: opening it could wait for a reader, or have effects */
+	bool special = exists && !S_ISREG(st.st_mode);
+	int fd = -1;
+
+	*created = !exists;
+
+	if (special ? access(output, W_OK) < 0 : (fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		fprintf(stderr, "%s: --output %s: %s: give a file in a directory you can write\n", cmd, output,
+			strerror(errno));
+		return -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* The file a symlink named as the output led to, not the user's link. */
+void cli_remove_empty_output(const char *output)
+{
+	char *target = file_follow_links(output);
+	struct stat st;
+
+	if (target && lstat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(target);
+	free(target);
 }

@@ -47,4 +47,13 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, int first);
 int cli_number(const struct cli_cmd *c, const char *opt, const char *s, unsigned long lo, unsigned long hi,
 	       unsigned long *out);
 
+/*
+ * The trace's --output, opened for writing before anything starts: an
+ * hour's trace must not be lost to a typing mistake.  *created: it was not
+ * there.  0, or -1 after one line beginning with `cmd`.
+ */
+int cli_check_output(const char *cmd, const char *output, bool *created);
+/* Removes the output cli_check_output() created if it is still empty (through its symlink). */
+void cli_remove_empty_output(const char *output);
+
 #endif

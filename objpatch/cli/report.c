@@ -23,7 +23,6 @@
 #include "objpatch/cli/analyses.h"
 #include "objpatch/cli/opts.h"
 #include "objpatch/cli/report.h"
-#include "objpatch/cli/run.h"
 #include "trace/event.h"
 #include "trace/raw.h"
 #include "trace/writer.h"
@@ -965,7 +964,7 @@ int report_run(int argc, char **argv, int fd)
 	if (rc < 0)
 		return rc == CLI_HELP ? 0 : 2;
 	/* A mistake in the command line is said before the recording is read, as run says it. */
-	if (check_terminal(&rp, fd) < 0 || (rp.output && run_check_output("objpatch report", rp.output, &created) < 0)) {
+	if (check_terminal(&rp, fd) < 0 || (rp.output && cli_check_output("objpatch report", rp.output, &created) < 0)) {
 		analyses_free(&rp.an);
 		return 2;
 	}
@@ -986,7 +985,7 @@ int report_run(int argc, char **argv, int fd)
 	}
 	free_report(&rp);
 	if (rc < 0 && created)
-		run_remove_empty_output(rp.output);
+		cli_remove_empty_output(rp.output);
 	return rc < 0 ? 1 : 0;
 }
 

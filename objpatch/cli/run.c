@@ -240,7 +240,7 @@ struct run_opts {
 	char *filter;
 	const char *output, *format, *lib, *depth, *policy;
 	bool hex, record, errno_names, args;
-	bool output_created;		/* run_check_output() made the file: no trace, no file */
+	bool output_created;		/* cli_check_output() made the file: no trace, no file */
 	const struct cli_cmd *cmd;	/* while parsing: for messages */
 	/*
 	 * Analyses (run only): checked as they are given, then handed as
@@ -510,42 +510,6 @@ static char **qemu_argv(const struct foreign *f, const char *lib, char **args, i
 }
 
 /*
- * The output, opened for writing before the program starts: a program that
- * runs for an hour must not lose its trace to a typing mistake.  The
- * runtime truncates it when it writes.  *created: the file was not there.
- */
-int run_check_output(const char *cmd, const char *output, bool *created)
-{
-	struct stat st;
-	bool exists = stat(output, &st) == 0;
-	/* A FIFO or a device: opening it could wait for a reader, or have effects */
-	bool special = exists && !S_ISREG(st.st_mode);
-	int fd = -1;
-
-	*created = !exists;
-
-	if (special ? access(output, W_OK) < 0 : (fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-		fprintf(stderr, "%s: --output %s: %s: give a file in a directory you can write\n", cmd, output,
-			strerror(errno));
-		return -1;
-	}
-	if (fd >= 0)
-		close(fd);
-	return 0;
-}
-
-/* The file a symlink named as the output led to, not the user's link. */
-void run_remove_empty_output(const char *output)
-{
-	char *target = file_follow_links(output);
-	struct stat st;
-
-	if (target && lstat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-		unlink(target);
-	free(target);
-}
-
-/*
  * Where every traced process's runtime says, as it exits, how many sites
  * it found and whether its trace was written (objpatch/lib/rt_status.c):
  * the program may be a shell whose children are the traced ones.
@@ -735,7 +699,7 @@ static int record_for_analyses(struct run_opts *o, const char *cmd)
 	const char *dir = getenv("TMPDIR");
 	bool created;
 
-	if (o->output && run_check_output(cmd, o->output, &created) < 0)
+	if (o->output && cli_check_output(cmd, o->output, &created) < 0)
 		return -1;
 	o->trace_output = o->output;
 	o->trace_format = o->format;
@@ -815,7 +779,7 @@ static int prepare(struct run_opts *o, const char *cmd, const char *prog, const 
 		o->output = "objpatch.svg";
 	if (!o->record && o->nan_args && record_for_analyses(o, cmd) < 0)
 		return 2;
-	if ((o->output && run_check_output(cmd, o->output, &o->output_created) < 0) || set_environment(o, *f, lib) < 0)
+	if ((o->output && cli_check_output(cmd, o->output, &o->output_created) < 0) || set_environment(o, *f, lib) < 0)
 		return 2;
 	return 0;
 }
@@ -835,14 +799,14 @@ static const char *exec_hint(int err, const char *prog)
 }
 
 /*
- * The file run_check_output() created, still empty: the first process wrote no
+ * The file cli_check_output() created, still empty: the first process wrote no
  * trace (a shell whose children are the traced programs: they write
  * name.PID.ext), and an empty file would read as an empty trace.
  */
 static void remove_unwritten(const struct run_opts *o)
 {
 	if (o->output_created)
-		run_remove_empty_output(o->output);
+		cli_remove_empty_output(o->output);
 }
 
 static void free_analyses(struct run_opts *o)

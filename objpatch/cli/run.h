@@ -16,13 +16,4 @@ int run_find_runtime(char *out, size_t len, const char *sub);
 /* Why the runtime cannot use --filter's GLOB ('!' first: an exclusion), or NULL. */
 const char *run_bad_glob(const char *glob);
 
-/*
- * The trace's --output, opened for writing before anything starts: an
- * hour's trace must not be lost to a typing mistake.  *created: it was not
- * there.  0, or -1 after one line beginning with `cmd`.
- */
-int run_check_output(const char *cmd, const char *output, bool *created);
-/* Removes the output run_check_output() created if it is still empty (through its symlink). */
-void run_remove_empty_output(const char *output);
-
 #endif
