@@ -130,9 +130,10 @@ setup_machine() {
 	ppc32)
 		karch=powerpc cross=powerpc-linux-gnu- image=vmlinux console=ttyS0
 		qemu=(qemu-system-ppc -M mac99 -m 256M)
-		arch_opts=(-e PPC_BOOK3S_32 -e PPC_PMAC -e PCI -e SERIAL_PMACZILOG -e SERIAL_PMACZILOG_TTYS
+		# OpenBIOS enters the kernel through prom_init, which tinyconfig leaves out.
+		arch_opts=(-e PPC_BOOK3S_32 -e PPC_PMAC -e PPC_OF_BOOT_TRAMPOLINE -e PCI -e SERIAL_PMACZILOG -e SERIAL_PMACZILOG_TTYS
 			-e SERIAL_PMACZILOG_CONSOLE -d SMP)
-		arch_want='CONFIG_PPC32=y CONFIG_PPC_PMAC=y CONFIG_SERIAL_PMACZILOG_CONSOLE=y'
+		arch_want='CONFIG_PPC32=y CONFIG_PPC_PMAC=y CONFIG_PPC_OF_BOOT_TRAMPOLINE=y CONFIG_SERIAL_PMACZILOG_CONSOLE=y'
 		packages=(qemu-system-ppc gcc-powerpc-linux-gnu)
 		;;
 	sparc64)
@@ -323,7 +324,8 @@ boot() {
 		-kernel "$o/$image" -append "$cmdline" < /dev/null > "$o/$name.log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2> /dev/null; do
-		if grep -qE -- '---\[ end Kernel panic|Reboot failed -- System halted' "$o/$name.log"; then
+		if [ -f "$o/$name.log" ] &&
+		   grep -qE -- '---\[ end Kernel panic|Reboot failed -- System halted' "$o/$name.log"; then
 			sleep 1
 			kill "$pid" 2> /dev/null || true
 			break
