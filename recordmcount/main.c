@@ -208,42 +208,17 @@ out:
 	return rc;
 }
 
-/* The profiling hook an object's symbols name (it calls it), or NULL. */
-static const char *hook_named(struct elfobj *obj)
-{
-	const char *const *lists[2] = { obj->arch->hooks, obj->arch->entry_hooks };
-
-	if (elfobj_load_symbols(obj) < 0)
-		return NULL;
-	for (size_t i = 1; i < obj->nsym; i++) {
-		const char *name = obj->sym[i].name;
-
-		if (obj->sym[i].shndx != SHN_UNDEF || !name)
-			continue;
-		name += name[0] == '.';
-		for (int k = 0; k < 2; k++)
-			for (const char *const *h = lists[k]; h && *h; h++)
-				if (!strcmp(name, *h))
-					return *h;
-	}
-	return NULL;
-}
-
 /*
- * No site: a program or library without a table, or an object that calls
- * the hook unrecorded, is a build step left out, said in one line; an
- * object that never calls it has nothing to list.
+ * No site: a program or library without a table is a build step left out,
+ * said in one line.  An object may lack one rightly: Kbuild records objects
+ * whose calls all lie in sections it does not trace (and mutated or foreign
+ * objects name a hook their relocations do not call), so it lists nothing.
  */
 static int no_sites(struct elfobj *obj)
 {
-	const char *hook;
-
 	if (obj->ehdr.e_type != ET_REL)
 		return elfobj_error(obj, "no call-site table: run recordmcount (--mode=user for programs) on "
 				    "its objects before they are linked"), -1;
-	if ((hook = hook_named(obj)))
-		return elfobj_error(obj, "calls %s but has no call-site table: record it first "
-				    "(recordmcount, or --mode=user for programs)", hook), -1;
 	return 0;
 }
 
