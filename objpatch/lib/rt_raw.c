@@ -40,6 +40,7 @@ static size_t raw_modules_written;
 static bool raw_failed;		/* a write failed: the recording is not whole */
 static uint64_t clock0[2];	/* ts0, ns0: the clock's first sample */
 static atomic_flag write_lock = ATOMIC_FLAG_INIT;	/* a pipe takes big writes in pieces */
+static _Atomic pid_t write_owner;	/* the thread in raw_record_or_drop() under write_lock */
 static char *filter_payload;	/* RAW_FILTER's (rt_raw_filter_read) */
 static size_t filter_len;
 
@@ -131,12 +132,22 @@ static bool raw_record_or_drop(uint32_t type, const void *head, size_t head_len,
 	struct raw_record r = { type, (uint32_t)(head_len + body_len + pad) };
 	struct iovec iov[4] = { { &r, sizeof(r) }, { (void *)head, head_len }, { (void *)body, body_len },
 				{ (void *)zeros, pad } };
+	pid_t self = gettid();
 	bool written;
 
+	/*
+	 * This thread holds the lock already: a signal handler interrupted its
+	 * record and exits (t/94-stream's SIGHUP).  That record can never be
+	 * finished, so none is begun after it; waiting for it spun forever.
+	 */
+	if (atomic_load_explicit(&write_owner, memory_order_relaxed) == self)
+		return !droppable;
 	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
 		sched_yield();
+	atomic_store_explicit(&write_owner, self, memory_order_relaxed);
 	/* objpatch attach between sessions: no socket, nothing written (and nothing lost). */
 	written = raw_fd < 0 || raw_writev(iov, 4, droppable);
+	atomic_store_explicit(&write_owner, 0, memory_order_relaxed);
 	atomic_flag_clear_explicit(&write_lock, memory_order_release);
 	return written;
 }
@@ -435,6 +446,7 @@ void rt_raw_session_end(void)
 
 void rt_raw_fork_child(void)
 {
+	atomic_store(&write_owner, 0);
 	atomic_flag_clear(&write_lock);
 	rt_raw_session_end();
 }
