@@ -314,9 +314,11 @@ compare_objects() {
 # boot OUT NAME CMDLINE: the serial console to OUT/NAME.txt.  The boot ends
 # in a panic (no user space), whose panic=-1 resets the board, which ends
 # qemu (-no-reboot); a board the kernel cannot reset (malta) halts instead,
-# and qemu is stopped once the console says so.
+# and qemu is stopped once the console says so; one whose reset qemu does
+# not end (mac99: OpenBIOS starts again, silently) once the console has
+# been quiet for 5 s after the panic line, the trace dump included.
 boot() {
-	local o=$1 name=$2 cmdline=$3 t0 rc=0 accel=tcg pid waited=0
+	local o=$1 name=$2 cmdline=$3 t0 rc=0 accel=tcg pid waited=0 size last=-1 quiet=0
 	[ "$arch" = x86_64 ] && [ -w /dev/kvm ] && accel=kvm
 	step "$(basename "$o"): $name boot under ${qemu[0]}: $cmdline"
 	t0=$(date +%s)
@@ -329,6 +331,15 @@ boot() {
 			sleep 1
 			kill "$pid" 2> /dev/null || true
 			break
+		fi
+		if [ -f "$o/$name.log" ] && grep -q 'Kernel panic - not syncing' "$o/$name.log"; then
+			size=$(stat -c %s "$o/$name.log")
+			[ "$size" = "$last" ] && quiet=$((quiet + 1)) || quiet=0
+			last=$size
+			if [ "$quiet" -ge 5 ]; then
+				kill "$pid" 2> /dev/null || true
+				break
+			fi
 		fi
 		if [ "$waited" -ge "${BOOT_TIMEOUT:-600}" ]; then
 			kill "$pid" 2> /dev/null || true
