@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dwarf/debugimage.h"
+#include "dwarf/producer.h"
 #include "dwarf/protos.h"
 #include "tables/sig.h"
 
@@ -1328,31 +1329,12 @@ static int cmp_die_named(const void *a, const void *b)
 	return xo < yo ? -1 : xo > yo;
 }
 
-/*
- * The debug level gcc recorded in the unit's DW_AT_producer (its last -g
- * option), 2 when none says: at -g1 (-ggdb1) a function's DIE has no types,
- * so that every function would read as void f(void).
- */
+/* At -g1 (-ggdb1) a function's DIE has no types: every function would read as void f(void). */
 static int debug_level(Dwarf_Die *cudie)
 {
 	Dwarf_Attribute a;
-	const char *p = dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &a));
-	int level = 2;
 
-	for (; p && (p = strstr(p, " -g")); p += 3) {
-		const char *v = p + 3;
-		size_t n = strcspn(v, " ");
-
-		if (!strncmp(v, "gdb", 3) && n >= 3) {
-			v += 3;
-			n -= 3;
-		}
-		if (n == 0)
-			level = 2;
-		else if (n == 1 && *v >= '0' && *v <= '3')
-			level = *v - '0';
-	}
-	return level;
+	return producer_debug_level(dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &a)));
 }
 
 static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index *ix)
