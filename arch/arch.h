@@ -85,6 +85,17 @@ struct call_decoder {
 	bool ref;
 };
 
+/*
+ * Where a struct returned in registers keeps its floating-point members
+ * (the table lists them; the runtime captured both integer and the first
+ * two FP registers' low 8 bytes).
+ */
+enum struct_fp {
+	STRUCT_FP_UNKNOWN,	/* not described: such structs print '?' */
+	STRUCT_FP_EIGHTBYTES,	/* x86-64 psABI: an 8-byte part all of floats in the next xmm, else the next GPR */
+	STRUCT_FP_HFA,		/* AAPCS64: 1-4 floats of one type, one per v register; others in x0, x1 */
+};
+
 struct arch {
 	const char *name;
 	uint16_t machine;
@@ -228,6 +239,10 @@ struct arch {
 		bool float_as_double;
 		/* A long double comes back as the first FP register's 16 bytes (AArch64's q0). */
 		bool wide_in_fpr0;
+		/* Where the FP parts of a struct returned in registers lie (enum struct_fp). */
+		uint8_t struct_fp;
+		/* A struct returned in memory: its address comes back in the first integer register. */
+		bool memory_address_returned;
 	} values;
 	/* Where its C ABI passes a function's arguments (arch/args.h); NULL: not known. */
 	arg_placer *place_args;

@@ -36,6 +36,13 @@ enum capture {
 	CAPTURE_WIDE_FP,	/* long double: x87's st(0), AArch64's whole q0 */
 	CAPTURE_STRING,	/* char *: the characters too, while they still exist */
 	CAPTURE_ALL,	/* both integer and both FP registers: structs, __int128 */
+	/*
+	 * A struct returned in memory whose address comes back in the first
+	 * integer register (x86's rax, eax): the address, and the struct's
+	 * bytes (up to SIG_MEMBERS_MAX_SIZE), copied before the caller reuses them.
+	 * Only ports with its trampolines (entry[kind][CAPTURE_MEMORY]) use it.
+	 */
+	CAPTURE_MEMORY,
 	CAPTURES,
 };
 
@@ -201,6 +208,17 @@ size_t rt_site_length(const uint8_t *code) RT_HIDDEN;
 				  rt_entry_args_##kind##_string, rt_entry_args_##kind##_all }
 #define RT_ENTRY_ROW(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
 			     rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all }
+/* The rows of a port that also captures values returned in memory (arch_values.memory_address_returned). */
+#define RT_ENTRIES_MEM(kind)                                                     \
+	void rt_entry_##kind##_mem(void) RT_HIDDEN;                              \
+	void rt_entry_args_##kind##_mem(void) RT_HIDDEN;
+#define RT_ENTRY_ARGS_ROW_MEM(kind) { rt_entry_args_##kind##_gpr, rt_entry_args_##kind##_none, \
+				      rt_entry_args_##kind##_fp, rt_entry_args_##kind##_wide, \
+				      rt_entry_args_##kind##_string, rt_entry_args_##kind##_all, \
+				      rt_entry_args_##kind##_mem }
+#define RT_ENTRY_ROW_MEM(kind) { rt_entry_##kind##_gpr, rt_entry_##kind##_none, rt_entry_##kind##_fp, \
+				 rt_entry_##kind##_wide, rt_entry_##kind##_string, rt_entry_##kind##_all, \
+				 rt_entry_##kind##_mem }
 
 /* Registers saved by the return trampoline, in its layout (x86_64.S, ...). */
 struct ret_regs {

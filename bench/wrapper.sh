@@ -8,21 +8,26 @@
 # the build, from the shell's `times`):
 #
 #   plain     CC=gcc: the project as it builds itself
-#   flags     CC='gcc -g FORM': the same compiler flags the wrapper adds
-#             (FORM: x86_64's, from objpatch-cc itself), no wrapper
+#   fullg     CC='gcc -g FORM': the instrumentation with a plain -g, as the
+#             wrapper added it before (variable locations tracked)
+#   flags     CC='gcc -g -fno-var-tracking FORM': the same compiler flags the
+#             wrapper adds now (FORM: x86_64's, from objpatch-cc itself)
 #   wrapper   CC='objpatch-cc gcc'
+# (C++ projects: CXX, with g++ and objpatch-c++.)
 #
 # wrapper over flags is the wrapper's own cost (its -dumpmachine exec, the
 # recording, the split of one-step compile-and-link commands); flags over
-# plain is what the instrumentation and -g cost the compiler.
+# plain is what the instrumentation and -g cost the compiler, and fullg
+# over flags what var-tracking would add, for prototypes that need none.
 #
 #   bench/wrapper.sh     writes bench/RESULTS-wrapper.md (BENCH_WRAPPER_RESULTS)
 #
-# Environment: REPS (default 5), PROJECTS (default "zlib cjson").
+# Environment: REPS (default 5), PROJECTS (default "zlib cjson fmtlib";
+# fmtlib: the library alone, its tests off).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-5}
-projects=${PROJECTS:-zlib cjson}
+projects=${PROJECTS:-zlib cjson fmtlib}
 out=${BENCH_WRAPPER_RESULTS-$top/bench/RESULTS-wrapper.md}
 work=$top/build/bench/wrapper
 cc_wrapper=$top/build/objpatch-cc
@@ -43,6 +48,8 @@ build() {
 	zlib) (cd "$d" && CC=$cc ./configure >/dev/null && make -j2 >/dev/null 2>&1) ;;
 	cjson) (cd "$d" && CC=$cc cmake -S . -B b -DENABLE_CJSON_TEST=ON >/dev/null &&
 		cmake --build b -j2 >/dev/null 2>&1) ;;
+	fmtlib) (cd "$d" && CXX=$cc cmake -S . -B b -DFMT_TEST=OFF -DFMT_DOC=OFF >/dev/null &&
+		cmake --build b -j2 >/dev/null 2>&1) ;;
 	*) echo "bench/wrapper.sh: $p: no build recipe" >&2; exit 2 ;;
 	esac || { echo "bench/wrapper.sh: $p with CC='$cc' failed to build" >&2; exit 1; }
 	times > "$work/times1"
@@ -56,15 +63,18 @@ children_cpu() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 declare -A runs
-variants=(plain flags wrapper)
+variants=(plain fullg flags wrapper)
 for p in $projects; do
 	"$top/scripts/debian-source.sh" "$p" >/dev/null
+	compiler=gcc wrapper=$cc_wrapper
+	[ "$p" = fmtlib ] && compiler=g++ wrapper=$top/build/objpatch-c++
 	for ((i = 1; i <= reps; i++)); do
 		for v in "${variants[@]}"; do
 			case $v in
-			plain) cc=gcc ;;
-			flags) cc="gcc -g $form" ;;
-			wrapper) cc="$cc_wrapper gcc" ;;
+			plain) cc=$compiler ;;
+			fullg) cc="$compiler -g $form" ;;
+			flags) cc="$compiler -g -fno-var-tracking $form" ;;
+			wrapper) cc="$wrapper $compiler" ;;
 			esac
 			s=$(build "$p" "$cc")
 			runs[$p.$v]+="$s "
@@ -79,16 +89,18 @@ done
 	echo "Measured by \`bench/wrapper.sh\` (REPS=$reps) on $(date -u +%Y-%m-%d), $(nproc) cores, $(gcc -dumpfullversion -dumpversion | head -1 | sed 's/^/gcc /')."
 	echo "Each build starts from a fresh copy of the Debian sources, configure included;"
 	echo "CPU time (user + system of every process), median of $reps, variants alternating."
-	echo "The wrapper's form here: \`$form\` plus \`-g\`."
+	echo "The wrapper's form here: \`$form\` plus \`-g -fno-var-tracking\`; fmtlib (C++) with g++ and objpatch-c++."
 	echo
-	echo "| project | plain CC=gcc | CC='gcc -g FORM' | CC='objpatch-cc gcc' | wrapper over same flags | wrapper over plain |"
-	echo "|---|---|---|---|---|---|"
+	echo "| project | plain CC=gcc | CC='gcc -g FORM' | CC='gcc -g -fno-var-tracking FORM' | CC='objpatch-cc gcc' | wrapper over same flags | wrapper over plain | with var-tracking, over plain |"
+	echo "|---|---|---|---|---|---|---|---|"
 	for p in $projects; do
 		a=$(tr ' ' '\n' <<< "${runs[$p.plain]}" | grep . | median)
+		g=$(tr ' ' '\n' <<< "${runs[$p.fullg]}" | grep . | median)
 		b=$(tr ' ' '\n' <<< "${runs[$p.flags]}" | grep . | median)
 		c=$(tr ' ' '\n' <<< "${runs[$p.wrapper]}" | grep . | median)
-		printf '| %s | %.2f s | %.2f s | %.2f s | %+.1f%% | %+.1f%% |\n' "$p" "$a" "$b" "$c" \
-			"$(echo "($c / $b - 1) * 100" | bc -l)" "$(echo "($c / $a - 1) * 100" | bc -l)"
+		printf '| %s | %.2f s | %.2f s | %.2f s | %.2f s | %+.1f%% | %+.1f%% | %+.1f%% |\n' "$p" "$a" "$g" "$b" "$c" \
+			"$(echo "($c / $b - 1) * 100" | bc -l)" "$(echo "($c / $a - 1) * 100" | bc -l)" \
+			"$(echo "($g / $a - 1) * 100" | bc -l)"
 	done
 	echo
 	echo "Every run's CPU seconds:"

@@ -4,15 +4,41 @@
 #include "dwarf/debugimage.h"
 #include "dwarf/producer.h"
 
-/* `opt` as a word of the producer string: what follows it, or NULL. */
-static const char *option_value(const char *producer, const char *opt)
+/* The next place, from `from` on, where a word of the producer string starts with `opt`: what follows it, or NULL. */
+static const char *next_option(const char *producer, const char *from, const char *opt)
 {
 	size_t len = strlen(opt);
 
-	for (const char *p = producer; p && (p = strstr(p, opt)); p += len)
+	for (const char *p = from; p && (p = strstr(p, opt)); p += len)
 		if (p == producer || p[-1] == ' ')
 			return p + len;
 	return NULL;
+}
+
+/* `opt` as a word of the producer string: what follows its first occurrence, or NULL. */
+static const char *option_value(const char *producer, const char *opt)
+{
+	return next_option(producer, producer, opt);
+}
+
+int producer_debug_level(const char *producer)
+{
+	int level = 2;
+
+	/* Each -g option sets the level again: the last one counts, as for gcc. */
+	for (const char *v = next_option(producer, producer, "-g"); v; v = next_option(producer, v, "-g")) {
+		size_t n = strcspn(v, " ");
+
+		if (n >= 3 && !strncmp(v, "gdb", 3)) {
+			v += 3;
+			n -= 3;
+		}
+		if (n == 0)
+			level = 2;
+		else if (n == 1 && *v >= '0' && *v <= '3')
+			level = *v - '0';
+	}
+	return level;
 }
 
 static int option_in(Dwarf *dw, const char *opt, char *val, size_t size)

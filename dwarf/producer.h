@@ -13,5 +13,11 @@
  * gcc records its command line there; clang does not.
  */
 int producer_option(struct elfobj *obj, const char *opt, char *val, size_t size);
+/*
+ * The debug level (0 to 3) a unit's DW_AT_producer records: its last -g,
+ * -gN, -ggdb or -ggdbN option's; 2 when it names none (clang records no
+ * options) or `producer` is NULL.
+ */
+int producer_debug_level(const char *producer);
 
 #endif

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dwarf/debugimage.h"
+#include "dwarf/producer.h"
 #include "dwarf/protos.h"
+#include "tables/sig.h"
 
 /* ---- a growable string ---- */
 
@@ -223,6 +225,86 @@ static bool holds_float(Dwarf_Die *type, int depth)
 }
 
 /*
+ * Whether a member function is one the Itanium C++ ABI counts against
+ * passing its class in registers: a destructor, copy or move constructor
+ * the user declared (not implicit, not "= default" in the class, not
+ * deleted).  The first parameter after `this` of a copy or move
+ * constructor is a reference to the class itself.
+ */
+static bool nontrivial_special(Dwarf_Die *fn, Dwarf_Die *cls)
+{
+	const char *name = dwarf_diename(fn), *cname = dwarf_diename(cls);
+	Dwarf_Attribute a;
+	Dwarf_Word dflt = 0;
+	Dwarf_Die p, ref, target;
+	bool self_ref = false;
+
+	if (!name || !cname || dwarf_hasattr(fn, DW_AT_artificial) || dwarf_hasattr(fn, DW_AT_deleted) ||
+	    (dwarf_attr(fn, DW_AT_defaulted, &a) && dwarf_formudata(&a, &dflt) == 0 && dflt == DW_DEFAULTED_in_class))
+		return false;
+	if (name[0] == '~')
+		return true;
+	if (strcmp(name, cname) != 0 || dwarf_child(fn, &p) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&p) != DW_TAG_formal_parameter || dwarf_hasattr(&p, DW_AT_artificial))
+			continue;
+		/* The first declared parameter decides; another makes it no copy constructor. */
+		if (self_ref)
+			return false;
+		if (!die_type(&p, &ref) ||
+		    (dwarf_tag(&ref) != DW_TAG_reference_type && dwarf_tag(&ref) != DW_TAG_rvalue_reference_type) ||
+		    !die_type(&ref, &target) || !resolve_type(&target, &target) ||
+		    dwarf_dieoffset(&target) != dwarf_dieoffset(cls))
+			return false;
+		self_ref = true;
+	} while (dwarf_siblingof(&p, &p) == 0);
+	return self_ref;
+}
+
+/*
+ * Does the C++ ABI return this type through a hidden address whatever its
+ * size: a class that is not trivially copyable, because of its own special
+ * members or those of a base or member (clang says so itself, in
+ * DW_AT_calling_convention)?
+ */
+static bool passed_by_reference(Dwarf_Die *type, int depth)
+{
+	Dwarf_Die r, child, mt;
+	Dwarf_Attribute a;
+	Dwarf_Word cc;
+
+	if (depth > TYPE_DEPTH_MAX || !resolve_type(type, &r))
+		return false;
+	if (dwarf_tag(&r) == DW_TAG_array_type)
+		return die_type(&r, &mt) && passed_by_reference(&mt, depth + 1);
+	if (dwarf_tag(&r) != DW_TAG_structure_type && dwarf_tag(&r) != DW_TAG_class_type &&
+	    dwarf_tag(&r) != DW_TAG_union_type)
+		return false;
+	if (dwarf_attr(&r, DW_AT_calling_convention, &a) && dwarf_formudata(&a, &cc) == 0)
+		return cc == DW_CC_pass_by_reference;
+	if (dwarf_child(&r, &child) != 0)
+		return false;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			if (nontrivial_special(&child, &r))
+				return true;
+			break;
+		case DW_TAG_inheritance:
+		case DW_TAG_member:
+			if (!dwarf_hasattr(&child, DW_AT_declaration) && die_type(&child, &mt) &&
+			    passed_by_reference(&mt, depth + 1))
+				return true;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/*
  * Whether an enum's values are unsigned: DW_FORM_dataN carry no sign, the
  * enum's underlying type (DW_AT_type, or gcc's DW_AT_encoding on the enum)
  * says.  Without either, only DW_FORM_udata is taken as unsigned.
@@ -280,16 +362,19 @@ static void put_enumerators(struct buf *b, Dwarf_Die *t)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-/* ---- the members of small structs and unions ---- */
+/* ---- the members of structs and unions ---- */
 
-/* Structs and unions up to this size list their members: those ABIs return in registers. */
-#define MEMBERS_MAX_SIZE 16
+/* Structs and unions up to this size list their members (tables/sig.h says why). */
+#define MEMBERS_MAX_SIZE SIG_MEMBERS_MAX_SIZE
+/* A longer list would not fit a trace line (a char array is one member per element). */
+#define MEMBERS_MAX_COUNT 48
 
 struct member_walk {
 	struct buf out;
 	unsigned addr_size;
 	uint64_t agg_size;	/* the outer struct's: a member past it is a broken description */
 	bool ok;	/* false: a member the table cannot describe (bitfield, big or unknown scalar) */
+	unsigned count;
 };
 
 static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name, uint64_t off, int depth);
@@ -326,7 +411,8 @@ static void walk_scalar(struct member_walk *w, Dwarf_Die *r, const char *name, u
 	uint64_t size = die_size(r, w->addr_size);
 	const char *cls = member_class(r, size);
 
-	if (!cls || !size || size > 8 || off > w->agg_size || size > w->agg_size - off || !*name) {
+	if (!cls || !size || size > 8 || off > w->agg_size || size > w->agg_size - off || !*name ||
+	    ++w->count > MEMBERS_MAX_COUNT) {
 		w->ok = false;
 		return;
 	}
@@ -427,7 +513,8 @@ static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name,
 
 /*
  * US MEMBERS for a struct or union of at most MEMBERS_MAX_SIZE bytes whose
- * members, flattened ("p.x", "a[1]"), are all scalars of up to 8 bytes:
+ * members, flattened ("p.x", "a[1]"), are all scalars of up to 8 bytes,
+ * MEMBERS_MAX_COUNT at most:
  * NAME:OFFSET:CLASS:SIZE, separated by commas (man/mcount-tables.5).
  * Nothing for others: they print as bytes.
  */
@@ -1183,6 +1270,8 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 	if (da.has_type && dwarf_formref_die(&da.type, &t) && resolve_type(&t, &origin) &&
 	    dwarf_tag(&origin) != DW_TAG_base_type && holds_float(&t, 0))
 		fp->flags |= PROTO_RET_FP;
+	if (da.has_type && dwarf_formref_die(&da.type, &t) && passed_by_reference(&t, 0))
+		fp->flags |= PROTO_RET_MEM;
 
 	/* Parameters: the concrete instance's, or the abstract origin's. */
 	if (dwarf_child(&die, &child) != 0 &&
@@ -1240,31 +1329,12 @@ static int cmp_die_named(const void *a, const void *b)
 	return xo < yo ? -1 : xo > yo;
 }
 
-/*
- * The debug level gcc recorded in the unit's DW_AT_producer (its last -g
- * option), 2 when none says: at -g1 (-ggdb1) a function's DIE has no types,
- * so that every function would read as void f(void).
- */
+/* At -g1 (-ggdb1) a function's DIE has no types: every function would read as void f(void). */
 static int debug_level(Dwarf_Die *cudie)
 {
 	Dwarf_Attribute a;
-	const char *p = dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &a));
-	int level = 2;
 
-	for (; p && (p = strstr(p, " -g")); p += 3) {
-		const char *v = p + 3;
-		size_t n = strcspn(v, " ");
-
-		if (!strncmp(v, "gdb", 3) && n >= 3) {
-			v += 3;
-			n -= 3;
-		}
-		if (n == 0)
-			level = 2;
-		else if (n == 1 && *v >= '0' && *v <= '3')
-			level = *v - '0';
-	}
-	return level;
+	return producer_debug_level(dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &a)));
 }
 
 static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index *ix)

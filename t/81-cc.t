@@ -316,15 +316,28 @@ status=$?
 [ "$status" = 127 ] && grep -q '^objpatch-cc: no-such-compiler-xyz: .*PATH' "$D/nocc.err"
 ok $? "a compiler that is not in PATH: one line, status 127"
 OBJPATCH_CC_VERBOSE=1 OBJPATCH_CC_FLAGS='-pg -mfentry' "$W" gcc -c "$D/src/add.c" -o "$D/flags.o" 2> "$D/flags.err"
-if grep -q -- '-pg -mfentry -g$' "$D/flags.err"; then
+if grep -q -- '-pg -mfentry -g -fno-var-tracking$' "$D/flags.err"; then
 	recorded "$D/flags.o" "OBJPATCH_CC_FLAGS='-pg -mfentry'"
 else
 	ok 1 "OBJPATCH_CC_FLAGS replaces the form ($(cat "$D/flags.err"))"
 fi
+# The -g the wrapper adds goes without var-tracking (prototypes need no
+# locations): the same code and prototypes; a -g of the user's keeps it.
+OBJPATCH_CC_VERBOSE=1 "$W" gcc -O2 -g -c "$D/src/add.c" -o "$D/userg.o" 2> "$D/userg.err"
+grep -q -- ' -g ' "$D/userg.err" && ! grep -q -- '-fno-var-tracking' "$D/userg.err"
+ok $? "a -g the user gave: var-tracking stays on"
+if OBJPATCH_CC_OFF=1 gcc -O2 -pg -g -c "$D/src/add.c" -o "$D/vt.o" && "$RMC" --mode=user --nop "$D/vt.o" &&
+   OBJPATCH_CC_FLAGS=-pg "$W" gcc -O2 -c "$D/src/add.c" -o "$D/novt.o"; then
+	is "$(objdump -d "$D/novt.o" | tail -n +4)" "$(objdump -d "$D/vt.o" | tail -n +4)" \
+		"without var-tracking: the same code as with -g"
+	is "$("$OBJPATCH" list "$D/novt.o")" "$("$OBJPATCH" list "$D/vt.o")" "without var-tracking: the same prototypes"
+else
+	ok 1 "objects with and without var-tracking"
+fi
 # Every compile of a compile-and-link gets the whole form, not just the first.
 OBJPATCH_CC_VERBOSE=1 OBJPATCH_CC_FLAGS='-pg -mfentry' TMPDIR=$D "$W" gcc -O2 -o "$D/flags2" "$D/src/main.c" "$D/src/add.c" \
 	"$D/src/sub/half.c" -lm 2> "$D/flags2.err"
-is "$(grep -c -- ' -c -o .* -pg -mfentry -g$' "$D/flags2.err")" 3 "each of 3 sources compiled with the whole form"
+is "$(grep -c -- ' -c -o .* -pg -mfentry -g -fno-var-tracking$' "$D/flags2.err")" 3 "each of 3 sources compiled with the whole form"
 ! grep -- ' -o '"$D/flags2"' ' "$D/flags2.err" | grep -q -- '-pg'
 ok $? "the link of a compile-and-link has no -pg"
 "$W" --version | grep -q '^objpatch-cc ' && "$W" --help | grep -q '^usage: objpatch-cc'
@@ -342,7 +355,7 @@ recorded "$D/linked.o" "gcc linked to objpatch-cc"
 # -m32 changes the machine: i386's form, whatever -dumpmachine alone says.
 if OBJPATCH_CC_OFF=1 clang -m32 -o "$D/m32" "$D/src/add.c" "$D/src/main.c" "$D/src/sub/half.c" -lm 2>/dev/null; then
 	OBJPATCH_CC_VERBOSE=1 "$W" clang -m32 -O2 -c "$D/src/add.c" -o "$D/m32.o" 2> "$D/m32.err"
-	grep -q -- ' -pg -g$' "$D/m32.err" && ! grep -q patchable "$D/m32.err"
+	grep -q -- ' -pg -g -fno-var-tracking$' "$D/m32.err" && ! grep -q patchable "$D/m32.err"
 	ok $? "clang -m32: i386's form (-pg), not x86_64's"
 else
 	skip "clang -m32 cannot link here (no i386 libc)"

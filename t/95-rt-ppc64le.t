@@ -13,6 +13,9 @@
 # rt_ppc64le_catch.cc (a catch drops the frame whose slot lies in the
 # catcher's own frame).  About 60 s.
 . "$(dirname "$0")/rt-lib.sh"
+# A struct over 16 bytes comes back through an address the callee need not keep ('?'),
+# and the runtime does not place this ABI's struct floats (raw, '?').
+rt_expect_with 'ret_big ?' 'ret_fpair ~^0x[0-9a-f]+\?$'
 
 P=powerpc64le-linux-gnu
 Q=ppc64le

@@ -17,6 +17,9 @@
 # form it is meant to test, some at addresses 2 mod 4 (the C extension
 # aligns code to 2 bytes).  About 70 s wall, 30 s CPU (2 shared cores).
 . "$(dirname "$0")/rt-lib.sh"
+# A struct over 16 bytes comes back through an address the callee need not keep ('?'),
+# and the runtime does not place this ABI's struct floats (raw, '?').
+rt_expect_with 'ret_big ?' 'ret_fpair ~^0x[0-9a-f]+\?$'
 
 P=riscv64-linux-gnu
 FORMS=$TOP/testdata/runtime/riscv64_site_forms.py

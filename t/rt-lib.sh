@@ -81,6 +81,24 @@ untraced() {
 }
 
 # check_trace LABEL FORMAT EXPECT TRACE ARGS...: check_trace.py's verdict as one test.
+# rt_expect_with LINE...: rt_expect.txt (x86_64's values) with the line of
+# each LINE's NAME replaced by LINE, what this machine's ABI gives instead
+# (a struct it returns where the runtime does not look), exported as
+# RT_EXPECT for the variants that follow.
+rt_expect_with() {
+	local file=$T_TMP/rt_expect.with.txt line
+	cp "$RT/rt_expect.txt" "$file"
+	for line in "$@"; do
+		if ! grep -q "^${line%% *} " "$file"; then
+			echo "Bail out! rt_expect_with: rt_expect.txt has no line for ${line%% *}"
+			exit 1
+		fi
+		LINE=$line awk '$1 == substr(ENVIRON["LINE"], 1, index(ENVIRON["LINE"], " ") - 1) { print ENVIRON["LINE"]; next } { print }' \
+			"$file" > "$file.new" && mv "$file.new" "$file"
+	done
+	export RT_EXPECT=$file
+}
+
 check_trace() {
 	local label=$1 fmt=$2 expect=$3 trace=$4 out
 	shift 4

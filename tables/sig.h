@@ -18,7 +18,14 @@ struct enumerator {
 	bool negative;
 };
 
-/* A scalar member of a small struct or union, flattened: "p.x", "a[1]". */
+/*
+ * Structs and unions up to this size list their members (man/mcount-tables.5):
+ * those ABIs return in registers, and those the runtime copies from the
+ * memory they are returned in.
+ */
+#define SIG_MEMBERS_MAX_SIZE 128
+
+/* A scalar member of a struct or union, flattened: "p.x", "a[1]". */
 struct sig_member {
 	char *name;
 	uint64_t offset;	/* bytes from the start of the struct */

@@ -30,6 +30,8 @@
 #define PROTO_RELIABLE	0x01	/* the signature is the one the code has */
 #define PROTO_VARARGS	0x02
 #define PROTO_RET_FP	0x04	/* returns a struct or union holding a float */
+/* Returns a C++ class that is not trivially copyable: always in memory, through a hidden address. */
+#define PROTO_RET_MEM	0x08
 
 /* A place in the file: (section, offset), and the address in linked files. */
 struct table_entry {

@@ -76,6 +76,9 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 	ret = arg_type_of(&sig->ret, fields, &used);
 	if (a->ret_by_address && sig->ret.cls != TC_VOID && (hidden = a->ret_by_address(&ret)) < 0)
 		return n;
+	/* A C++ class that is not trivially copyable comes back in memory whatever its size. */
+	if (sig->flags & PROTO_RET_MEM)
+		hidden = 1;
 	for (size_t i = 0; i < n; i++)
 		types[i] = arg_type_of(&sig->params[i].type, fields, &used);
 	if (!hidden) {

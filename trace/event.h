@@ -6,9 +6,11 @@
 #ifndef TRACE_EVENT_H
 #define TRACE_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/port.h"
+#include "tables/sig.h"
 
 /*
  * EV_LOST is never recorded: trace/filter.c gives it to its readers when
@@ -34,7 +36,8 @@ enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST, EV_ARGS };
  * below 2^48) | depth << 48 | 1 << 63.  Any other event's word is a header,
  * bit 63 clear: type | depth << 8 | capture << 32 | nwords << 48, and an
  * exit's header is followed by the words rt_capture_words() chose
- * (ev_capture_words() of them) and, for CAPTURE_STRING, the characters.
+ * (ev_capture_words() of them) and, for CAPTURE_STRING, the characters,
+ * for CAPTURE_MEMORY the struct's bytes.
  */
 #define EV_HEADER_WORDS 2
 #define EV_ENTRY_WORDS 2
@@ -43,6 +46,8 @@ enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST, EV_ARGS };
 #define EV_DEPTH_MAX	0x7fff		/* an entry's depth field */
 #define STRING_WORDS 16	/* captured characters: up to 127 and a length byte */
 #define EV_MAX_WORDS (EV_HEADER_WORDS + CAPTURE_MAX_WORDS + STRING_WORDS)
+_Static_assert(EV_HEADER_WORDS + 1 + (1 + SIG_MEMBERS_MAX_SIZE + 7) / 8 <= EV_MAX_WORDS,
+	       "an exit holds the largest struct a table describes");
 #define ARGS_MAX_PIECES 24	/* words an EV_ARGS event holds at most */
 #define EV_ARGS_MAX_WORDS (EV_HEADER_WORDS + ARGS_MAX_PIECES)
 #define EV_HEADER(type, depth, capture, words) \
@@ -74,12 +79,18 @@ static inline uint64_t ev_ra(uint64_t w)
 	return w & EV_RA_MASK;
 }
 
+/* Whether bytes follow the registers (a length byte, then the bytes): a string's, a struct's. */
+static inline bool ev_capture_has_bytes(enum capture c)
+{
+	return c == CAPTURE_STRING || c == CAPTURE_MEMORY;
+}
+
 /* How many words of an exit event after its header keep the registers `c` needs. */
 static inline size_t ev_capture_words(enum capture c)
 {
 	static const uint8_t words[CAPTURES] = {
 		[CAPTURE_GPR] = 1, [CAPTURE_NONE] = 0, [CAPTURE_FP] = 1, [CAPTURE_WIDE_FP] = 2,
-		[CAPTURE_STRING] = 1, [CAPTURE_ALL] = 4,
+		[CAPTURE_STRING] = 1, [CAPTURE_ALL] = 4, [CAPTURE_MEMORY] = 1,
 	};
 
 	return (unsigned)c < CAPTURES ? words[c] : 0;

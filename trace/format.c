@@ -23,6 +23,7 @@ void format_target_for_arch(const struct arch *a, bool big_endian, struct format
 		.reg_bytes = reg,
 		.big_endian = big_endian,
 		.struct_regs = (uint8_t)(a->values.struct_regs * reg),
+		.struct_fp = a->values.struct_fp,
 		.char_unsigned = a->values.char_unsigned,
 		.ldbl_host = false,
 		.errno_max = a->values.errno_max,
@@ -630,30 +631,158 @@ static void put_member(struct out *o, const struct sig_member *m, const uint8_t 
 }
 
 /*
- * The registers' bytes in memory order: how small structs sit in them.
- * By member when the table lists them ({x=1, y=2}), else as bytes.
+ * x86-64: each 8-byte part of the struct comes back in the next xmm
+ * register when only floats lie in it, else in the next integer register.
+ */
+static void eightbytes_image(const struct sig_type *st, const struct raw_value *v, uint8_t *img)
+{
+	const uint8_t *fpr[2] = { v->fpr, v->fpr1 };
+	unsigned gi = 0, fi = 0;
+
+	for (unsigned part = 0; part * 8 < st->size && part < 2; part++) {
+		bool sse = false;
+
+		for (size_t i = 0; i < st->nmembers; i++) {
+			if (st->members[i].offset / 8 != part)
+				continue;
+			if (st->members[i].cls != TC_FLOAT) {
+				sse = false;
+				break;
+			}
+			sse = true;
+		}
+		if (sse)
+			memcpy(img + 8 * part, fpr[fi++], 8);
+		else
+			for (unsigned b = 0; b < 8; b++)
+				img[8 * part + b] = (uint8_t)(v->gpr[gi] >> 8 * b);
+		gi += !sse;
+	}
+}
+
+/*
+ * AArch64: a struct of one to four floats of one size (an HFA) comes back
+ * one member per v register, of which the runtime keeps two; false for a
+ * longer one.  Any other struct comes back in x0, x1.
+ */
+static bool hfa_image(const struct sig_type *st, const struct raw_value *v, uint8_t *img, bool *is_hfa)
+{
+	const uint8_t *fpr[2] = { v->fpr, v->fpr1 };
+	uint64_t esize = st->nmembers ? st->members[0].size : 0;
+
+	*is_hfa = st->nmembers && st->nmembers <= 4 && st->nmembers * esize == st->size;
+	for (size_t i = 0; *is_hfa && i < st->nmembers; i++)
+		if (st->members[i].cls != TC_FLOAT || st->members[i].size != esize ||
+		    st->members[i].offset != i * esize)
+			*is_hfa = false;
+	if (!*is_hfa)
+		return true;
+	if (st->nmembers > 2)
+		return false;
+	for (size_t i = 0; i < st->nmembers; i++)
+		memcpy(img + i * esize, fpr[i], esize);
+	return true;
+}
+
+/* Does a member list hold a float (the struct may come back partly in FP registers)? */
+static bool has_float_member(const struct sig_type *st)
+{
+	for (size_t i = 0; i < st->nmembers; i++)
+		if (st->members[i].cls == TC_FLOAT)
+			return true;
+	return false;
+}
+
+/*
+ * The struct's bytes in memory order, from the registers it came back in
+ * (its floats where the target's rule puts them) or from the copy of the
+ * memory it was returned in; false when they are not known.
+ */
+static bool struct_image(const struct sig_type *st, const struct raw_value *v, const struct format_opts *op,
+			 const struct format_target *t, uint8_t *img)
+{
+	unsigned rb = reg_width(t);
+	bool is_hfa = false;
+
+	if (v->in_memory)
+		return op->read_mem && st->size <= SIG_MEMBERS_MAX_SIZE &&
+		       op->read_mem(op->ctx, v->gpr[0], img, st->size) == st->size;
+	if (st->size > t->struct_regs || st->size > 2 * rb)
+		return false;
+	for (unsigned r = 0; r < 2; r++)
+		for (unsigned i = 0; i < rb; i++)
+			img[r * rb + i] = (uint8_t)(v->gpr[r] >> 8 * (t->big_endian ? rb - 1 - i : i));
+	if (!has_float_member(st))
+		return true;
+	switch (t->struct_fp) {
+	case STRUCT_FP_EIGHTBYTES:
+		eightbytes_image(st, v, img);
+		return true;
+	case STRUCT_FP_HFA:
+		return hfa_image(st, v, img, &is_hfa);
+	default:
+		return false;
+	}
+}
+
+/* How many members from i on are a plain char array's elements, NAME[0], NAME[1], ...; 0: none. */
+static size_t char_array_run(const struct sig_type *st, size_t i)
+{
+	const struct sig_member *m = &st->members[i];
+	size_t base = strlen(m->name), n = 1;
+
+	if (m->cls != TC_CHAR || m->size != 1 || base < 3 || strcmp(m->name + base - 3, "[0]") != 0)
+		return 0;
+	base -= 3;
+	for (; i + n < st->nmembers; n++) {
+		const struct sig_member *x = &st->members[i + n];
+		char idx[24];
+
+		snprintf(idx, sizeof(idx), "[%zu]", n);
+		if (x->cls != TC_CHAR || x->size != 1 || x->offset != m->offset + n ||
+		    strncmp(x->name, m->name, base) != 0 || strcmp(x->name + base, idx) != 0)
+			break;
+	}
+	return n;
+}
+
+/* A char array member as the text it holds, up to its NUL: name="hello". */
+static void put_char_array(struct out *o, const struct sig_member *m, const uint8_t *img, size_t n)
+{
+	const uint8_t *s = img + m->offset;
+
+	put(o, m->name, strlen(m->name) - 3);
+	put_str(o, "=\"");
+	for (size_t i = 0; i < n && s[i];)
+		i += put_string_char(o, s + i, n - i, i, n, false);
+	put_ch(o, '"');
+}
+
+/*
+ * By member when the table lists them ({x=1, name="ab"}), else as bytes;
+ * '?' when they are not known.
  */
 static bool put_struct(struct out *o, const struct sig_type *st, const struct raw_value *v,
 		       const struct format_opts *op, const struct format_target *t)
 {
-	unsigned rb = reg_width(t);
-	uint64_t size = st->size;
-	uint8_t img[16];
+	uint8_t img[SIG_MEMBERS_MAX_SIZE];
 
-	for (unsigned r = 0; r < 2; r++)
-		for (unsigned i = 0; i < rb; i++)
-			img[r * rb + i] = (uint8_t)(v->gpr[r] >> 8 * (t->big_endian ? rb - 1 - i : i));
-	if (size > t->struct_regs || size > 2 * rb) {
+	if (!struct_image(st, v, op, t, img)) {
 		put_ch(o, '?');
 		return true;
 	}
 	put_ch(o, '{');
-	for (size_t i = 0; i < st->nmembers; i++) {
+	for (size_t i = 0, run; i < st->nmembers; i++) {
 		if (i)
 			put_str(o, ", ");
+		if ((run = char_array_run(st, i)) > 0) {
+			put_char_array(o, &st->members[i], img, run);
+			i += run - 1;
+			continue;
+		}
 		put_member(o, &st->members[i], img, op, t);
 	}
-	for (uint64_t i = 0; !st->nmembers && i < size; i++) {
+	for (uint64_t i = 0; !st->nmembers && i < st->size; i++) {
 		if (i)
 			put_ch(o, ' ');
 		put_byte(o, img[i]);
@@ -805,6 +934,21 @@ size_t format_value(char *buf, size_t len, const struct sig_type *type, const st
 	return o.n;
 }
 
+/*
+ * Whether the value is where the reader looks: a struct the ABI returns in
+ * memory needs the copy made at the return (a C++ class that is not
+ * trivially copyable always is); one holding floats comes back partly in FP
+ * registers, placed by the target's rule from its members.
+ */
+static bool ret_layout_known(const struct signature *sig, const struct raw_value *v, const struct format_target *t)
+{
+	if (v->in_memory)
+		return sig->ret.cls == TC_STRUCT || sig->ret.cls == TC_UNION;
+	if (sig->flags & PROTO_RET_MEM)
+		return false;
+	return !(sig->flags & PROTO_RET_FP) || (sig->ret.nmembers && t->struct_fp != STRUCT_FP_UNKNOWN);
+}
+
 size_t format_return(char *buf, size_t len, const struct signature *sig,
 		     const struct raw_value *v, const struct format_opts *op)
 {
@@ -818,8 +962,7 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 	/* A clone may drop a return value but never invent one: void stays void. */
 	if (!sig || sig->ret.cls != TC_VOID) {
 		put(&o, "ret=", 4);
-		/* Aggregates holding floats come back (partly) in FP registers: layout unknown. */
-		if (!sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & PROTO_RET_FP) ||
+		if (!sig || !(sig->flags & PROTO_RELIABLE) || !ret_layout_known(sig, v, t) ||
 		    !(put_common(&o, &sig->ret, v, op, t) || put_typed(&o, &sig->ret, v, op, t))) {
 			put_x64(&o, v->gpr[0] & mask_of(reg_width(t)), 1);
 			put_ch(&o, '?');
@@ -921,7 +1064,7 @@ void format_return_typed(const struct signature *sig, const struct raw_value *v,
 	if (!t)
 		t = &unknown_target;
 	*out = (struct typed_value){ .kind = sig && sig->ret.cls == TC_VOID ? VALUE_VOID : VALUE_TEXT };
-	if (out->kind == VALUE_VOID || !sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & PROTO_RET_FP))
+	if (out->kind == VALUE_VOID || !sig || !(sig->flags & PROTO_RELIABLE) || !ret_layout_known(sig, v, t))
 		return;
 	if (st->cls == TC_FLOAT ? !typed_float(st->size, v, t, out) : !typed_scalar(st, v, op, t, out))
 		*out = (struct typed_value){ .kind = VALUE_TEXT };

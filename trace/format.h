@@ -31,6 +31,14 @@ struct raw_value {
 	 */
 	uint8_t fpr[16];
 	bool have_fpr;		/* false: FP types print as raw gpr[0] with '?' */
+	/* The second FP register's first 8 bytes (structs with floats: xmm1, v1), as fpr. */
+	uint8_t fpr1[8];
+	/*
+	 * A struct returned in memory (CAPTURE_MEMORY): gpr[0] is its address,
+	 * and the format_opts' read_mem reads its bytes as they were copied at
+	 * the return.
+	 */
+	bool in_memory;
 };
 
 /*
@@ -51,6 +59,7 @@ struct format_target {
 	 * PA-RISC (their numbers differ above), 0 for none.
 	 */
 	uint16_t errno_max;
+	uint8_t struct_fp;	/* enum struct_fp (arch/arch.h): where a struct's floats come back */
 };
 
 struct arch;
@@ -100,7 +109,7 @@ int utf8_len(const unsigned char *s, size_t n);
 /*
  * A buffer this large holds any result for strings cut at `max_string`,
  * except that an enumerator's name adds its own length, and a struct's
- * members their names' and values' (a struct of 16 bytes has at most 16).
+ * members their names' and values' (a longer text is cut, like snprintf).
  */
 #define FORMAT_RET_SIZE(max_string) (4 * (size_t)(max_string) + 80)
 

@@ -54,6 +54,10 @@ void trace_value(const struct trace_machine *m, const uint64_t *w, enum capture 
 	case CAPTURE_STRING:
 		v->gpr[0] = w[0];
 		break;
+	case CAPTURE_MEMORY:
+		v->gpr[0] = w[0];
+		v->in_memory = true;
+		break;
 	case CAPTURE_FP:
 		put_bytes(v->fpr, w[0], 8, be);
 		v->have_fpr = true;
@@ -79,6 +83,7 @@ void trace_value(const struct trace_machine *m, const uint64_t *w, enum capture 
 		v->gpr[1] = w[1];
 		/* Structs holding floats are flagged and printed raw (format.c): fpr is for FP types. */
 		put_bytes(v->fpr, w[2], 8, be);
+		put_bytes(v->fpr1, w[3], 8, be);
 		v->have_fpr = ret->cls == TC_FLOAT;
 		break;
 	default:
@@ -108,8 +113,8 @@ void trace_exit_value(const struct trace_machine *m, const uint64_t *ev, const s
 
 	trace_value(m, words, c, ret ? ret : &unknown, v);
 	*cap = (struct trace_captured){ 0 };
-	if (c == CAPTURE_STRING) {
-		/* Characters follow the registers: a length byte, then the bytes. */
+	if (ev_capture_has_bytes(c)) {
+		/* Characters or a struct's bytes follow the registers: a length byte, then the bytes. */
 		const uint8_t *s = (const uint8_t *)(words + ev_capture_words(c));
 
 		*cap = (struct trace_captured){ v->gpr[0], s + 1, s[0] };

@@ -276,8 +276,8 @@ static size_t event_numbers(uint64_t head, bool args)
 		if ((unsigned)c >= CAPTURES || words > EV_MAX_WORDS)
 			return 0;
 		numbers = EV_HEADER_WORDS + ev_capture_words(c);
-		/* A string's characters: a length byte, the bytes, in words of their own. */
-		if (c == CAPTURE_STRING)
+		/* A string's characters, a struct's bytes: a length byte, the bytes, in words of their own. */
+		if (ev_capture_has_bytes(c))
 			return words > numbers ? numbers : 0;
 		return words == numbers ? numbers : 0;
 	default:

@@ -57,9 +57,9 @@ const struct arch arch_aarch64 = {
 	/* After `bti c`, the frame record's stp, `mov x29, sp` and `mov x0, x30`. */
 	.hook_window = 64,
 	.insn_align = 4,
-	/* AAPCS64: structs of up to 16 bytes in x0:x1; long double in q0 */
+	/* AAPCS64: structs of up to 16 bytes in x0:x1, HFAs in v0-v3; long double in q0 */
 	.values = { .struct_regs = 2, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113,
-		    .wide_in_fpr0 = true },
+		    .wide_in_fpr0 = true, .struct_fp = STRUCT_FP_HFA },
 	.place_args = arg_place_aarch64,
 	/* the runtime's `mov x9, x30` first, then the `bl` it toggles */
 	.pad_site_len = 4,

@@ -94,24 +94,28 @@ ENTRY rt_entry_mcount_fp, 0, 2
 ENTRY rt_entry_mcount_wide, 0, 3
 ENTRY rt_entry_mcount_string, 0, 4
 ENTRY rt_entry_mcount_all, 0, 5
+ENTRY rt_entry_mcount_mem, 0, 6
 ENTRY rt_entry_fentry_gpr, 1, 0
 ENTRY rt_entry_fentry_none, 1, 1
 ENTRY rt_entry_fentry_fp, 1, 2
 ENTRY rt_entry_fentry_wide, 1, 3
 ENTRY rt_entry_fentry_string, 1, 4
 ENTRY rt_entry_fentry_all, 1, 5
+ENTRY rt_entry_fentry_mem, 1, 6
 ENTRY rt_entry_args_mcount_gpr, 0, 0, 1
 ENTRY rt_entry_args_mcount_none, 0, 1, 1
 ENTRY rt_entry_args_mcount_fp, 0, 2, 1
 ENTRY rt_entry_args_mcount_wide, 0, 3, 1
 ENTRY rt_entry_args_mcount_string, 0, 4, 1
 ENTRY rt_entry_args_mcount_all, 0, 5, 1
+ENTRY rt_entry_args_mcount_mem, 0, 6, 1
 ENTRY rt_entry_args_fentry_gpr, 1, 0, 1
 ENTRY rt_entry_args_fentry_none, 1, 1, 1
 ENTRY rt_entry_args_fentry_fp, 1, 2, 1
 ENTRY rt_entry_args_fentry_wide, 1, 3, 1
 ENTRY rt_entry_args_fentry_string, 1, 4, 1
 ENTRY rt_entry_args_fentry_all, 1, 5, 1
+ENTRY rt_entry_args_fentry_mem, 1, 6, 1
 
 /*
  * The frame, from the 16-aligned %esp: rt_exit's two arguments at 0 and 4,

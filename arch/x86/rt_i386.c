@@ -27,6 +27,8 @@ RT_ENTRIES(mcount)
 RT_ENTRIES(fentry)
 RT_ENTRIES_ARGS(mcount)
 RT_ENTRIES_ARGS(fentry)
+RT_ENTRIES_MEM(mcount)
+RT_ENTRIES_MEM(fentry)
 
 #define STUB_TARGET_OFFSET 8	/* e9 rel32, int3 padding, then the target word (aligned) */
 
@@ -140,8 +142,8 @@ const struct rt_arch rt_arch_host = {
 	.encode_stub = i386_encode_stub,
 	/* Both forms reach the whole 32-bit address space. */
 	.reach = UINTPTR_MAX - 4096,
-	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
-	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(fentry) },
+	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW_MEM(mcount), [SITE_FENTRY] = RT_ENTRY_ROW_MEM(fentry) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW_MEM(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW_MEM(fentry) },
 	/* Every argument is on the stack, above the return address (i386_mcount_slot finds the real one). */
 	.arg_regs = { .stack_from_slot = { 4, 4 } },
 };

@@ -18,6 +18,8 @@ RT_ENTRIES(mcount)
 RT_ENTRIES(fentry)
 RT_ENTRIES_ARGS(mcount)
 RT_ENTRIES_ARGS(fentry)
+RT_ENTRIES_MEM(mcount)
+RT_ENTRIES_MEM(fentry)
 
 #define STUB_TARGET_OFFSET 6	/* jmp *0(%rip): ff 25 00000000, then <target> */
 
@@ -62,8 +64,8 @@ const struct rt_arch rt_arch_host = {
 	.encode_call = x86_encode_call,
 	.encode_stub = x86_encode_stub,
 	.reach = (uintptr_t)INT32_MAX - 4096,
-	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
-	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW(fentry) },
+	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW_MEM(mcount), [SITE_FENTRY] = RT_ENTRY_ROW_MEM(fentry) },
+	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW_MEM(mcount), [SITE_FENTRY] = RT_ENTRY_ARGS_ROW_MEM(fentry) },
 	/*
 	 * rt_x86_64.S's save area: rdi, rsi, rdx, rcx, r8, r9 from 8, xmm0-7
 	 * from 64; the stack arguments lie just above the return address,

@@ -103,8 +103,13 @@ const struct arch arch_x86_64 = {
 	.hook_window = X86_HOOK_WINDOW,
 	.insn_align = 1,
 	X86_PADS,
-	/* SysV x86_64: structs of two eightbytes come back in rax:rdx */
-	.values = { .struct_regs = 2, .errno_max = 133, .ldbl_mant = 64 },
+	/*
+	 * SysV x86_64: structs of two eightbytes come back in rax:rdx, their
+	 * float-only eightbytes in xmm0:xmm1; larger ones in memory, its
+	 * address in rax
+	 */
+	.values = { .struct_regs = 2, .errno_max = 133, .ldbl_mant = 64, .struct_fp = STRUCT_FP_EIGHTBYTES,
+		    .memory_address_returned = true },
 	.place_args = arg_place_x86_64,
 	.ret_by_address = arg_ret_by_address_x86_64,
 	/* A pad's call at the entry is __fentry__'s: only its first 5 bytes are used. */
@@ -161,10 +166,12 @@ const struct arch arch_i386 = {
 	.insn_align = 1,
 	X86_PADS,
 	/*
-	 * i386 SysV: every struct in memory; float and double both in st(0),
-	 * which the return trampoline stores as a double (exact for either)
+	 * i386 SysV: every struct in memory, its address back in eax; float
+	 * and double both in st(0), which the return trampoline stores as a
+	 * double (exact for either)
 	 */
-	.values = { .struct_regs = 0, .errno_max = 133, .ldbl_mant = 64, .float_as_double = true },
+	.values = { .struct_regs = 0, .errno_max = 133, .ldbl_mant = 64, .float_as_double = true,
+		    .memory_address_returned = true },
 	.place_args = arg_place_i386,
 	.ret_by_address = arg_ret_by_address_i386,
 	.pad_site_len = 5,

@@ -181,7 +181,9 @@ static void print_function(const struct elfobj *obj, const struct func_out *f, b
 	printf(", \"return\": {");
 	if (known)
 		json_type_fields(&sig.ret);
-	else
+	if (known && (sig.flags & PROTO_RET_MEM))
+		printf(", \"in_memory\": true");	/* a C++ class that is not trivially copyable */
+	if (!known)
 		printf("\"class\": \"unknown\"");
 	printf("}, \"params\": [");
 	for (size_t i = 0; known && i < sig.nparams; i++) {

@@ -170,8 +170,18 @@ bool rt_args_supported(void) RT_HIDDEN;
 size_t rt_stub_size(void) RT_HIDDEN;
 /* The function a return address belongs to, or NULL (lock held or at output time). */
 struct sym_func *rt_func_for_ra(uintptr_t ra) RT_HIDDEN;
-/* rt_args.c: where an entry finds its function's arguments (OBJPATCH_ARGS). */
+/*
+ * The bytes of the value a function returns in memory that an exit copies
+ * (CAPTURE_MEMORY: where the port has its trampolines and the address
+ * comes back in a register); 0: it does not.
+ */
+size_t rt_memory_value_bytes(const struct signature *sig) RT_HIDDEN;
+/*
+ * rt_args.c: where an entry finds its function's arguments (OBJPATCH_ARGS),
+ * and an exit the size of a value returned in memory.
+ */
 struct rt_arg_spec {
+	uint8_t ret_bytes;	/* rt_memory_value_bytes() of the function */
 	uint8_t nwords;
 	uint8_t flags;		/* the event's: ARGS_PACKED, and ARGS_NO_STACK, ARGS_NO_REGS for what the hook cannot see */
 	/*
@@ -190,7 +200,7 @@ struct rt_arg_spec {
 		} lo, hi;
 	} word[ARGS_MAX_PIECES];
 };
-/* Called for each site being enabled, under rt.lock; -1 when out of memory. */
+/* Called for each site being enabled (with --args, or returning in memory), under rt.lock; -1 when out of memory. */
 int rt_args_enable(const struct rt_module *m, const struct rt_site *s) RT_HIDDEN;
 /*
  * The sites' places, by the return address of their hook call: open

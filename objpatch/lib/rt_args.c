@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * What an entry records of its function's arguments (OBJPATCH_ARGS=1).
+ * What an entry records of its function's arguments (OBJPATCH_ARGS=1),
+ * and what an exit copies of a value returned in memory.
  * When a site is enabled, its function's parameters are placed by the
  * ABI (trace/args.c, the same code a reader places them with) and the
  * places are kept under the site's return address in a table that entries
@@ -102,7 +103,7 @@ static struct rt_arg_src source_of(const struct arg_piece *p, unsigned kind, uns
 }
 
 /* The places of a site's function's arguments, made when it is first enabled. */
-static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct rt_site *site)
+static struct rt_arg_spec *spec_of(const struct rt_module *m, const struct rt_site *site)
 {
 	const struct signature *sig = sym_func_sig(&m->syms.funcs[site->func]);
 	const struct rt_arg_regs *ar = &rt_arch_host.arg_regs;
@@ -133,14 +134,17 @@ static const struct rt_arg_spec *spec_of(const struct rt_module *m, const struct
 
 int rt_args_enable(const struct rt_module *m, const struct rt_site *s)
 {
-	const struct rt_arg_spec *spec;
+	const struct signature *sig = sym_func_sig(&m->syms.funcs[s->func]);
+	size_t ret_bytes = sig && (sig->flags & PROTO_RELIABLE) ? rt_memory_value_bytes(sig) : 0;
+	struct rt_arg_spec *spec;
 	uintptr_t ra = s->addr + (rt_arch_host.ra_from_site ? rt_arch_host.ra_from_site
 							    : s->len + rt_arch_host.ra_after_site);
 
-	if (!rt.args || rt_args_spec(ra))
+	if (!(rt.args || ret_bytes) || rt_args_spec(ra))
 		return 0;
 	if (!(spec = spec_of(m, s)) || make_room() < 0)
 		return -1;
+	spec->ret_bytes = (uint8_t)ret_bytes;
 	put(atomic_load_explicit(&rt_arg_table, memory_order_relaxed), ra, spec);
 	return 0;
 }

@@ -19,6 +19,7 @@ size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w)
 	switch (c) {
 	case CAPTURE_GPR:
 	case CAPTURE_STRING:
+	case CAPTURE_MEMORY:
 		w[0] = r->gpr[0];
 		break;
 	case CAPTURE_FP:

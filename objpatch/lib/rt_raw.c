@@ -40,7 +40,9 @@ static size_t raw_modules_written;
 static bool raw_failed;		/* a write failed: the recording is not whole */
 static uint64_t clock0[2];	/* ts0, ns0: the clock's first sample */
 static atomic_flag write_lock = ATOMIC_FLAG_INIT;	/* a pipe takes big writes in pieces */
-static _Atomic pid_t write_owner;	/* the thread in raw_record_or_drop() under write_lock */
+static _Atomic uintptr_t write_owner;	/* the thread in raw_record_or_drop() under write_lock */
+/* A thread's identity for write_owner without a system call: the address of its copy. */
+static __thread char owner_tag __attribute__((tls_model("initial-exec")));
 static char *filter_payload;	/* RAW_FILTER's (rt_raw_filter_read) */
 static size_t filter_len;
 
@@ -132,7 +134,7 @@ static bool raw_record_or_drop(uint32_t type, const void *head, size_t head_len,
 	struct raw_record r = { type, (uint32_t)(head_len + body_len + pad) };
 	struct iovec iov[4] = { { &r, sizeof(r) }, { (void *)head, head_len }, { (void *)body, body_len },
 				{ (void *)zeros, pad } };
-	pid_t self = gettid();
+	uintptr_t self = (uintptr_t)&owner_tag;
 	bool written;
 
 	/*

@@ -862,8 +862,49 @@ static size_t capture_string(uintptr_t addr, uint64_t *w)
 	return (got + 1 + 7) / 8;
 }
 
+/*
+ * Where the stack that the returning frame's caller runs on is surely
+ * mapped, from sp up: the rest of sp's page, or up to the traced caller's
+ * own return slot when that lies on the same stack (within 1 MiB; a
+ * signal handler on another stack is farther away).  A struct returned in
+ * memory is most often in that range, the caller's frame.
+ */
+static uintptr_t live_stack_end(const struct tstate *t, uint32_t f, uintptr_t sp)
+{
+	uintptr_t hi = (sp | 4095) + 1;
+
+	if (f > 0 && (uintptr_t)t->frames[f - 1].slot > sp && (uintptr_t)t->frames[f - 1].slot - sp < (1u << 20) &&
+	    (uintptr_t)t->frames[f - 1].slot + sizeof(uintptr_t) > hi)
+		hi = (uintptr_t)t->frames[f - 1].slot + sizeof(uintptr_t);
+	return hi;
+}
+
+/*
+ * Copies a struct returned in memory, as many bytes as its type has (the
+ * site's rt_arg_spec, made when it was enabled): a length byte, then the
+ * bytes.  Inside the live stack [sp, live_hi) it is read directly; elsewhere
+ * without faulting (a system call), should the address be wrong.
+ */
+static size_t capture_memory(uintptr_t addr, uintptr_t ra, uint64_t *w, uintptr_t sp, uintptr_t live_hi)
+{
+	const struct rt_arg_spec *spec = rt_args_spec(ra);
+	size_t want = spec ? spec->ret_bytes : 0;
+	ssize_t got = 0;
+
+	if (want && addr >= sp && addr < live_hi && want <= live_hi - addr) {
+		memcpy((uint8_t *)w + 1, (const void *)addr, want);
+		got = (ssize_t)want;
+	} else if (want && addr) {
+		got = read_memory((uint8_t *)w + 1, addr, want);
+	}
+	if (got < 0)
+		got = 0;
+	((uint8_t *)w)[0] = (uint8_t)got;
+	return ((size_t)got + 1 + 7) / 8;
+}
+
 static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, uint64_t ts,
-		      const struct ret_regs *regs)
+		      const struct ret_regs *regs, uintptr_t sp, uintptr_t live_hi)
 {
 	uint64_t *w = reserve(t, EV_MAX_WORDS);
 	size_t n;
@@ -876,6 +917,8 @@ static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, u
 	n = rt_capture_words(regs, (enum capture)f->flags, w + EV_HEADER_WORDS);
 	if (f->flags == CAPTURE_STRING)
 		n += capture_string((uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n);
+	else if (f->flags == CAPTURE_MEMORY)
+		n += capture_memory((uintptr_t)regs->gpr[0], f->ra, w + EV_HEADER_WORDS + n, sp, live_hi);
 	w[1] = EV_HEADER(EV_EXIT, depth, f->flags, EV_HEADER_WORDS + n);
 	commit(t, EV_HEADER_WORDS + n);
 }
@@ -940,9 +983,9 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 	} else if (t->frames[f].mem) {
 		struct ret_regs copy;
 
-		emit_exit(t, &t->frames[f], f - t->base, ts, memory_value(regs, t->frames[f].mem, &copy));
+		emit_exit(t, &t->frames[f], f - t->base, ts, memory_value(regs, t->frames[f].mem, &copy), sp, sp);
 	} else {
-		emit_exit(t, &t->frames[f], f - t->base, ts, regs);
+		emit_exit(t, &t->frames[f], f - t->base, ts, regs, sp, live_stack_end(t, f, sp));
 	}
 	/*
 	 * Read before the frame is given up: from `busy--` on, a signal

@@ -158,6 +158,9 @@ static enum capture capture_for(struct sym_func *f)
 	case TC_ENUM:
 	case TC_POINTER:
 		return r->size <= sizeof(uintptr_t) ? CAPTURE_GPR : CAPTURE_ALL;
+	case TC_STRUCT:
+	case TC_UNION:
+		return rt_memory_value_bytes(sig) ? CAPTURE_MEMORY : CAPTURE_ALL;
 	default:
 		return CAPTURE_ALL;
 	}
@@ -166,6 +169,20 @@ static enum capture capture_for(struct sym_func *f)
 static uintptr_t stub_for(const struct rt_module *m, const struct rt_site *s)
 {
 	return (uintptr_t)m->stubs + (s->kind * CAPTURES + capture_for(&m->syms.funcs[s->func])) * rt_stub_size();
+}
+
+size_t rt_memory_value_bytes(const struct signature *sig)
+{
+	struct arg_type t = { .kind = ARG_AGGREGATE, .size = (uint32_t)sig->ret.size };
+	const struct arch *a = rt_arch_host.desc;
+
+	if (!a->values.memory_address_returned || !sig->ret.size || sig->ret.size > SIG_MEMBERS_MAX_SIZE ||
+	    (sig->ret.cls != TC_STRUCT && sig->ret.cls != TC_UNION) ||
+	    !rt_arch_host.entry[SITE_MCOUNT][CAPTURE_MEMORY])
+		return 0;
+	if ((sig->flags & PROTO_RET_MEM) || (a->ret_by_address && a->ret_by_address(&t) == 1))
+		return sig->ret.size;
+	return 0;
 }
 
 /* The bytes a site holds in a state: our call, or the NOP of its length. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "trace/digits.h"
+#include "arch/arch.h"
 #include "trace/format.h"
 #include "tables/tables.h"
 
@@ -73,16 +74,17 @@ static uint64_t place(size_t off, const char *s, size_t len)
 }
 
 /* ---- Targets: ABIs the formatter must handle, as the arch code would describe them. ---- */
-static const struct format_target le64 = { 8, false, 16, false, true, 133 };	/* x86_64 */
-static const struct format_target be64 = { 8, true, 16, false, true, 34 };	/* mips64 */
-static const struct format_target le32 = { 4, false, 8, false, true, 133 };	/* sh4 */
-static const struct format_target be32 = { 4, true, 0, true, true, 133 };	/* ppc32 */
-static const struct format_target x86_32 = { 4, false, 0, false, true, 133 };	/* i386 */
-static const struct format_target arm32 = { 4, false, 4, true, true, 133 };	/* armhf */
+static const struct format_target le64 = { 8, false, 16, false, true, 133, STRUCT_FP_EIGHTBYTES };	/* x86_64 */
+static const struct format_target be64 = { 8, true, 16, false, true, 34, STRUCT_FP_UNKNOWN };	/* mips64 */
+static const struct format_target le32 = { 4, false, 8, false, true, 133, STRUCT_FP_UNKNOWN };	/* sh4 */
+static const struct format_target be32 = { 4, true, 0, true, true, 133, STRUCT_FP_UNKNOWN };	/* ppc32 */
+static const struct format_target x86_32 = { 4, false, 0, false, true, 133, STRUCT_FP_UNKNOWN };	/* i386 */
+static const struct format_target arm32 = { 4, false, 4, true, true, 133, STRUCT_FP_UNKNOWN };	/* armhf */
+static const struct format_target a64 = { 8, false, 16, true, true, 133, STRUCT_FP_HFA };	/* aarch64 */
 /* Long doubles are copied in the host's byte order; the raw form follows that order. */
 #define HOST_BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-__attribute__((unused)) static const struct format_target host_ld = { 8, HOST_BE, 16, false, true, 133 };
-__attribute__((unused)) static const struct format_target foreign_ld = { 8, HOST_BE, 16, false, false, 133 };
+__attribute__((unused)) static const struct format_target host_ld = { 8, HOST_BE, 16, false, true, 133, 0 };
+__attribute__((unused)) static const struct format_target foreign_ld = { 8, HOST_BE, 16, false, false, 133, 0 };
 
 static struct format_opts opts_for(const struct format_target *t)
 {
@@ -664,14 +666,121 @@ static void test_struct(void)
 	check("hex does not change struct bytes", TC_STRUCT, 4, regs(0x04030201, 0), "ret={01 02 03 04}");
 }
 
-/* A struct or union signature of version 2 with its member list, through the real parser. */
+/* A struct or union signature of version 2 with its flags and member list, through the real parser. */
+static bool parse_members_flags(const char *flags, const char *cls, const char *size, const char *members,
+				struct signature *out)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "2" PROTO_US "%s" PROTO_RS "%s" PROTO_US "%s" PROTO_US "struct s @" PROTO_US "%s",
+		 flags, cls, size, members);
+	return sig_parse(text, out) == 0;
+}
+
 static bool parse_members(const char *cls, const char *size, const char *members, struct signature *out)
 {
-	char text[512];
+	return parse_members_flags("1", cls, size, members, out);
+}
 
-	snprintf(text, sizeof(text), "2" PROTO_US "1" PROTO_RS "%s" PROTO_US "%s" PROTO_US "struct s @" PROTO_US "%s",
-		 cls, size, members);
-	return sig_parse(text, out) == 0;
+/* check_members_flags DESC FLAGS CLASS SIZE MEMBERS REGS WANT: parsed, then formatted */
+static void check_members_flags(const char *desc, const char *flags, const char *cls, const char *size,
+				const char *members, struct raw_value v, const char *want)
+{
+	struct signature p;
+
+	if (!parse_members_flags(flags, cls, size, members, &p)) {
+		tap(false, desc);
+		printf("# sig_parse refused the member list [%s]\n", members);
+		return;
+	}
+	check_sig(desc, &p, v, want);
+	sig_free(&p);
+}
+
+/* `n` bytes of x, little-endian: the targets these checks use, whatever the host. */
+static void put_le(uint8_t *p, uint64_t x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(x >> 8 * i);
+}
+
+static uint64_t bits_of_double(double d)
+{
+	uint64_t b;
+
+	memcpy(&b, &d, sizeof(b));
+	return b;
+}
+
+static uint64_t bits_of_float(float f)
+{
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof(b));
+	return b;
+}
+
+/* A raw_value whose FP registers hold these bits, n bytes of each, as a little-endian target's memory. */
+static struct raw_value fp_regs(uint64_t g0, uint64_t g1, uint64_t f0, uint64_t f1, size_t n)
+{
+	struct raw_value v = regs(g0, g1);
+
+	put_le(v.fpr, f0, n);
+	put_le(v.fpr1, f1, n);
+	return v;
+}
+
+/*
+ * Structs holding floats (flag 4) by the target's rule, and structs
+ * returned in memory (in_memory: gpr[0] is where their bytes are).
+ */
+static void test_struct_places(void)
+{
+	uint64_t d15 = bits_of_double(1.5), d225 = bits_of_double(2.25), d05 = bits_of_double(0.5),
+		 d4 = bits_of_double(4), f1 = bits_of_float(1), f2 = bits_of_float(2);
+	struct raw_value v;
+	uint8_t three[24];
+
+	put_le(three, 1, 8);
+	put_le(three + 8, 2, 8);
+	put_le(three + 16, (uint64_t)-3, 8);
+	O = opts_for(&le64);
+	check_members_flags("x86_64 {double, long}: xmm0, then rax", "5", "struct", "16", "d:0:float:8,l:8:int:8",
+			    fp_regs((uint64_t)-7, 99, d15, d225, 8), "ret={d=1.5, l=-7}");
+	check_members_flags("x86_64 {long, double}: rax, then xmm0", "5", "struct", "16", "l:0:int:8,d:8:float:8",
+			    fp_regs((uint64_t)-8, 99, d225, d15, 8), "ret={l=-8, d=2.25}");
+	check_members_flags("x86_64 {double, double}: xmm0, xmm1", "5", "struct", "16", "a:0:float:8,b:8:float:8",
+			    fp_regs(98, 99, d05, d4, 8), "ret={a=0.5, b=4}");
+	check_members_flags("x86_64 jq's jv: a pointer and a double in one union stay in rdx", "5", "struct", "16",
+			    "k:0:uint:1,u.p:8:pointer:8,u.d:8:float:8",
+			    fp_regs(4, 0x3ff8000000000000ull, d4, d4, 8),
+			    "ret={k=4, u.p=0x3ff8000000000000, u.d=1.5}");
+	check_members_flags("a C++ class returned in memory but captured as registers: raw", "9", "struct", "4",
+			    "n:0:int:4", regs(0x7ffd1000, 0), "ret=0x7ffd1000?");
+	v = regs(place(64, (const char *)three, sizeof(three)), 0);
+	v.in_memory = true;
+	check_members_flags("x86_64 struct of 24 bytes from the memory rax points to", "1", "struct", "24",
+			    "a:0:int:8,b:8:int:8,c:16:int:8", v, "ret={a=1, b=2, c=-3}");
+	check_members_flags("a C++ class from the memory rax points to", "9", "struct", "8",
+			    "a:0:int:8", v, "ret={a=1}");
+	v = regs(place(128, "\x07\0\0\0hi\0z", 8), 0);
+	v.in_memory = true;
+	check_members_flags("a char array member as text, up to its NUL", "1", "struct", "8",
+			    "id:0:int:4,name[0]:4:char:1,name[1]:5:char:1,name[2]:6:char:1,name[3]:7:char:1",
+			    v, "ret={id=7, name=\"hi\"}");
+	v = regs(0x10, 0);
+	v.in_memory = true;
+	check_members_flags("a struct whose memory cannot be read: ?", "1", "struct", "24", "a:0:int:8", v, "ret=?");
+	O.target = &a64;
+	check_members_flags("aarch64 HFA of two floats: s0, s1", "5", "struct", "8", "x:0:float:4,y:4:float:4",
+			    fp_regs(98, 99, f1, f2, 4), "ret={x=1, y=2}");
+	check_members_flags("aarch64 HFA of three floats: v2 is not kept, ?", "5", "struct", "12",
+			    "x:0:float:4,y:4:float:4,z:8:float:4", fp_regs(98, 99, f1, f2, 4), "ret=?");
+	check_members_flags("aarch64 {double, long} is no HFA: x0, x1", "5", "struct", "16", "d:0:float:8,l:8:int:8",
+			    fp_regs(0x3ff8000000000000ull, (uint64_t)-7, d4, d4, 8), "ret={d=1.5, l=-7}");
+	O.target = &be64;
+	check_members_flags("a machine without a rule for struct floats: raw", "5", "struct", "16",
+			    "a:0:float:8,b:8:float:8", fp_regs(0x1234, 0, d05, d4, 8), "ret=0x1234?");
 }
 
 /* check_members DESC CLASS SIZE MEMBERS REGS WANT: parsed, then formatted */
@@ -948,6 +1057,7 @@ int main(void)
 	test_long_double();
 	test_struct();
 	test_struct_members();
+	test_struct_places();
 	test_unknown();
 	test_buffer();
 	test_defaults();
