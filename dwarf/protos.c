@@ -190,9 +190,9 @@ static const char *base_class(Dwarf_Die *t, uint64_t size)
 /*
  * Does a struct or union hold a floating-point value anywhere (members,
  * nested aggregates, arrays)?  ABIs return such aggregates partly or wholly
- * in FP registers (x86_64's SSE class, AArch64's HFAs), whose layout the
- * table does not describe: the runtime must not print them as the integer
- * registers' bytes.
+ * in FP registers (x86_64's SSE class, AArch64's HFAs): readers place the
+ * listed members by the machine's rule (trace/format.c), and never print
+ * them as the integer registers' bytes where they know none.
  */
 static bool holds_float(Dwarf_Die *type, int depth)
 {
