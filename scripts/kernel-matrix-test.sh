@@ -261,10 +261,34 @@ install_recorder() {
 	fi
 }
 
+# stale OUT: a finished build whose .config lacks a line this script now
+# asks for (sh4's PHYSICAL_START, added after its first build), or has one
+# it refuses, is not reused: its marker goes, and it is built again.
+stale() {
+	local o=$1 want
+	[ -f "$o/.$harness-built" ] || return 0
+	for want in $CONFIG_WANT $arch_want; do
+		grep -qx "$want" "$o/.config" && continue
+		note "$(basename "$o"): its .config lacks $want (built by an older script): built again"
+		rm -f "$o/.$harness-built"
+		return 0
+	done
+	for want in ${CONFIG_UNWANTED:-} ${arch_unwanted:-}; do
+		grep -qx "$want" "$o/.config" || continue
+		note "$(basename "$o"): its .config has $want (built by an older script): built again"
+		rm -f "$o/.$harness-built"
+		return 0
+	done
+}
+
 # Both builds from one .config: the kernel's first, then ours from a copy.
 build_both() {
 	local config
 	out=$kout
+	stale "$kout"
+	# ours copies the kernel build's .config: a new one makes ours new too
+	[ -f "$kout/.$harness-built" ] || rm -f "$oout/.$harness-built"
+	stale "$oout"
 	if [ ! -f "$kout/.$harness-built" ]; then
 		configure
 		install_recorder kernel
