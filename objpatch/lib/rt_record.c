@@ -869,13 +869,12 @@ static size_t capture_string(uintptr_t addr, uint64_t *w)
  * signal handler on another stack is farther away).  A struct returned in
  * memory is most often in that range, the caller's frame.
  */
-static uintptr_t live_stack_end(const struct tstate *t, uint32_t f, uintptr_t sp)
+static uintptr_t live_stack_end(const struct tstate *t, const struct frame *f, uintptr_t sp)
 {
-	uintptr_t hi = (sp | 4095) + 1;
+	uintptr_t hi = (sp | 4095) + 1, caller = f > t->frames ? (uintptr_t)f[-1].slot : 0;
 
-	if (f > 0 && (uintptr_t)t->frames[f - 1].slot > sp && (uintptr_t)t->frames[f - 1].slot - sp < (1u << 20) &&
-	    (uintptr_t)t->frames[f - 1].slot + sizeof(uintptr_t) > hi)
-		hi = (uintptr_t)t->frames[f - 1].slot + sizeof(uintptr_t);
+	if (caller > sp && caller - sp < (1u << 20) && caller + sizeof(uintptr_t) > hi)
+		hi = caller + sizeof(uintptr_t);
 	return hi;
 }
 
@@ -885,10 +884,12 @@ static uintptr_t live_stack_end(const struct tstate *t, uint32_t f, uintptr_t sp
  * bytes.  Inside the live stack [sp, live_hi) it is read directly; elsewhere
  * without faulting (a system call), should the address be wrong.
  */
-static size_t capture_memory(uintptr_t addr, uintptr_t ra, uint64_t *w, uintptr_t sp, uintptr_t live_hi)
+static size_t capture_memory(const struct tstate *t, const struct frame *f, uintptr_t addr, uint64_t *w,
+			     uintptr_t sp)
 {
-	const struct rt_arg_spec *spec = rt_args_spec(ra);
+	const struct rt_arg_spec *spec = rt_args_spec(f->ra);
 	size_t want = spec ? spec->ret_bytes : 0;
+	uintptr_t live_hi = live_stack_end(t, f, sp);
 	ssize_t got = 0;
 
 	if (want && addr >= sp && addr < live_hi && want <= live_hi - addr) {
@@ -904,7 +905,7 @@ static size_t capture_memory(uintptr_t addr, uintptr_t ra, uint64_t *w, uintptr_
 }
 
 static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, uint64_t ts,
-		      const struct ret_regs *regs, uintptr_t sp, uintptr_t live_hi)
+		      const struct ret_regs *regs, uintptr_t sp)
 {
 	uint64_t *w = reserve(t, EV_MAX_WORDS);
 	size_t n;
@@ -918,7 +919,7 @@ static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, u
 	if (f->flags == CAPTURE_STRING)
 		n += capture_string((uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n);
 	else if (f->flags == CAPTURE_MEMORY)
-		n += capture_memory((uintptr_t)regs->gpr[0], f->ra, w + EV_HEADER_WORDS + n, sp, live_hi);
+		n += capture_memory(t, f, (uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n, sp);
 	w[1] = EV_HEADER(EV_EXIT, depth, f->flags, EV_HEADER_WORDS + n);
 	commit(t, EV_HEADER_WORDS + n);
 }
@@ -983,9 +984,9 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 	} else if (t->frames[f].mem) {
 		struct ret_regs copy;
 
-		emit_exit(t, &t->frames[f], f - t->base, ts, memory_value(regs, t->frames[f].mem, &copy), sp, sp);
+		emit_exit(t, &t->frames[f], f - t->base, ts, memory_value(regs, t->frames[f].mem, &copy), sp);
 	} else {
-		emit_exit(t, &t->frames[f], f - t->base, ts, regs, sp, live_stack_end(t, f, sp));
+		emit_exit(t, &t->frames[f], f - t->base, ts, regs, sp);
 	}
 	/*
 	 * Read before the frame is given up: from `busy--` on, a signal
