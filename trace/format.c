@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "arch/arch.h"
+#include "arch/args.h"
 #include "trace/digits.h"
 #include "trace/format.h"
 #include "tables/tables.h"
@@ -661,25 +662,30 @@ static void eightbytes_image(const struct sig_type *st, const struct raw_value *
 }
 
 /*
- * AArch64: a struct of one to four floats of one size (an HFA) comes back
- * one member per v register, of which the runtime keeps two; false for a
- * longer one.  Any other struct comes back in x0, x1.
+ * AArch64: a struct of one to four floats of one size (an HFA, as
+ * arg_homogeneous_float() tells it) comes back one member per v register,
+ * of which the runtime keeps two; false for a longer one.  Any other
+ * struct comes back in x0, x1, as `img` already holds it.
  */
-static bool hfa_image(const struct sig_type *st, const struct raw_value *v, uint8_t *img, bool *is_hfa)
+static bool hfa_image(const struct sig_type *st, const struct raw_value *v, uint8_t *img)
 {
 	const uint8_t *fpr[2] = { v->fpr, v->fpr1 };
-	uint64_t esize = st->nmembers ? st->members[0].size : 0;
+	struct arg_field fields[4];
+	struct arg_type t = { .kind = ARG_AGGREGATE, .size = (uint32_t)st->size, .fields = fields,
+			      .nfields = st->nmembers };
+	unsigned n = 0;
+	uint8_t esize = 0;
 
-	*is_hfa = st->nmembers && st->nmembers <= 4 && st->nmembers * esize == st->size;
-	for (size_t i = 0; *is_hfa && i < st->nmembers; i++)
-		if (st->members[i].cls != TC_FLOAT || st->members[i].size != esize ||
-		    st->members[i].offset != i * esize)
-			*is_hfa = false;
-	if (!*is_hfa)
+	if (st->nmembers > 4)
 		return true;
-	if (st->nmembers > 2)
-		return false;
 	for (size_t i = 0; i < st->nmembers; i++)
+		fields[i] = (struct arg_field){ (uint32_t)st->members[i].offset, (uint8_t)st->members[i].size,
+						st->members[i].cls == TC_FLOAT };
+	if (!arg_homogeneous_float(&t, 4, &n, &esize))
+		return true;
+	if (n > 2)
+		return false;
+	for (unsigned i = 0; i < n; i++)
 		memcpy(img + i * esize, fpr[i], esize);
 	return true;
 }
@@ -702,7 +708,6 @@ static bool struct_image(const struct sig_type *st, const struct raw_value *v, c
 			 const struct format_target *t, uint8_t *img)
 {
 	unsigned rb = reg_width(t);
-	bool is_hfa = false;
 
 	if (v->in_memory)
 		return op->read_mem && st->size <= SIG_MEMBERS_MAX_SIZE &&
@@ -719,7 +724,7 @@ static bool struct_image(const struct sig_type *st, const struct raw_value *v, c
 		eightbytes_image(st, v, img);
 		return true;
 	case STRUCT_FP_HFA:
-		return hfa_image(st, v, img, &is_hfa);
+		return hfa_image(st, v, img);
 	default:
 		return false;
 	}
