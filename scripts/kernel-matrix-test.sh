@@ -465,8 +465,50 @@ compiler_defect() {
 		"$(printf '%s\n' "$f" | head -4 | sed 's/^ *[0-9a-f]*: //; s/ *$//' | paste -sd';' | sed 's/;/; /g')"
 }
 
+# object_of FUNCTION ADDRESS: the object of our tree that defines the
+# function at ADDRESS of our vmlinux: its source file from the DWARF, else
+# the first recorded object whose symbol table defines it.
+object_of() {
+	local f o
+	f=$("${cross}addr2line" -e "$oout/vmlinux" "$2" | sed 's/:.*//')
+	o=${f#"$src"/}
+	o=${o%.[cS]}.o
+	if [ "$o" != "$f" ] && [ -f "$oout/$o" ]; then
+		echo "$o"
+		return
+	fi
+	while read -r o; do
+		"${cross}nm" --defined-only "$oout/$o" 2> /dev/null | awk -v f="$1" '$3 == f && $2 ~ /[tTW]/ { found = 1 } END { exit !found }' &&
+			{ echo "$o"; return; }
+	done < <(awk '{ print $NF }' "$oout/rmc.log" | sort -u)
+}
+
+# The calls our vmlinux's table leaves out, each checked in its object:
+# one our tool recorded there (recordmcount --list) was dropped after it,
+# at the final link: the kernel's scripts/sorttable zeroes an entry whose
+# address it finds in no function of `nm -S vmlinux`, and its fscanf of
+# that list falls out of step at a symbol without a size ("00000020 a i"
+# on i386), losing the next one.  Prints "RECORDED NOT-RECORDED".
+ours_missing_in_objects() {
+	local func off addr o sym recorded=0 lost=0
+	: > "$oout/vmlinux-missing"
+	while read -r func off addr; do
+		o=$(object_of "$func" "$addr")
+		sym=$( [ -z "$o" ] || "${cross}readelf" -sW "$oout/$o" | awk -v f="$func" '$8 == f && $4 == "FUNC" { print $2, $7; exit }')
+		if [ -n "$sym" ] && "$rmc" --list "$oout/$o" | grep -qx "$("${cross}readelf" -SW "$oout/$o" |
+			awk -v i="${sym#* }" '{ sub(/^ *\[ */, ""); sub(/\]/, "") } $1 == i { print $2 }')+0x$(printf '%x' $((0x${sym% *} + off)))"; then
+			recorded=$((recorded + 1))
+			echo "$func+$off ($addr): recorded in $o, not in vmlinux's table" >> "$oout/vmlinux-missing"
+		else
+			lost=$((lost + 1))
+			echo "$func+$off ($addr): not recorded in ${o:-any object}" >> "$oout/vmlinux-missing"
+		fi
+	done < <("$rmc" --check "$oout/vmlinux" 2>&1 | sed -n 's/.*: missing: \([^+ ]*\)+\(0x[0-9a-f]*\) (\(0x[0-9a-f]*\)).*/\1 \2 \3/p')
+	echo "$recorded $lost"
+}
+
 check_selftest_boots() {
-	local ke oe passed ot kt
+	local ke oe passed dropped=0 in_objects not_recorded
 	boot "$kout" selftest "console=$console panic=-1 ${arch_cmdline}" || return 0
 	boot "$oout" selftest "console=$console panic=-1 ${arch_cmdline}" || return 0
 	ke=$(entries "$kout/selftest.txt") oe=$(entries "$oout/selftest.txt")
@@ -474,7 +516,16 @@ check_selftest_boots() {
 	read -r kt_entries kt_missing <<< "$(vmlinux_table "$kout")"
 	note "vmlinux tables (recordmcount --check): ours ${ot_entries:-?} entries, ${ot_missing:-?} calls left out;" \
 		"the kernel tool's ${kt_entries:-?} entries, ${kt_missing:-?} calls left out"
-	[ "${ot_missing:-1}" = 0 ] || fail "our vmlinux leaves ${ot_missing:-?} calls to the hook out of its table"
+	# Calls the final link dropped are missing from both tables alike;
+	# only the rest count against a recorder.
+	if [ "${ot_missing:-1}" != 0 ]; then
+		read -r in_objects not_recorded <<< "$(ours_missing_in_objects)"
+		[ "$not_recorded" = 0 ] ||
+			fail "our vmlinux leaves ${ot_missing:-?} calls to the hook out of its table, $not_recorded not recorded in their objects ($oout/vmlinux-missing)"
+		dropped=$in_objects
+		note "our vmlinux's table lacks $dropped calls that our tool recorded in their objects (dropped at the final link: $(head -3 "$oout/vmlinux-missing" | tr '\n' ';'))"
+	fi
+	ot_missing=$((${ot_missing:-0} - dropped)) kt_missing=$((${kt_missing:-0} - dropped))
 	[ -n "$oe" ] || fail "our build's boot printed no \"ftrace: allocating N entries\" ($oout/selftest.txt)"
 	if [ "$ke" = "$oe" ]; then
 		note "ftrace allocating entries: ours $oe, the kernel tool's $ke: the same"
@@ -502,6 +553,7 @@ check_selftest_boots() {
 	fi
 	entries_result="${oe:-none}/${ke:-none}"
 	[ "${kt_missing:-0}" = 0 ] || entries_result+=" (the kernel's tool left $kt_missing calls out: $missing_causes)"
+	[ "$dropped" = 0 ] || entries_result+=" (both tables lack $dropped recorded calls that scripts/sorttable dropped)"
 }
 
 # The trace boot of ours, annotated from the tables ours wrote.
