@@ -112,6 +112,9 @@ setup_machine() {
 			arch_opts+=(-d THUMB2_KERNEL) arch_want='CONFIG_ARM=y' arch_unwanted='CONFIG_THUMB2_KERNEL=y'
 		fi
 		packages=(qemu-system-arm gcc-arm-linux-gnueabihf)
+		# The PL011 console starts after the postponed self-tests: a
+		# panic there (Thumb-2, below) would leave the console empty.
+		arch_cmdline=earlycon
 		;;
 	mips | mipsel | mips64)
 		karch=mips image=vmlinux console=ttyS0
@@ -388,13 +391,15 @@ boot() {
 entries() { sed -n 's/.*ftrace: allocating \([0-9]*\) entries.*/\1/p' "$1" | head -1; }
 # The self-tests' verdicts, one per line ("Testing X: PASSED"): a verdict
 # the console put lines later, after the counters ops tests print
-# ("(3 3 5 0 76818) PASSED"), joined to its test.
+# ("(3 3 5 0 76818) PASSED"), joined to its test; a test the kernel
+# panicked in has "PANIC" for its verdict.
 selftests() {
 	awk '/^Testing [^:]+: *$/ { held = $0; next }
 		held != "" && /^\([0-9 ]+\) *$/ { next }
+		held != "" && /Kernel panic - not syncing/ { print held " PANIC"; held = ""; next }
 		held != "" { if ($0 !~ /^Testing /) { sub(/^\([0-9 ]+\) /, ""); $0 = held " " $0 } else print held; held = "" }
 		{ print }' "$1" |
-		grep -oE '^Testing [^:]+: +(PASSED|OK|\*\*\* [^*]+|FAILED[^ ]*)' | sed -E 's/ +/ /g; s/ *$//' || true
+		grep -oE '^Testing [^:]+: +(PASSED|OK|PANIC|\*\*\* [^*]+|FAILED[^ ]*)' | sed -E 's/ +/ /g; s/ *$//' || true
 }
 
 # vmlinux's table as `recordmcount --check` decodes it: "ENTRIES MISSING",
