@@ -420,6 +420,7 @@ vmlinux_table() {
 #    before crosses sections: -ffunction-sections puts each function at 0);
 #  - in a weak function (recordmcount.pl refers to a section through a
 #    function symbol that is not weak, and drops a section that has none).
+# The hook's name is readelf -rW's fifth field (RELA adds " + addend").
 explain_missing() {
 	local o total=0 pairs=0 weak=0 lines p w
 	: > "$oout/kernel-missing"
@@ -431,7 +432,7 @@ explain_missing() {
 		p=$("${cross}readelf" -rW "$kout/$o" | awk '
 			function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(tolower(h), i, 1)) - 1; return v }
 			/^Relocation section / { sec = $3; gsub(/'"'"'/, "", sec); sub(/^\.rela?/, "", sec) }
-			$NF == "_mcount" || $NF == "__gnu_mcount_nc" || $NF == "__fentry__" || $NF == "mcount" {
+			$5 == "_mcount" || $5 == "__gnu_mcount_nc" || $5 == "__fentry__" || $5 == "mcount" {
 				off = hex($1)
 				if (have && off == prev + 4 && sec != prevsec) n++
 				prev = off; prevsec = sec; have = 1 }
