@@ -345,7 +345,8 @@ compare_objects() {
 # boot OUT NAME CMDLINE: the serial console to OUT/NAME.txt.  The boot ends
 # in a panic (no user space), whose panic=-1 resets the board, which ends
 # qemu (-no-reboot); a board the kernel cannot reset (malta) halts instead,
-# and qemu is stopped once the console says so; one whose reset qemu does
+# or panics again at each try (sun4u: "Reboot failed!"), and qemu is
+# stopped once the console says so; one whose reset qemu does
 # not end (mac99: OpenBIOS starts again, silently) once the console has
 # been quiet for 5 s after the panic line, the trace dump included.
 boot() {
@@ -358,7 +359,7 @@ boot() {
 	pid=$!
 	while kill -0 "$pid" 2> /dev/null; do
 		if [ -f "$o/$name.log" ] &&
-		   grep -qE -- '---\[ end Kernel panic|Reboot failed -- System halted' "$o/$name.log"; then
+		   grep -qE -- '---\[ end Kernel panic|Reboot failed -- System halted|Kernel panic - not syncing: Reboot failed!' "$o/$name.log"; then
 			sleep 1
 			kill "$pid" 2> /dev/null || true
 			break
