@@ -406,10 +406,11 @@ selftests() {
 # vmlinux's table as `recordmcount --check` decodes it: "ENTRIES MISSING",
 # the entries and the calls to the hook that have none.
 vmlinux_table() {
-	"$rmc" --check "$1/vmlinux" 2>&1 | awk '/ entries: / {
+	"$rmc" --check "$1/vmlinux" > "$1/vmlinux.check" 2>&1 || true
+	awk '/ entries: / {
 		e = $0; sub(/ entries: .*/, "", e); sub(/.* /, "", e)
 		m = 0; if (match($0, /missing [0-9]+/)) m = substr($0, RSTART + 8, RLENGTH - 8)
-		print e, m }' | tail -1
+		print e, m }' "$1/vmlinux.check" | tail -1
 }
 
 # Why the kernel's tool left calls out: its objects' missing sites, from
@@ -513,7 +514,7 @@ ours_missing_in_objects() {
 			lost=$((lost + 1))
 			echo "$func+$off ($addr): not recorded in ${o:-any object}" >> "$oout/vmlinux-missing"
 		fi
-	done < <("$rmc" --check "$oout/vmlinux" 2>&1 | sed -n 's/.*: missing: \([^+ ]*\)+\(0x[0-9a-f]*\) (\(0x[0-9a-f]*\)).*/\1 \2 \3/p')
+	done < <(sed -n 's/.*: missing: \([^+ ]*\)+\(0x[0-9a-f]*\) (\(0x[0-9a-f]*\)).*/\1 \2 \3/p' "$oout/vmlinux.check")
 	echo "$recorded $lost"
 }
 
