@@ -303,6 +303,10 @@ build_both() {
 	fi
 	config=$kout/.config
 	out=$oout
+	if [ -f "$oout/.$harness-built" ] && ! cmp -s "$rmc" "$oout/our-recordmcount"; then
+		note "$(basename "$oout"): built by another build/recordmcount: built again"
+		rm -f "$oout/.$harness-built"
+	fi
 	if [ ! -f "$oout/.$harness-built" ]; then
 		step "ours: the kernel build's .config"
 		rm -rf "$oout"
@@ -320,11 +324,22 @@ recorder_cpu() {
 	awk '/^[0-9.]+ [0-9.]+$/ { s += $1 + $2; n++ } END { printf "%.1f s over %d objects", s, n }' "$1/rmc.cpu"
 }
 
-# Every object each tool recorded: the same sites in both trees; ours
-# passes --check.
+# relocs OBJ: its relocations but the tables' own and DWARF's (whose strings
+# name each build's directory), as "section offset type symbol+addend":
+# symbol indexes differ when a recorder adds symbols, and the order when
+# recordmcount.pl's `ld -r` merges sections.
+relocs() {
+	"${cross}readelf" -rW "$1" | awk '/^Relocation section/ { sec = $3; next }
+		sec != "" && sec !~ /mcount|debug/ && $1 ~ /^[0-9a-f]+$/ && NF >= 3 { $2 = ""; print sec, $0 }' |
+		LC_ALL=C sort
+}
+
+# Every object each tool recorded: the same sites in both trees, every
+# other relocation the same (both compiled the same code); ours passes --check.
 compare_objects() {
-	local o n=0 differ=0 findings=0
+	local o n=0 differ=0 findings=0 relocs_differ=0
 	: > "$oout/objects.differ"
+	: > "$oout/objects.relocs"
 	: > "$oout/objects.check"
 	while read -r o; do
 		[ -f "$kout/$o" ] && [ -f "$oout/$o" ] || continue
@@ -333,12 +348,18 @@ compare_objects() {
 			differ=$((differ + 1))
 			echo "$o" >> "$oout/objects.differ"
 		fi
+		if ! cmp -s <(relocs "$kout/$o") <(relocs "$oout/$o"); then
+			relocs_differ=$((relocs_differ + 1))
+			echo "$o" >> "$oout/objects.relocs"
+		fi
 		"$rmc" --check "$oout/$o" >> "$oout/objects.check" 2>&1 || findings=$((findings + 1))
 	done < <(awk '{ print $NF }' "$oout/rmc.log" | sort -u)
 	note "objects recorded: $n; sites differing from the kernel tool's: $differ ($oout/objects.differ);" \
 		"ours failing --check: $findings"
 	[ "$n" -gt 100 ] || fail "only $n objects were recorded by both builds"
 	[ "$findings" = 0 ] || fail "$findings objects of ours fail recordmcount --check ($oout/objects.check)"
+	[ "$relocs_differ" = 0 ] ||
+		fail "$relocs_differ objects' other relocations differ between the builds ($oout/objects.relocs)"
 	objects_differ=$differ
 }
 
