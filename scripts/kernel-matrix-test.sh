@@ -19,8 +19,8 @@
 #      recorder wrote.
 #
 # Beside the boots: the objects of both trees, recorded each by its tool,
-# must hold the same sites (recordmcount --list), and every object ours
-# recorded must pass `recordmcount --check`.  The recorder's CPU time
+# must hold the same sites (recordmcount --list) and the same other
+# relocations, and every object ours recorded must pass `recordmcount --check`.  The recorder's CPU time
 # (user + system of every call, through /usr/bin/time) is summed per build,
 # beside the build's own.
 #
@@ -355,7 +355,7 @@ compare_objects() {
 		"$rmc" --check "$oout/$o" >> "$oout/objects.check" 2>&1 || findings=$((findings + 1))
 	done < <(awk '{ print $NF }' "$oout/rmc.log" | sort -u)
 	note "objects recorded: $n; sites differing from the kernel tool's: $differ ($oout/objects.differ);" \
-		"ours failing --check: $findings"
+		"other relocations differing: $relocs_differ; ours failing --check: $findings"
 	[ "$n" -gt 100 ] || fail "only $n objects were recorded by both builds"
 	[ "$findings" = 0 ] || fail "$findings objects of ours fail recordmcount --check ($oout/objects.check)"
 	[ "$relocs_differ" = 0 ] ||
