@@ -20,9 +20,9 @@
 #
 # Beside the boots: the objects of both trees, recorded each by its tool,
 # must hold the same sites (recordmcount --list) and the same other
-# relocations, and every object ours recorded must pass `recordmcount --check`.  The recorder's CPU time
-# (user + system of every call, through /usr/bin/time) is summed per build,
-# beside the build's own.
+# relocations, and every object ours recorded must pass `recordmcount
+# --check`.  The recorder's CPU time (user + system of every call, through
+# /usr/bin/time) is summed per build, beside the build's own.
 #
 # Machines (MACHINES or arguments; default all): arm (ARM), arm-thumb2,
 # mips (32-bit big-endian, malta), mipsel, mips64 (64-bit big-endian,
