@@ -448,29 +448,35 @@ vmlinux_table() {
 #    function symbol that is not weak, and drops a section that has none).
 # The hook's name is readelf -rW's fifth field (RELA adds " + addend").
 explain_missing() {
-	local o total=0 pairs=0 weak=0 lines p w n
+	local o total=0 pairs=0 weak=0 lines counts p w n
 	: > "$oout/kernel-missing"
 	while read -r o; do
 		lines=$("$rmc" --check "$kout/$o" 2>&1 | grep ': missing: ' || true)
 		[ -n "$lines" ] || continue
 		printf '%s\n' "$lines" >> "$oout/kernel-missing"
-		total=$((total + $(printf '%s\n' "$lines" | grep -c .)))
-		p=$("${cross}readelf" -rW "$kout/$o" | awk '
+		# Each missing call once, by its first cause: "PAIRS WEAK TOTAL".
+		# Lines: "R SEC+0xOFF" of each pair-rule relocation, "W FUNC" of
+		# each weak function, then the --check lines
+		# ("...: missing: FUNC+0xN (SEC+0xN): ...").
+		counts=$({ "${cross}readelf" -rW "$kout/$o" | awk '
 			function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(tolower(h), i, 1)) - 1; return v }
 			/^Relocation section / { sec = $3; gsub(/'"'"'/, "", sec); sub(/^\.rela?/, "", sec) }
 			$5 == "_mcount" || $5 == "__gnu_mcount_nc" || $5 == "__fentry__" || $5 == "mcount" {
 				off = hex($1)
-				if (have && off == prev + 4 && sec != prevsec) n++
-				prev = off; prevsec = sec; have = 1 }
-			END { print n + 0 }')
-		# "...: missing: FUNC+0xN (SECTION+0xN): ..." whose FUNC is weak.
-		w=$(printf '%s\n' "$lines" | sed -n 's/.*: missing: \([^+ ]*\)+.*/\1/p' |
-			awk 'NR == FNR { weak[$0] = 1; next } $1 in weak { n++ } END { print n + 0 }' \
-				<("${cross}readelf" -sW "$kout/$o" | awk '$5 == "WEAK" && $4 == "FUNC" { print $8 }') -)
-		# a call may be both: each counts once, under the pair rule
-		n=$(printf '%s\n' "$lines" | grep -c .)
-		[ "$((p + w))" -le "$n" ] || w=$((n > p ? n - p : 0))
-		pairs=$((pairs + p)) weak=$((weak + w))
+				if (have && off == prev + 4 && sec != prevsec) printf "R %s+0x%x\n", sec, off
+				prev = off; prevsec = sec; have = 1 }'
+			"${cross}readelf" -sW "$kout/$o" | awk '$5 == "WEAK" && $4 == "FUNC" { print "W", $8 }'
+			printf '%s\n' "$lines"; } | awk '
+			$1 == "R" { pair[$2] = 1; next }
+			$1 == "W" { weak[$2] = 1; next }
+			match($0, /: missing: [^+ ]*\+/) {
+				fn = substr($0, RSTART + 11, RLENGTH - 12)
+				site = $0; sub(/^[^(]*\(/, "", site); sub(/\).*/, "", site)
+				n++
+				if (site in pair) p++; else if (fn in weak) w++ }
+			END { print p + 0, w + 0, n + 0 }')
+		read -r p w n <<< "$counts"
+		total=$((total + n)) pairs=$((pairs + p)) weak=$((weak + w))
 	done < "$oout/objects.differ"
 	note "the kernel tool's objects leave $total calls out of their tables ($oout/kernel-missing):" \
 		"$pairs 4 bytes after the previous section's hook relocation, $weak in weak functions," \
