@@ -18,7 +18,7 @@
 #include "recordmcount/protos.h"
 #include "tables/sig.h"
 
-enum { OPT_RECORDED = 1 };
+enum { OPT_RECORDED = 1, OPT_COMPACT = 2 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0 && (opt & OPT_RECORDED))
 		rc = emit_tables(&obj, rec.sites, rec.nsites, MODE_USER);
 	if (rc == 0)
-		rc = emit_protos(&obj, &rec);
+		rc = emit_protos(&obj, &rec, opt & OPT_COMPACT ? PROTOS_COMPACT : PROTOS_FULL);
 	if (rc == 0 && obj.modified)
 		rc = elfobj_write(&obj, out, 0644);
 	if (rc < 0) {

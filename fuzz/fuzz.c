@@ -183,7 +183,8 @@ __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv)
 bool fuzz_has_proto_table(const struct elfobj *obj)
 {
 	for (size_t i = 1; i < obj->nsec; i++)
-		if (strcmp(obj->sec[i].name, PROTO_TABLE) == 0 || strcmp(obj->sec[i].name, PROTO_STRINGS) == 0)
+		if (strcmp(obj->sec[i].name, PROTO_TABLE) == 0 || strcmp(obj->sec[i].name, PROTO_RET_TABLE) == 0 ||
+		    strcmp(obj->sec[i].name, PROTO_STRINGS) == 0)
 			return true;
 	return false;
 }

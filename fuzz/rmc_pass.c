@@ -20,7 +20,7 @@
 #include "recordmcount/protos.h"
 #include "tables/sig.h"
 
-enum { OPT_USER = 1, OPT_NO_PROTOS = 2, OPT_NOP = 4, OPT_WARN = 8 };
+enum { OPT_USER = 1, OPT_NO_PROTOS = 2, OPT_NOP = 4, OPT_WARN = 8, OPT_COMPACT = 16 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,8 +40,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* main.c's record_file() with -o OUT. */
 static int record(struct elfobj *obj, unsigned opt, const char *out, struct recording *rec)
 {
-	struct record_options o = { opt & OPT_USER ? MODE_USER : MODE_KERNEL, opt & OPT_NOP,
-				    !(opt & OPT_NO_PROTOS), opt & OPT_WARN ? devnull : NULL };
+	enum proto_form protos = opt & OPT_NO_PROTOS ? PROTOS_NONE :
+				 (opt & (OPT_COMPACT | OPT_USER)) == OPT_COMPACT ? PROTOS_COMPACT : PROTOS_FULL;
+	struct record_options o = { opt & OPT_USER ? MODE_USER : MODE_KERNEL, opt & OPT_NOP, protos,
+				    opt & OPT_WARN ? devnull : NULL };
 
 	if (obj->ehdr.e_type != ET_REL)
 		return elfobj_error(obj, "not a relocatable object (ELF type %u)", obj->ehdr.e_type), -1;

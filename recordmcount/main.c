@@ -28,7 +28,7 @@ struct options {
 	bool check;
 	bool json;
 	bool fix;
-	bool protos;
+	enum proto_form protos;
 	bool nop;
 	bool strict;
 	enum table_mode mode;
@@ -46,7 +46,9 @@ static void usage(FILE *f)
 		"      --mode=kernel    one __mcount_loc per object, as Kbuild expects (default)\n"
 		"      --mode=user      per-section __mcount_rel/__fentry_rel tables for programs (C++, PIE, --gc-sections)\n"
 		"  -o, --output=FILE    write the result to FILE (one input only)\n"
-		"      --no-protos      do not add the prototype table (__mcount_proto) from DWARF\n"
+		"      --protos=FORM    the prototype table from DWARF: full (__mcount_proto, default),\n"
+		"                       compact (__mcount_ret: return types only, for kernels) or none\n"
+		"      --no-protos      --protos=none\n"
 		"      --nop            replace the recorded calls by NOPs too (no hook needed to link)\n"
 		"      --strict         fail on a reference to the hook that is not a call it knows,\n"
 		"                       or on a call outside every function symbol\n"
@@ -278,6 +280,18 @@ static int process(const char *path, const struct options *opt, struct check_run
 	return rc;
 }
 
+static int parse_proto_form(const char *arg, enum proto_form *form)
+{
+	static const char *const names[] = { [PROTOS_NONE] = "none", [PROTOS_FULL] = "full",
+					     [PROTOS_COMPACT] = "compact" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(arg, names[i]) == 0)
+			return *form = (enum proto_form)i, 0;
+	fprintf(stderr, "recordmcount: unknown prototype table '%s' (full, compact or none)\n", arg);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -289,13 +303,14 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "fix", no_argument, NULL, 'F' },
 		{ "no-protos", no_argument, NULL, 'P' },
+		{ "protos", required_argument, NULL, 'p' },
 		{ "nop", no_argument, NULL, 'N' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options opt = { .mode = MODE_KERNEL, .protos = true };
+	struct options opt = { .mode = MODE_KERNEL, .protos = PROTOS_FULL };
 	int c, failed = 0;
 
 	opterr = 0;	/* one line of ours, not getopt's and the whole usage */
@@ -330,7 +345,11 @@ int main(int argc, char **argv)
 			opt.fix = true;
 			break;
 		case 'P':
-			opt.protos = false;
+			opt.protos = PROTOS_NONE;
+			break;
+		case 'p':
+			if (parse_proto_form(optarg, &opt.protos) < 0)
+				return 2;
 			break;
 		case 'N':
 			opt.nop = true;
@@ -365,6 +384,11 @@ int main(int argc, char **argv)
 	}
 	if (opt.check && (opt.list || opt.output || opt.nop)) {
 		fprintf(stderr, "recordmcount: --check does not combine with --list, -o or --nop\n");
+		return 2;
+	}
+	if (opt.protos == PROTOS_COMPACT && opt.mode != MODE_KERNEL) {
+		fprintf(stderr, "recordmcount: --protos=compact is for kernels (--mode=kernel): objpatch reads "
+				"parameters from the full table\n");
 		return 2;
 	}
 	if (opt.output && argc - optind != 1) {

@@ -6,6 +6,11 @@
  * each across objects.  Records follow their text section (SHF_LINK_ORDER,
  * same group) like user-mode site tables, so COMDAT discards and
  * --gc-sections take them along; they are not allocated.
+ *
+ * The compact form (PROTO_RET_TABLE) is for kernels, whose tracer prints
+ * return values and finds names through kallsyms: 8 bytes per function, the
+ * address self-relative and the signature reduced to the return type, so
+ * that a few hundred distinct strings serve every function.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,10 +147,11 @@ static char *append(char *p, const char *s)
 	return p + n;
 }
 
-static char *signature(const struct func_proto *fp)
+static char *signature(const struct func_proto *fp, enum proto_form form)
 {
 	size_t len = 16 + (fp ? strlen(fp->ret) : 32);
-	char flags[2] = { 0 }, *s, *p;
+	char flags[4], *s, *p;
+	unsigned fl;
 
 	for (size_t i = 0; fp && i < fp->nparams; i++)
 		len += strlen(fp->params[i].name) + strlen(fp->params[i].type) + 2;
@@ -154,12 +160,14 @@ static char *signature(const struct func_proto *fp)
 		return NULL;
 	if (!fp)	/* no DWARF for this function: unknown, never guessed */
 		return strcpy(s, PROTO_SIG_UNKNOWN);
-	flags[0] = (char)('0' + fp->flags % 10);
+	/* without its parameters, whether a function takes more is nothing to print */
+	fl = form == PROTOS_COMPACT ? (fp->flags & ~(unsigned)PROTO_VARARGS) | PROTO_RET_ONLY : fp->flags;
+	snprintf(flags, sizeof(flags), "%u", fl & 0x1f);
 	p = append(p, PROTO_VERSION PROTO_US);
-	p = append(p, flags);		/* PROTO_RELIABLE | PROTO_VARARGS: one digit */
+	p = append(p, flags);
 	p = append(p, PROTO_RS);
 	p = append(p, fp->ret);
-	for (size_t i = 0; i < fp->nparams; i++) {
+	for (size_t i = 0; form == PROTOS_FULL && i < fp->nparams; i++) {
 		p = append(p, PROTO_RS);
 		p = append(p, fp->params[i].name);
 		p = append(p, PROTO_US);
@@ -171,6 +179,7 @@ static char *signature(const struct func_proto *fp)
 /* ---- emission ---- */
 
 struct plan {
+	enum proto_form form;
 	struct func_sym *funcs;
 	size_t n;
 	struct proto_set protos;
@@ -202,25 +211,31 @@ static int plan_strings(struct elfobj *obj, struct plan *p)
 		if (p->protos.v[j].sec == p->funcs[i].sec && p->protos.v[j].off == p->funcs[i].off)
 			p->by_func[i] = &p->protos.v[j++];
 	for (size_t i = 0; i < p->n; i++) {
-		char *sig = signature(p->by_func[i]);
+		char *sig = signature(p->by_func[i], p->form);
 
 		if (!sig)
 			return elfobj_error(obj, "out of memory"), -1;
-		p->name_off[i] = strtab_add(&p->strings, p->by_func[i] ? p->by_func[i]->name : p->funcs[i].name);
+		if (p->form == PROTOS_FULL)
+			p->name_off[i] = strtab_add(&p->strings, p->by_func[i] ? p->by_func[i]->name :
+							      p->funcs[i].name);
 		p->sig_off[i] = strtab_add(&p->strings, sig);
 		free(sig);
 	}
 	return p->strings.oom ? (elfobj_error(obj, "out of memory"), -1) : 0;
 }
 
+/* The full form: {address, size, name, signature}; the compact one: {address - here, signature}. */
 static int emit_records(struct elfobj *obj, struct plan *p, const struct entry_base *fbase,
 			struct entry_base strbase, size_t from, size_t to)
 {
-	unsigned ptr = obj->is64 ? 8 : 4, recsize = ptr + 12;
+	bool compact = p->form == PROTOS_COMPACT;
+	unsigned ptr = obj->is64 ? 8 : 4, recsize = compact ? PROTO_RET_RECORD : ptr + 12;
+	const char *name = compact ? PROTO_RET_TABLE : PROTO_TABLE;
 	size_t n = to - from;
 	uint8_t *bytes = calloc(n ? n : 1, recsize);
 	struct field *f = calloc(3 * n + 1, sizeof(*f));
 	GElf_Shdr sh = { .sh_type = SHT_PROGBITS, .sh_addralign = 4, .sh_entsize = recsize };
+	char relname[32];
 	size_t k = 0;
 
 	if (!bytes || !f) {
@@ -230,18 +245,24 @@ static int emit_records(struct elfobj *obj, struct plan *p, const struct entry_b
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t at = i * recsize, fi = from + i;
-		struct entry_base name = { strbase.sym, strbase.addend + p->name_off[fi] };
 		struct entry_base sig = { strbase.sym, strbase.addend + p->sig_off[fi] };
+
+		if (compact) {
+			f[k++] = (struct field){ at, 4, obj->arch->reloc_rel32, fbase[fi] };
+			f[k++] = (struct field){ at + 4, 4, obj->arch->reloc_abs32, sig };
+			continue;
+		}
+		struct entry_base fname = { strbase.sym, strbase.addend + p->name_off[fi] };
 		uint64_t size = p->funcs[fi].size > UINT32_MAX ? 0 : p->funcs[fi].size;
 
 		f[k++] = (struct field){ at, (uint8_t)ptr, obj->arch->reloc_abs, fbase[fi] };
 		elfobj_write_word(obj, bytes + at + ptr, 4, size);
-		f[k++] = (struct field){ at + ptr + 4, 4, obj->arch->reloc_abs32, name };
+		f[k++] = (struct field){ at + ptr + 4, 4, obj->arch->reloc_abs32, fname };
 		f[k++] = (struct field){ at + ptr + 8, 4, obj->arch->reloc_abs32, sig };
 	}
-	size_t idx = emit_relocated_section(obj, PROTO_TABLE,
-					    obj->uses_rela ? ".rela" PROTO_TABLE : ".rel" PROTO_TABLE,
-					    &sh, bytes, n * recsize, f, k, p->funcs[from].sec);
+	snprintf(relname, sizeof(relname), "%s%s", obj->uses_rela ? ".rela" : ".rel", name);
+	size_t idx = emit_relocated_section(obj, name, relname, &sh, bytes, n * recsize, f, k,
+					    p->funcs[from].sec);
 	free(f);
 	return idx ? 0 : -1;
 }
@@ -281,14 +302,14 @@ out:
 	return rc;
 }
 
-int emit_protos(struct elfobj *obj, const struct recording *rec)
+int emit_protos(struct elfobj *obj, const struct recording *rec, enum proto_form form)
 {
-	struct plan p = { 0 };
+	struct plan p = { .form = form };
 	struct func_query *q = NULL;
 	uint64_t *reach = NULL;
 	int rc = -1;
 
-	if (!rec->nsites)
+	if (!rec->nsites || form == PROTOS_NONE)
 		return 0;
 	p.funcs = traced_functions(obj, rec, &p.n, &reach);
 	if (!p.funcs)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Emitting the prototype tables (__mcount_proto, __mcount_str) into an object. */
+/* Emitting the prototype tables (__mcount_proto or __mcount_ret, and __mcount_str) into an object. */
 #ifndef RECORDMCOUNT_PROTOS_H
 #define RECORDMCOUNT_PROTOS_H
 
@@ -14,6 +14,6 @@
  * Describe every function with a recorded site from the object's DWARF and
  * append the tables; nothing is added when the object has no DWARF.
  */
-int emit_protos(struct elfobj *obj, const struct recording *rec);
+int emit_protos(struct elfobj *obj, const struct recording *rec, enum proto_form form);
 
 #endif

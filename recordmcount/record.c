@@ -503,7 +503,8 @@ int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos)
 	memset(rec, 0, sizeof(*rec));
 	*has_protos = false;
 	for (size_t i = 1; i < obj->nsec; i++)
-		*has_protos |= strcmp(obj->sec[i].name, PROTO_TABLE) == 0;
+		*has_protos |= strcmp(obj->sec[i].name, PROTO_TABLE) == 0 ||
+			       strcmp(obj->sec[i].name, PROTO_RET_TABLE) == 0;
 	if (tables_read(obj, &e, &n) < 0)
 		return -1;
 	rec->sites = calloc(n ? n : 1, sizeof(*rec->sites));
@@ -744,7 +745,8 @@ int record_object(struct elfobj *obj, struct recording *rec, const struct record
 		if (record_sites(obj, rec, o->nop, o->warn) < 0 || emit_tables(obj, rec->sites, rec->nsites, o->mode) < 0)
 			return -1;
 		/* A prototype table without site tables is not ours to add to: no second one. */
-		return o->protos && !section_named(obj, PROTO_TABLE, NULL) ? emit_protos(obj, rec) : 0;
+		return section_named(obj, PROTO_TABLE, NULL) || section_named(obj, PROTO_RET_TABLE, NULL) ? 0 :
+		       emit_protos(obj, rec, o->protos);
 	}
 	/*
 	 * The compiler recorded the sites itself (-mrecord-mcount,
@@ -765,5 +767,5 @@ int record_object(struct elfobj *obj, struct recording *rec, const struct record
 		return -1;
 	if (o->mode == MODE_USER && recorded_to_user(obj, rec) < 0)
 		return -1;
-	return o->protos && !has_protos ? emit_protos(obj, rec) : 0;
+	return has_protos ? 0 : emit_protos(obj, rec, o->protos);
 }

@@ -81,10 +81,16 @@ int recorded_sites(struct elfobj *obj, struct recording *rec, bool *has_protos);
  */
 int recorded_to_user(struct elfobj *obj, struct recording *rec);
 
+enum proto_form {
+	PROTOS_NONE,
+	PROTOS_FULL,	/* __mcount_proto: name, size, whole signature */
+	PROTOS_COMPACT,	/* __mcount_ret: the return type only, for kernels */
+};
+
 struct record_options {
 	enum table_mode mode;
 	bool nop;	/* --nop */
-	bool protos;	/* add the prototype table */
+	enum proto_form protos;	/* which prototype table to add */
 	FILE *warn;	/* -w lines, or NULL */
 };
 

@@ -160,8 +160,50 @@ types_for() {
 			[ "$name" = ppc64 ] && elf=()
 			# shellcheck disable=SC2086
 			expect "$label" types "$f" $sizes "${elf[@]}"
+			[ "$mode" = kernel ] && compact_same "$label" "$f" "$prefix"
 		done
 	done
+}
+
+# compact_same LABEL OBJ PREFIX: OBJ.orig recorded with --protos=compact has
+# the full table's return types, function by function, in the object and
+# once linked (its addresses are self-relative), and no parameters.
+compact_same() {
+	local label="$1, --protos=compact" f=$2 c=$2.compact out
+	cp "$f.orig" "$c"
+	run_ok "$label: recordmcount" "$RMC" --protos=compact "$c" || return
+	relocs_kept "$label" "$f.orig" "$c"
+	if has_section "$c" __mcount_ret && ! has_section "$c" __mcount_proto; then
+		ok 0 "$label: __mcount_ret instead of __mcount_proto"
+	else
+		ok 1 "$label: __mcount_ret instead of __mcount_proto"
+	fi
+	list "$c" "$label" || return
+	if out=$(python3 - "$f.json" "$c.json" <<-'PY' 2>&1
+		import json, sys
+		key = lambda e: (e["function"], e["section"], e["offset"])
+		full = {key(e): e for e in json.load(open(sys.argv[1]))}
+		comp = {key(e): e for e in json.load(open(sys.argv[2]))}
+		assert full and full.keys() == comp.keys(), ("functions differ", sorted(full.keys() ^ comp.keys())[:4])
+		for k, e in comp.items():
+		    assert e["return"] == full[k]["return"], (k, e["return"], full[k]["return"])
+		    assert e["reliable"] == full[k]["reliable"], k
+		    assert e["params"] == [] and e["prototype"].endswith("(?)"), (k, e["prototype"])
+		PY
+	); then ok 0 "$label: the full table's return types, no parameters"; else ok 1 "$label: the full table's return types, no parameters"; diag "$out"; fi
+	# linked, the self-relative addresses resolved: the same functions at the
+	# same places (the code's own relocations against the unresolved hook may
+	# not fit: --noinhibit-exec writes the file anyway)
+	run_ok "$label: links" "${prefix}ld" --noinhibit-exec --unresolved-symbols=ignore-all -e 0 -o "$c.x" "$c" &&
+		run_ok "$label: links (full table)" "${prefix}ld" --noinhibit-exec --unresolved-symbols=ignore-all -e 0 \
+			-o "$f.x" "$f" || return
+	if "$OBJPATCH" list "$f.x" | sed 's/(.*//' > "$f.x.names" && "$OBJPATCH" list "$c.x" | sed 's/(.*//' > "$c.x.names" &&
+		[ -s "$c.x.names" ] && cmp -s "$f.x.names" "$c.x.names"; then
+		ok 0 "$label: linked, each function at its address with its return type"
+	else
+		ok 1 "$label: linked, each function at its address with its return type"
+		diag "$(diff "$f.x.names" "$c.x.names" | head -5)"
+	fi
 }
 for_each_arch types_for
 

@@ -23,7 +23,9 @@
 #     Then a real trace (testdata/annotate/console.trace, 152 lines of a
 #     6.12 x86_64 boot dumped on the console by ftrace_dump_on_oops,
 #     printk's time before each line) against console.c's prototypes;
-#     console prefixes on the hand-written traces; --stats.
+#     console prefixes on the hand-written traces; --stats.  The objects
+#     recorded with --protos=compact (return types only) type every trace
+#     of return values, and the real dump, as the full table does.
 #  3. Usage and bad input: no table, not ELF, another machine, missing
 #     files (exit 2, one line); --strict; standard input; CRLF lines.
 #  4. An ASan/UBSan build on the traces and on 20,000 mutated lines.
@@ -154,6 +156,29 @@ if [[ " ${built[*]} " = *" x86_64 "* ]]; then
 		"$OBJPATCH" annotate --stats --image "$X/console.o" "$SRC/console.trace" >/dev/null 2>"$T_TMP/err"
 		is "$?/$(cat "$T_TMP/err")" "0/objpatch annotate: 152 lines, 121 calls, 11 functions (0 not in the tables), 102 values (101 changed): void 20 (dropped), bool 12, enum 8, errno 7, integer 54, pointer 1, other 0, unknown 0, not in the tables 0; narrowed 4 (bits above the type's width dropped)" \
 			"--stats on the real dump: every class, is_vmalloc_addr's %al over other bits narrowed"
+	fi
+	# --protos=compact, the kernel's form: return types only, names from the
+	# symbols.  Every trace of return values types as with the full table;
+	# argument lists (v6.13, v6.15-args) need the parameters it leaves out.
+	C=$T_TMP/compact
+	mkdir -p "$C"
+	for u in kernel module console; do
+		compile_ok "x86_64 compact: $u.c" gcc -O2 -g -pg -ffreestanding "${KFLAGS[@]}" -mfentry \
+			-mcmodel=kernel -c "$SRC/$u.c" -o "$C/$u.o"
+	done
+	if run_ok "x86_64 compact: recordmcount --protos=compact" "$RMC" --protos=compact "$C/kernel.o" \
+		"$C/module.o" "$C/console.o" &&
+		run_ok "x86_64 compact: mod.ko (ld -r)" ld -r -o "$C/mod.ko" "$C/module.o" &&
+		run_ok "x86_64 compact: vmlinux" ld --no-warn-rwx-segments -T "$SRC/vmlinux.lds" \
+			-Ttext=0xffffffff81000000 -o "$C/vmlinux" "$C/kernel.o"; then
+		for t in seed003 rfc v6.5 v6.13-hex bare latency; do
+			check "compact: $t, vmlinux + mod.ko" "$SRC/$t.expected" --image "$C/vmlinux" \
+				--image "$C/mod.ko" "$SRC/$t.trace"
+			check "compact: $t, kernel.o + mod.ko" "$SRC/$t.expected" --image "$C/kernel.o" \
+				--image "$C/mod.ko" "$SRC/$t.trace"
+		done
+		check "compact: the real 6.12 console dump, --strict" "$SRC/console.expected" --strict \
+			--image "$C/console.o" --image "$C/mod.ko" "$SRC/console.trace"
 	fi
 	printf '[    1.234567] %s\n' 'Dumping ftrace buffer:' '---------------------------------' \
 		'   (ftrace buffer empty)' > "$T_TMP/empty.trace"

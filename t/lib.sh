@@ -32,10 +32,10 @@ ok() {	# ok STATUS DESCRIPTION
 
 diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }
 
-run_ok() {	# run_ok DESCRIPTION CMD...: passes when CMD exits 0
+run_ok() {	# run_ok DESCRIPTION CMD...: passes when CMD exits 0; returns its verdict
 	local desc=$1 out
 	shift
-	if out=$("$@" 2>&1); then ok 0 "$desc"; else ok 1 "$desc"; diag "$out"; fi
+	if out=$("$@" 2>&1); then ok 0 "$desc"; else ok 1 "$desc"; diag "$out"; return 1; fi
 }
 
 is() {	# is GOT EXPECTED DESCRIPTION

@@ -218,6 +218,8 @@ char *sig_prototype(const struct signature *sig, const char *name)
 	if (!f)
 		return NULL;
 	fputc('(', f);
+	if (sig->flags & PROTO_RET_ONLY)
+		fputc('?', f);	/* a compact table records no parameters */
 	for (size_t i = 0; i < sig->nparams; i++) {
 		if (i)
 			fputs(", ", f);
@@ -225,7 +227,7 @@ char *sig_prototype(const struct signature *sig, const char *name)
 	}
 	if (sig->flags & PROTO_VARARGS)
 		fputs(sig->nparams ? ", ..." : "...", f);
-	else if (!sig->nparams)
+	else if (!sig->nparams && !(sig->flags & PROTO_RET_ONLY))
 		fputs("void", f);
 	fputc(')', f);
 	fclose(f);

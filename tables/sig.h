@@ -51,7 +51,7 @@ struct sig_param {
 };
 
 struct signature {
-	unsigned flags;		/* PROTO_RELIABLE, PROTO_VARARGS */
+	unsigned flags;		/* PROTO_RELIABLE, PROTO_VARARGS, PROTO_RET_ONLY... */
 	bool known;		/* false: no DWARF described the function */
 	struct sig_type ret;
 	struct sig_param *params;
@@ -62,7 +62,7 @@ struct signature {
 int sig_parse(const char *s, struct signature *out);
 void sig_free(struct signature *sig);
 const char *type_class_name(enum type_class c);
-/* "int add(int a, int b)"; malloc'd. */
+/* "int add(int a, int b)", "int add(?)" when only the return type is known; malloc'd. */
 char *sig_prototype(const struct signature *sig, const char *name);
 
 #endif

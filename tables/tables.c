@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 #include <string.h>
+#include "elf/functions.h"
 #include "tables/tables.h"
 
 struct entries {
@@ -370,17 +371,56 @@ static const char *string_at(const struct elfobj *obj, uint32_t sec, uint64_t of
 	return (const char *)s->bytes + off;
 }
 
-static unsigned proto_record_size(const struct elfobj *obj)
+/*
+ * Where a record's fields are: the full form's function address is absolute
+ * and pointer-sized, the compact form's 32-bit and self-relative, and the
+ * compact form keeps no name or size (the symbol table has them).
+ */
+struct proto_layout {
+	unsigned size;		/* of a record */
+	unsigned addr_width;	/* the address is at 0 */
+	bool self_relative;
+	unsigned size_at, name_at, sig_at;	/* 0: no such field */
+};
+
+static struct proto_layout proto_layout(const struct elfobj *obj, bool compact)
 {
-	return (obj->is64 ? 8 : 4) + 12;
+	unsigned ptr = obj->is64 ? 8 : 4;
+
+	if (compact)
+		return (struct proto_layout){ PROTO_RET_RECORD, 4, true, 0, 0, 4 };
+	return (struct proto_layout){ ptr + 12, ptr, false, ptr, ptr + 4, ptr + 8 };
+}
+
+/* The compact form's names and sizes, from the function symbols at the records' places. */
+static int name_from_symbols(struct elfobj *obj, struct proto_entry *recs, size_t n)
+{
+	size_t nf = 0;
+	struct func_sym *f;
+
+	if (elfobj_load_symbols(obj) < 0)
+		return -1;
+	if (!(f = function_index(obj, &nf)))
+		return elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct func_sym *fs = function_before(f, nf, recs[i].where.sec, recs[i].where.off);
+
+		if (fs && fs->off == recs[i].where.off) {
+			recs[i].name = fs->name;
+			recs[i].size = fs->size > UINT32_MAX ? 0 : (uint32_t)fs->size;
+		}
+	}
+	free(f);
+	return 0;
 }
 
 /* Objects: every field comes from its relocation. */
-static int read_object_protos(struct elfobj *obj, size_t t, size_t ri, struct protos *p)
+static int read_object_protos(struct elfobj *obj, size_t t, size_t ri, struct proto_layout l,
+			      struct protos *p)
 {
 	const struct section *tab = &obj->sec[t];
-	unsigned ptr = obj->is64 ? 8 : 4, recsize = proto_record_size(obj);
-	size_t nrec = tab->size / recsize;
+	size_t nrec = tab->size / l.size;
+	unsigned all = l.name_at ? 7 : 5;
 	const struct section *rs;
 	struct proto_entry *recs;
 	uint8_t *seen;
@@ -388,9 +428,9 @@ static int read_object_protos(struct elfobj *obj, size_t t, size_t ri, struct pr
 
 	if (!ri)
 		return elfobj_error(obj, "%s has no relocations", tab->name), -1;
-	if (tab->size % recsize)
+	if (tab->size % l.size)
 		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
-				    recsize), -1;
+				    l.size), -1;
 	if (elfobj_parse_relocs(obj, ri) < 0)
 		return -1;
 	rs = &obj->sec[ri];
@@ -403,18 +443,21 @@ static int read_object_protos(struct elfobj *obj, size_t t, size_t ri, struct pr
 	for (size_t i = 0; i < rs->nrelocs; i++) {
 		const struct reloc *r = &rs->relocs[i];
 		const struct symbol *sym = &obj->sym[r->sym];
-		size_t rec = r->offset / recsize;
-		unsigned field = (unsigned)(r->offset % recsize), width = field ? 4 : ptr;
+		size_t rec = r->offset / l.size;
+		unsigned field = (unsigned)(r->offset % l.size), width = field ? 4 : l.addr_width;
 		int64_t addend = r->addend;
 		uint64_t value;
 
 		if (r->type == obj->arch->reloc_none)
 			continue;
-		if (rec >= nrec || (field && field != ptr + 4 && field != ptr + 8))
-			return elfobj_error(obj, "%s: relocation at 0x%llx is not on a field", tab->name,
-					    (unsigned long long)r->offset), free(recs), free(seen), -1;
+		if (rec >= nrec || (field && field != l.name_at && field != l.sig_at)) {
+			elfobj_error(obj, "%s: relocation at 0x%llx is not on a field", tab->name,
+				     (unsigned long long)r->offset);
+			goto out;
+		}
 		if (rs->sh.sh_type == SHT_REL || obj->arch->addend_in_place)
 			addend += sign_extend(elfobj_read_word(obj, tab->bytes + r->offset, width), width);
+		/* a self-relative field's target too: its relocation adds the place itself */
 		value = sym->s.st_value + (uint64_t)addend;
 		if (!obj->is64)
 			value = (uint32_t)value;
@@ -431,16 +474,19 @@ static int read_object_protos(struct elfobj *obj, size_t t, size_t ri, struct pr
 				     PROTO_STRINGS);
 			goto out;
 		}
-		if (field == ptr + 4)
+		if (field == l.name_at)
 			recs[rec].name = str;
 		else
 			recs[rec].sig = str;
-		seen[rec] |= field == ptr + 4 ? 2 : 4;
+		seen[rec] |= field == l.name_at ? 2 : 4;
 	}
+	if (!l.name_at && name_from_symbols(obj, recs, nrec) < 0)
+		goto out;
 	for (size_t i = 0; i < nrec; i++) {
-		if (seen[i] != 7)
+		if (seen[i] != all || !recs[i].name)
 			continue;	/* a discarded function's record: its relocations are gone */
-		recs[i].size = (uint32_t)elfobj_read_word(obj, tab->bytes + i * recsize + ptr, 4);
+		if (l.size_at)
+			recs[i].size = (uint32_t)elfobj_read_word(obj, tab->bytes + i * l.size + l.size_at, 4);
 		if (push_proto(obj, p, recs[i]) < 0)
 			goto out;
 	}
@@ -460,34 +506,48 @@ static size_t find_section(const struct elfobj *obj, const char *name)
 }
 
 /* Linked files: link-time addresses and offsets into the one merged string section. */
-static int read_linked_protos(struct elfobj *obj, size_t t, struct protos *p)
+static int read_linked_protos(struct elfobj *obj, size_t t, struct proto_layout l, struct protos *p)
 {
 	const struct section *tab = &obj->sec[t];
-	unsigned ptr = obj->is64 ? 8 : 4, recsize = proto_record_size(obj);
 	uint32_t str = (uint32_t)find_section(obj, PROTO_STRINGS);
+	size_t first = p->n;
 
-	if (tab->sh.sh_type == SHT_NOBITS || tab->size % recsize)
+	if (tab->sh.sh_type == SHT_NOBITS || tab->size % l.size)
 		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
-				    recsize), -1;
-	for (size_t i = 0; i < tab->size / recsize; i++) {
-		const uint8_t *r = tab->bytes + i * recsize;
-		uint64_t addr = elfobj_read_word(obj, r, ptr);
+				    l.size), -1;
+	for (size_t i = 0; i < tab->size / l.size; i++) {
+		const uint8_t *r = tab->bytes + i * l.size;
+		uint64_t word = elfobj_read_word(obj, r, l.addr_width);
+		uint64_t addr = l.self_relative ? tab->sh.sh_addr + i * l.size + (uint64_t)sign_extend(word, 4) : word;
 		struct proto_entry e = {
 			.where = { .addr = addr, .sec = section_at(obj, addr) },
-			.size = (uint32_t)elfobj_read_word(obj, r + ptr, 4),
-			.name = string_at(obj, str, elfobj_read_word(obj, r + ptr + 4, 4)),
-			.sig = string_at(obj, str, elfobj_read_word(obj, r + ptr + 8, 4)),
+			.size = l.size_at ? (uint32_t)elfobj_read_word(obj, r + l.size_at, 4) : 0,
+			.name = l.name_at ? string_at(obj, str, elfobj_read_word(obj, r + l.name_at, 4)) : "",
+			.sig = string_at(obj, str, elfobj_read_word(obj, r + l.sig_at, 4)),
 		};
 
+		if (!obj->is64)
+			e.where.addr = (uint32_t)addr;
 		if (!e.name || !e.sig)
 			return elfobj_error(obj, "%s: record %zu names a string outside %s", tab->name, i,
 					    PROTO_STRINGS), -1;
-		if (!addr || !e.where.sec)
+		if (!word || !e.where.sec)
 			continue;	/* a function the linker dropped */
-		e.where.off = addr - obj->sec[e.where.sec].sh.sh_addr;
+		e.where.off = e.where.addr - obj->sec[e.where.sec].sh.sh_addr;
 		if (push_proto(obj, p, e) < 0)
 			return -1;
 	}
+	if (l.name_at)
+		return 0;
+	if (name_from_symbols(obj, p->v + first, p->n - first) < 0)
+		return -1;
+	/* a record whose function has no symbol cannot be named: left out */
+	size_t k = first;
+
+	for (size_t i = first; i < p->n; i++)
+		if (*p->v[i].name)
+			p->v[k++] = p->v[i];
+	p->n = k;
 	return 0;
 }
 
@@ -500,10 +560,13 @@ int protos_read(struct elfobj *obj, struct proto_entry **out, size_t *n)
 	if (obj->ehdr.e_type == ET_REL && !(relocs_of = relocation_sections(obj)))
 		return -1;
 	for (size_t i = 1; i < obj->nsec; i++) {
-		if (strcmp(obj->sec[i].name, PROTO_TABLE) != 0)
+		bool compact = strcmp(obj->sec[i].name, PROTO_RET_TABLE) == 0;
+		struct proto_layout l = proto_layout(obj, compact);
+
+		if (!compact && strcmp(obj->sec[i].name, PROTO_TABLE) != 0)
 			continue;
-		if (obj->ehdr.e_type == ET_REL ? read_object_protos(obj, i, relocs_of[i], &p) < 0
-					       : read_linked_protos(obj, i, &p) < 0)
+		if (obj->ehdr.e_type == ET_REL ? read_object_protos(obj, i, relocs_of[i], l, &p) < 0
+					       : read_linked_protos(obj, i, l, &p) < 0)
 			goto out;
 	}
 	*out = p.v;

@@ -20,6 +20,12 @@
  */
 #define PATCHABLE_TABLE	"__patchable_function_entries"
 #define PROTO_TABLE	"__mcount_proto"	/* a record per function */
+/*
+ * The compact form, for kernels (--protos=compact): a record per function of
+ * its address, self-relative, and its return type, no name: 8 bytes.
+ */
+#define PROTO_RET_TABLE	"__mcount_ret"
+#define PROTO_RET_RECORD	8
 #define PROTO_STRINGS	"__mcount_str"	/* names and signatures, mergeable */
 
 /* 2: structs and unions may list their members; readers take 1 too. */
@@ -32,6 +38,8 @@
 #define PROTO_RET_FP	0x04	/* returns a struct or union holding a float */
 /* Returns a C++ class that is not trivially copyable: always in memory, through a hidden address. */
 #define PROTO_RET_MEM	0x08
+/* Only the return type is recorded (PROTO_RET_TABLE): no parameters. */
+#define PROTO_RET_ONLY	0x10
 
 /* A place in the file: (section, offset), and the address in linked files. */
 struct table_entry {

@@ -19,7 +19,7 @@
 
 int cc_record(const char *path)
 {
-	struct record_options o = { .mode = MODE_USER, .nop = true, .protos = true };
+	struct record_options o = { .mode = MODE_USER, .nop = true, .protos = PROTOS_FULL };
 	struct recording rec = { 0 };
 	struct elfobj obj;
 	struct stat st;

@@ -132,9 +132,9 @@ static int load_image(struct image *im, const char *path)
 		return -1;
 	}
 	for (size_t i = 1; i < im->obj.nsec; i++)
-		if (strcmp(im->obj.sec[i].name, PROTO_TABLE) == 0)
+		if (strcmp(im->obj.sec[i].name, PROTO_TABLE) == 0 || strcmp(im->obj.sec[i].name, PROTO_RET_TABLE) == 0)
 			return 0;
-	fprintf(stderr, "objpatch annotate: %s: no prototype table (" PROTO_TABLE "): "
+	fprintf(stderr, "objpatch annotate: %s: no prototype table (" PROTO_TABLE " or " PROTO_RET_TABLE "): "
 		"record its objects from -g builds\n", path);
 	return -1;
 }
