@@ -83,6 +83,13 @@ struct call_decoder {
 	 * a call site, but a reference to the hook --check reports.
 	 */
 	bool ref;
+	/*
+	 * A sequence that loads the hook's address before calling through a
+	 * register: whether a call through that register follows.  Without
+	 * one the code only takes the address (MIPS's ftrace.c makes
+	 * instructions of it): a reference, no call.  NULL: the form calls.
+	 */
+	bool (*calls_after)(const uint8_t *code, size_t avail, bool big_endian);
 };
 
 /*

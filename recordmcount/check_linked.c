@@ -111,9 +111,9 @@ static int linked_entry(struct report *r, const struct linked *l, const struct t
 
 	if (!f)
 		return stale_entry(r, l, e) < 0 ? -1 : 1;
-	t = decode_call(l, e->sec, e->off);
+	t = decode_call(l, e->sec, e->off, false);
 	if (t.kind != TARGET_HOOK && !e->user && recorded_prefix_at(r->obj, e))
-		t = decode_call(l, e->sec, e->off + recorded_prefix_at(r->obj, e));
+		t = decode_call(l, e->sec, e->off + recorded_prefix_at(r->obj, e), false);
 	if (t.kind == TARGET_HOOK) {
 		r->calls++;
 		if (e->user && e->entry != t.entry &&
@@ -180,7 +180,7 @@ static int hook_references(struct report *r, const struct linked *l, const uint6
 			bool jump = t.kind == TARGET_HOOK;
 
 			if (!jump && window && p >= start + window)
-				t = decode_call(l, f->sec, p - s->sh.sh_addr);
+				t = decode_call(l, f->sec, p - s->sh.sh_addr, true);
 			if (t.kind != TARGET_HOOK || bsearch(&p, addrs, naddrs, sizeof(*addrs), cmp_u64))
 				continue;
 			if (!add_finding(r, CHECK_HOOK_REF, &l->fs, f->sec, p - s->sh.sh_addr, p,

@@ -294,7 +294,7 @@ static struct target resolve_address(const struct linked *l, uint64_t addr, int 
  * What the code at `addr` calls, by the arch's decoders: the hook wins over
  * a call form that cannot be verified, which wins over another callee.
  */
-struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off)
+struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off, bool whole)
 {
 	const struct elfobj *obj = l->obj;
 	const struct section *s = &obj->sec[sec];
@@ -307,6 +307,8 @@ struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off)
 		uint64_t to;
 
 		if (d->jump || d->ref || !insn_matches(&d->insn, s->bytes + off, s->size - off, obj->code_big_endian))
+			continue;
+		if (whole && d->calls_after && !d->calls_after(s->bytes + off, s->size - off, obj->code_big_endian))
 			continue;
 		if (d->target) {
 			if (!d->target(s->bytes + off, s->size - off, obj->code_big_endian, addr, &to))
@@ -363,7 +365,7 @@ bool next_hook_call(const struct linked *l, const struct func_sym *f, uint64_t *
 	if (*p < start)
 		*p = (start + align - 1) / align * align;
 	for (; *p < start + len && *p - s->sh.sh_addr < s->size; *p += align) {
-		*t = decode_call(l, f->sec, *p - s->sh.sh_addr);
+		*t = decode_call(l, f->sec, *p - s->sh.sh_addr, true);
 		if (t->kind == TARGET_HOOK)
 			return true;
 	}

@@ -61,7 +61,13 @@ int collect_dynrels(struct linked *l);
 bool is_code(const struct elfobj *obj, uint32_t sec);
 const struct hook_range *hook_at(const struct linked *l, uint64_t addr);
 uint32_t section_holding(const struct elfobj *obj, uint64_t addr, uint64_t len, bool code);
-struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off);
+/*
+ * What the code at a place calls.  `whole`: only a sequence that goes on to
+ * call (the decoders' calls_after) counts; an entry names the first word of
+ * its site, whose call word a --nop build may have replaced, so entries are
+ * decoded without it.
+ */
+struct target decode_call(const struct linked *l, uint32_t sec, uint64_t off, bool whole);
 /* The same for the arch's jump decoders (`ref`): a jump into the hook at the place. */
 struct target decode_ref(const struct linked *l, uint32_t sec, uint64_t off);
 /*

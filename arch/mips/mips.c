@@ -120,6 +120,30 @@ static bool mips_lui_n64(const uint8_t *code, size_t avail, bool be, uint64_t pc
 	return true;
 }
 
+#define RD(w)	(((w) >> 11) & 31)
+
+/* A `jalr ra, REG` within the sequence's reach from `from`. */
+static bool mips_jalr_through(const uint8_t *code, size_t avail, bool be, unsigned reg, size_t from)
+{
+	for (size_t a = from; a + 4 <= avail && a < from + MIPS_SEQ_AFTER; a += 4) {
+		uint32_t w = insn_load(code + a, 4, be);
+
+		if ((w & MIPS_JALR_RA_MASK) == MIPS_JALR_RA && RS(w) == reg)
+			return true;
+	}
+	return false;
+}
+
+static bool mips_lui_addiu_calls(const uint8_t *code, size_t avail, bool be)
+{
+	return avail >= 8 && mips_jalr_through(code, avail, be, RT(insn_load(code + 4, 4, be)), 8);
+}
+
+static bool mips_lui_n64_calls(const uint8_t *code, size_t avail, bool be)
+{
+	return avail >= 24 && mips_jalr_through(code, avail, be, RD(insn_load(code + 20, 4, be)), 24);
+}
+
 #define ADDIU	WM(MIPS_ADDIU, MIPS_OP_MASK)
 #define DADDIU	WM(MIPS_DADDIU, MIPS_OP_MASK)
 
@@ -131,10 +155,10 @@ static bool mips_lui_n64(const uint8_t *code, size_t avail, bool be, uint64_t pc
 static const struct call_decoder mips_decoders[] = {
 	{ .insn = PAT(JAL), .target = mips_jal_decode, .len = 4 },
 	{ .insn = PAT(WM(MIPS_J, MIPS_OP_MASK)), .target = mips_jal_decode, .len = 4, .ref = true },
-	{ .insn = PAT(LUI, ADDIU), .target = mips_lui_addiu, .len = 8 },
-	{ .insn = PAT(LUI, DADDIU), .target = mips_lui_addiu, .len = 8 },
+	{ .insn = PAT(LUI, ADDIU), .target = mips_lui_addiu, .len = 8, .calls_after = mips_lui_addiu_calls },
+	{ .insn = PAT(LUI, DADDIU), .target = mips_lui_addiu, .len = 8, .calls_after = mips_lui_addiu_calls },
 	{ .insn = PAT(LUI, LUI, DADDIU, DADDIU, WM(0x0000003c, 0xffe007ff), WM(0x0000002d, 0xfc0007ff)),
-	  .target = mips_lui_n64, .len = 24 },
+	  .target = mips_lui_n64, .len = 24, .calls_after = mips_lui_n64_calls },
 	{ .insn = PAT(LW_T9), .len = 4 },
 	{ .insn = PAT(LD_T9), .len = 4 },
 	{ .insn = PAT(LW_GP), .len = 4 },
