@@ -144,7 +144,7 @@ setup_arch() {
 		arch_traced=(rtc_cmos_read)
 		probed=("${TRACED[@]}" "${arch_traced[@]}")
 		known_broken=
-		user_probed="bm_register_write bm_entry_read bm_entry_write bm_status_write bm_get_tree vfs_llseek"
+		user_probed="bm_register_write bm_status_read bm_entry_write bm_status_write bm_get_tree vfs_llseek"
 		arch_cmdline="tsc_early_khz=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo) tsc=reliable"
 		;;
 	arm)
