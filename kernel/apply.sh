@@ -26,13 +26,15 @@
 # is in this repository.  A pattern that matches no line or several stops everything with the file,
 # the pattern and the count.
 #
-# Usage: kernel/apply.sh [--diffs DIR] [--only N] SRC
+# Usage: kernel/apply.sh [--diffs DIR] [--only N | --patch NAME] SRC
 #   SRC           the extracted source (a tree with a Makefile of 6.12.x
 #                 or 7.3.x)
 #   --diffs DIR   also writes each patch as a mail with a unified diff,
 #                 DIR/NNNN-name.patch, made by comparing the files before and
 #                 after it (for scripts/checkpatch.pl and for posting)
 #   --only N      applies the first N patches only
+#   --patch NAME  applies that patch of the version's only (a fix of the
+#                 kernel's own, for a reference build without the series)
 # A tree is patched once: SRC/.kernel-series-applied records it, and a second
 # run fails.  Exit status 1 on any failure (the tree may then be half
 # patched: extract it again).
@@ -41,16 +43,18 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 diffs=
 only=
+one=
 src=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--diffs) diffs=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	-*) echo "usage: $0 [--diffs DIR] [--only N] SRC" >&2; exit 2 ;;
+	--patch) one=$2; shift 2 ;;
+	-*) echo "usage: $0 [--diffs DIR] [--only N | --patch NAME] SRC" >&2; exit 2 ;;
 	*) src=$1; shift ;;
 	esac
 done
-[ -n "$src" ] || { echo "usage: $0 [--diffs DIR] [--only N] SRC" >&2; exit 2; }
+[ -n "$src" ] || { echo "usage: $0 [--diffs DIR] [--only N | --patch NAME] SRC" >&2; exit 2; }
 
 die() { echo "kernel/apply.sh: $*" >&2; exit 1; }
 
@@ -66,6 +70,10 @@ esac
 # The patches for this version: a line without one is for both.
 mapfile -t patches < <(grep -v '^#' "$here/series/order" | awk -v v="$version" 'NF == 1 || $1 == v { print $NF }')
 [ -z "$only" ] || patches=("${patches[@]:0:$only}")
+if [ -n "$one" ]; then
+	printf '%s\n' "${patches[@]}" | grep -qx -- "$one" || die "$one: no such patch for $version (kernel/series/order)"
+	patches=("$one")
+fi
 
 # The edited text replaces FILE's in place: its mode stays (scripts stay
 # executable).
