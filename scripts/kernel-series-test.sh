@@ -330,14 +330,15 @@ reference() {
 	local psrc=$src pout=$out name
 	src=$work/reference/linux-source-$version out=$work/out-$arch-reference
 	if [ "$build" = 1 ]; then
-		if [ ! -f "$src/.kernel-series-reference" ]; then
+		# the marker names the fixes applied: a cache made with others is redone
+		if [ "$(cat "$src/.kernel-series-reference" 2>/dev/null)" != "fixes: ${reference_patches:-}" ]; then
 			rm -rf "$work/reference"
 			mkdir -p "$work/reference"
 			step "reference: the source without the series"
 			extract "$work/reference"
 			force_recordmcount
 			reference_fixes
-			touch "$src/.kernel-series-reference"
+			echo "fixes: ${reference_patches:-}" > "$src/.kernel-series-reference"
 		fi
 		configure reference
 		install_wrapper
