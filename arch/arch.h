@@ -161,6 +161,12 @@ struct arch {
 	/* r_info layout, when it is not the ELF standard one (MIPS64). */
 	void (*rinfo_decode)(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type);
 	uint64_t (*rinfo_encode)(uint32_t sym, uint32_t type, bool big_endian);
+	/*
+	 * The bits of a relocation's type word that name it, when more ride
+	 * above them (MIPS64's second and third types, SPARC64's OLO10 addend);
+	 * 0: all of them.  The rest is kept, never compared.
+	 */
+	uint32_t reloc_id_mask;
 
 	/* ARM: the symbols of Thumb functions have bit 0 set; their code starts below. */
 	uint64_t func_symbol_mask;

@@ -20,9 +20,8 @@ static const struct reloc_name {
 
 const char *arch_reloc_name(const struct arch *arch, uint32_t type)
 {
-	/* MIPS64 composes up to three types in one word (arch/mips/mips.c): the first one names it. */
-	if (arch->rinfo_decode)
-		type &= 0xff;
+	if (arch->reloc_id_mask)
+		type &= arch->reloc_id_mask;
 	for (size_t i = 0; i < ARRAY_SIZE(reloc_names); i++)
 		if (reloc_names[i].machine == arch->machine && reloc_names[i].type == type)
 			return reloc_names[i].name;

@@ -386,7 +386,7 @@ void elfobj_free(struct elfobj *obj)
 	memset(obj, 0, sizeof(*obj));
 }
 
-static void decode_rinfo(const struct elfobj *obj, uint64_t info, uint32_t *sym, uint32_t *type)
+void elfobj_decode_rinfo(const struct elfobj *obj, uint64_t info, uint32_t *sym, uint32_t *type)
 {
 	/* gelf widens ELF32 r_info to the ELF64 layout. */
 	if (obj->arch->rinfo_decode) {
@@ -441,7 +441,7 @@ int elfobj_parse_relocs(struct elfobj *obj, size_t secidx)
 			r->offset = rl.r_offset;
 			info = rl.r_info;
 		}
-		decode_rinfo(obj, info, &r->sym, &r->type);
+		elfobj_decode_rinfo(obj, info, &r->sym, &r->type);
 		if (r->sym >= obj->nsym) {
 			elfobj_error(obj, "%s: relocation %zu names symbol %u, out of range", s->name, i, r->sym);
 			goto fail;

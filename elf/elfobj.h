@@ -96,6 +96,8 @@ int elfobj_load_mapped(struct elfobj *obj, const char *path, int fd);
 int elfobj_load_symbols(struct elfobj *obj);
 void elfobj_free(struct elfobj *obj);
 
+/* A relocation's symbol index and type word, in the file's r_info layout. */
+void elfobj_decode_rinfo(const struct elfobj *obj, uint64_t info, uint32_t *sym, uint32_t *type);
 int elfobj_parse_relocs(struct elfobj *obj, size_t secidx);
 /* Make a section's contents writable. */
 uint8_t *elfobj_edit_bytes(struct elfobj *obj, size_t secidx);

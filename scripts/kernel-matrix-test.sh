@@ -19,10 +19,10 @@
 #      recorder wrote.
 #
 # Beside the boots: the objects of both trees, recorded each by its tool,
-# must hold the same sites (recordmcount --list), and every object ours
-# recorded must pass `recordmcount --check`.  The recorder's CPU time
-# (user + system of every call, through /usr/bin/time) is summed per build,
-# beside the build's own.
+# must hold the same sites (recordmcount --list) and the same other
+# relocations, and every object ours recorded must pass `recordmcount
+# --check`.  The recorder's CPU time (user + system of every call, through
+# /usr/bin/time) is summed per build, beside the build's own.
 #
 # Machines (MACHINES or arguments; default all): arm (ARM), arm-thumb2,
 # mips (32-bit big-endian, malta), mipsel, mips64 (64-bit big-endian,
@@ -303,6 +303,10 @@ build_both() {
 	fi
 	config=$kout/.config
 	out=$oout
+	if [ -f "$oout/.$harness-built" ] && ! cmp -s "$rmc" "$oout/our-recordmcount"; then
+		note "$(basename "$oout"): built by another build/recordmcount: built again"
+		rm -f "$oout/.$harness-built"
+	fi
 	if [ ! -f "$oout/.$harness-built" ]; then
 		step "ours: the kernel build's .config"
 		rm -rf "$oout"
@@ -320,11 +324,22 @@ recorder_cpu() {
 	awk '/^[0-9.]+ [0-9.]+$/ { s += $1 + $2; n++ } END { printf "%.1f s over %d objects", s, n }' "$1/rmc.cpu"
 }
 
-# Every object each tool recorded: the same sites in both trees; ours
-# passes --check.
+# relocs OBJ: its relocations but the tables' own and DWARF's (whose strings
+# name each build's directory), as "section offset type symbol+addend":
+# symbol indexes differ when a recorder adds symbols, and the order when
+# recordmcount.pl's `ld -r` merges sections.
+relocs() {
+	"${cross}readelf" -rW "$1" | awk '/^Relocation section/ { sec = $3; next }
+		sec != "" && sec !~ /mcount|debug/ && $1 ~ /^[0-9a-f]+$/ && NF >= 3 { $2 = ""; print sec, $0 }' |
+		LC_ALL=C sort
+}
+
+# Every object each tool recorded: the same sites in both trees, every
+# other relocation the same (both compiled the same code); ours passes --check.
 compare_objects() {
-	local o n=0 differ=0 findings=0
+	local o n=0 differ=0 findings=0 relocs_differ=0
 	: > "$oout/objects.differ"
+	: > "$oout/objects.relocs"
 	: > "$oout/objects.check"
 	while read -r o; do
 		[ -f "$kout/$o" ] && [ -f "$oout/$o" ] || continue
@@ -333,12 +348,18 @@ compare_objects() {
 			differ=$((differ + 1))
 			echo "$o" >> "$oout/objects.differ"
 		fi
+		if ! cmp -s <(relocs "$kout/$o") <(relocs "$oout/$o"); then
+			relocs_differ=$((relocs_differ + 1))
+			echo "$o" >> "$oout/objects.relocs"
+		fi
 		"$rmc" --check "$oout/$o" >> "$oout/objects.check" 2>&1 || findings=$((findings + 1))
 	done < <(awk '{ print $NF }' "$oout/rmc.log" | sort -u)
 	note "objects recorded: $n; sites differing from the kernel tool's: $differ ($oout/objects.differ);" \
-		"ours failing --check: $findings"
+		"other relocations differing: $relocs_differ; ours failing --check: $findings"
 	[ "$n" -gt 100 ] || fail "only $n objects were recorded by both builds"
 	[ "$findings" = 0 ] || fail "$findings objects of ours fail recordmcount --check ($oout/objects.check)"
+	[ "$relocs_differ" = 0 ] ||
+		fail "$relocs_differ objects' other relocations differ between the builds ($oout/objects.relocs)"
 	objects_differ=$differ
 }
 
@@ -392,14 +413,17 @@ boot() {
 entries() { sed -n 's/.*ftrace: allocating \([0-9]*\) entries.*/\1/p' "$1" | head -1; }
 # The self-tests' verdicts, one per line ("Testing X: PASSED"): a verdict
 # the console put lines later, after the counters ops tests print
-# ("(3 3 5 0 76818) PASSED"), joined to its test; a test the kernel
-# panicked in has "PANIC" for its verdict.
+# ("(3 3 5 0 76818) PASSED") or other messages between (i386's keyboard
+# driver split "Testing ftrace filter: OK" in two), joined to its test; a
+# test the kernel panicked in has "PANIC" for its verdict.
 selftests() {
-	awk '/^Testing [^:]+: *$/ { held = $0; next }
+	awk 'held != "" && /^Testing / { print held; held = "" }
+		/^Testing [^:]+: *$/ { held = $0; next }
 		held != "" && /^\([0-9 ]+\) *$/ { next }
 		held != "" && /Kernel panic - not syncing/ { print held " PANIC"; held = ""; next }
-		held != "" { if ($0 !~ /^Testing /) { sub(/^\([0-9 ]+\) /, ""); $0 = held " " $0 } else print held; held = "" }
-		{ print }' "$1" |
+		held != "" && /^(\([0-9 ]+\) )?(PASSED|OK|FAILED|\*\*\*)/ { sub(/^\([0-9 ]+\) /, ""); print held " " $0; held = ""; next }
+		{ print }
+		END { if (held != "") print held }' "$1" |
 		grep -oE '^Testing [^:]+: +(PASSED|OK|PANIC|\*\*\* [^*]+|FAILED[^ ]*)' | sed -E 's/ +/ /g; s/ *$//' || true
 }
 
@@ -424,29 +448,35 @@ vmlinux_table() {
 #    function symbol that is not weak, and drops a section that has none).
 # The hook's name is readelf -rW's fifth field (RELA adds " + addend").
 explain_missing() {
-	local o total=0 pairs=0 weak=0 lines p w n
+	local o total=0 pairs=0 weak=0 lines counts p w n
 	: > "$oout/kernel-missing"
 	while read -r o; do
 		lines=$("$rmc" --check "$kout/$o" 2>&1 | grep ': missing: ' || true)
 		[ -n "$lines" ] || continue
 		printf '%s\n' "$lines" >> "$oout/kernel-missing"
-		total=$((total + $(printf '%s\n' "$lines" | grep -c .)))
-		p=$("${cross}readelf" -rW "$kout/$o" | awk '
+		# Each missing call once, by its first cause: "PAIRS WEAK TOTAL".
+		# Lines: "R SEC+0xOFF" of each pair-rule relocation, "W FUNC" of
+		# each weak function, then the --check lines
+		# ("...: missing: FUNC+0xN (SEC+0xN): ...").
+		counts=$({ "${cross}readelf" -rW "$kout/$o" | awk '
 			function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(tolower(h), i, 1)) - 1; return v }
 			/^Relocation section / { sec = $3; gsub(/'"'"'/, "", sec); sub(/^\.rela?/, "", sec) }
 			$5 == "_mcount" || $5 == "__gnu_mcount_nc" || $5 == "__fentry__" || $5 == "mcount" {
 				off = hex($1)
-				if (have && off == prev + 4 && sec != prevsec) n++
-				prev = off; prevsec = sec; have = 1 }
-			END { print n + 0 }')
-		# "...: missing: FUNC+0xN (SECTION+0xN): ..." whose FUNC is weak.
-		w=$(printf '%s\n' "$lines" | sed -n 's/.*: missing: \([^+ ]*\)+.*/\1/p' |
-			awk 'NR == FNR { weak[$0] = 1; next } $1 in weak { n++ } END { print n + 0 }' \
-				<("${cross}readelf" -sW "$kout/$o" | awk '$5 == "WEAK" && $4 == "FUNC" { print $8 }') -)
-		# a call may be both: each counts once, under the pair rule
-		n=$(printf '%s\n' "$lines" | grep -c .)
-		[ "$((p + w))" -le "$n" ] || w=$((n > p ? n - p : 0))
-		pairs=$((pairs + p)) weak=$((weak + w))
+				if (have && off == prev + 4 && sec != prevsec) printf "R %s+0x%x\n", sec, off
+				prev = off; prevsec = sec; have = 1 }'
+			"${cross}readelf" -sW "$kout/$o" | awk '$5 == "WEAK" && $4 == "FUNC" { print "W", $8 }'
+			printf '%s\n' "$lines"; } | awk '
+			$1 == "R" { pair[$2] = 1; next }
+			$1 == "W" { weak[$2] = 1; next }
+			match($0, /: missing: [^+ ]*\+/) {
+				fn = substr($0, RSTART + 11, RLENGTH - 12)
+				site = $0; sub(/^[^(]*\(/, "", site); sub(/\).*/, "", site)
+				n++
+				if (site in pair) p++; else if (fn in weak) w++ }
+			END { print p + 0, w + 0, n + 0 }')
+		read -r p w n <<< "$counts"
+		total=$((total + n)) pairs=$((pairs + p)) weak=$((weak + w))
 	done < "$oout/objects.differ"
 	note "the kernel tool's objects leave $total calls out of their tables ($oout/kernel-missing):" \
 		"$pairs 4 bytes after the previous section's hook relocation, $weak in weak functions," \

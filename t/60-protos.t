@@ -101,6 +101,26 @@ has_concrete_copy() {
 		END { if (sub_ && ao && pc) found = 1; exit !found }'
 }
 
+# relocs FILE: each relocation as "section offset type symbol+addend",
+# without the symbol index, which the recorder renumbers when it adds symbols.
+relocs() {
+	readelf -rW "$1" | awk '/^Relocation section/ { sec = $3; next }
+		sec != "" && $1 ~ /^[0-9a-f]+$/ && NF >= 3 { $2 = ""; print sec, $0 }' | LC_ALL=C sort
+}
+
+# relocs_kept LABEL ORIG RECORDED: every relocation of ORIG is in RECORDED,
+# type word and addends whole (SPARC64's R_SPARC_OLO10 keeps one above the type).
+relocs_kept() {
+	local lost
+	lost=$(LC_ALL=C comm -23 <(relocs "$2") <(relocs "$3"))
+	if [ -z "$lost" ] && [ -n "$(relocs "$2")" ]; then
+		ok 0 "$1: every relocation the compiler wrote is kept whole"
+	else
+		ok 1 "$1: every relocation the compiler wrote is kept whole"
+		diag "$(head -5 <<< "$lost")"
+	fi
+}
+
 # ---- 1. every class, every arch ----
 # name prefix ctarget kflags; compiles types.c, records, checks.
 O2_GCC=" x86_64 aarch64 ppc s390x riscv64 sparc64 "
@@ -132,7 +152,9 @@ types_for() {
 			else
 				compile_ok "$label" clang --target="$ctarget" $opt -g -pg $kflags $defines -c "$SRC/types.c" -o "$f" || continue
 			fi
+			cp "$f" "$f.orig"
 			run_ok "$label: recordmcount" "$RMC" --mode=$mode "$f" || continue
+			relocs_kept "$label" "$f.orig" "$f"
 			# ppc64 ELFv1 function symbols name .opd descriptors, not code
 			elf=(--elf "$f")
 			[ "$name" = ppc64 ] && elf=()

@@ -164,13 +164,7 @@ static int read_dynrel_section(struct linked *l, size_t i)
 			return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), -1;
 		if (!rela)
 			ra = (GElf_Rela){ .r_offset = rl.r_offset, .r_info = rl.r_info };
-		if (obj->arch->rinfo_decode) {
-			obj->arch->rinfo_decode(ra.r_info, obj->big_endian, &sym, &type);
-		} else {
-			sym = (uint32_t)GELF_R_SYM(ra.r_info);
-			type = (uint32_t)GELF_R_TYPE(ra.r_info);
-		}
-		(void)type;
+		elfobj_decode_rinfo(obj, ra.r_info, &sym, &type);
 		if (!grow_array(&l->dyn, l->ndyn, &l->cap_dyn, sizeof(*l->dyn)))
 			return elfobj_error(obj, "out of memory"), -1;
 		l->dyn[l->ndyn++] = (struct dynrel){ ra.r_offset, ra.r_addend, dynrel_name(obj, syms, strtab, sym) };

@@ -253,6 +253,7 @@ const struct arch arch_mips64 = {
 	.reloc_none = R_MIPS_NONE,
 	.rinfo_decode = mips64_rinfo_decode,
 	.rinfo_encode = mips64_rinfo_encode,
+	.reloc_id_mask = 0xff,
 	.decoders = mips_decoders,
 	.ndecoders = ARRAY_SIZE(mips_decoders),
 	.hook_window = MIPS_HOOK_WINDOW,

@@ -25,20 +25,6 @@ static const struct call_form sparc_calls[] = {
 	{ .rtype = R_SPARC_WPLT30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
 };
 
-/* SPARC64 keeps a 24-bit addend (R_SPARC_OLO10) above the 8-bit type. */
-static void sparc64_rinfo_decode(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type)
-{
-	(void)big_endian;
-	*sym = (uint32_t)(info >> 32);
-	*type = (uint32_t)(info & 0xff);
-}
-
-static uint64_t sparc64_rinfo_encode(uint32_t sym, uint32_t type, bool big_endian)
-{
-	(void)big_endian;
-	return (uint64_t)sym << 32 | (type & 0xff);
-}
-
 /* gcc's DWARF for SPARC uses the unaligned forms. */
 static const struct abs_reloc sparc_more_abs[] = {
 	{ R_SPARC_UA32, 4 },
@@ -63,8 +49,13 @@ const struct arch arch_sparc64 = {
 	.reloc_relative = R_SPARC_RELATIVE,
 	.more_abs = sparc_more_abs,
 	.nmore_abs = ARRAY_SIZE(sparc_more_abs),
-	.rinfo_decode = sparc64_rinfo_decode,
-	.rinfo_encode = sparc64_rinfo_encode,
+	/*
+	 * ELF64_R_TYPE: the type in the low byte, R_SPARC_OLO10's second addend
+	 * in the 24 bits above it.  A relocation keeps all 32 bits when the
+	 * symbol table is renumbered: dropping them moved the kernel's stores to
+	 * `x.b` onto `x.a`, and a 7.3 sparc64 kernel died in OpenBIOS.
+	 */
+	.reloc_id_mask = 0xff,
 	.decoders = sparc_decoders,
 	.ndecoders = ARRAY_SIZE(sparc_decoders),
 	/* After `save`: the call is the first or second instruction. */

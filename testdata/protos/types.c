@@ -44,8 +44,12 @@ typedef enum state state_t;
 typedef char *str_t;
 typedef u32 counter_t;	/* a typedef of a typedef */
 
+/* A store to a member of a global: SPARC64's R_SPARC_OLO10 carries the offset. */
+struct pair last_pair;
+
 noinline void f_void(void)
 {
+	last_pair.b = 0;
 	sink(0);
 }
 
