@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Applies the series in kernel/series/ (in the order of kernel/series/order)
-# to an extracted Debian linux-source-6.12 tree.  See kernel/README.
+# to an extracted Debian linux-source-6.12 or linux-source-7.3 tree.  See
+# kernel/README.
 #
 # A patch file is a commit message, a line "---", then operations, each a
 # line "@@ OP PATH [REGEX]" followed by its text (every line up to the next
@@ -15,18 +16,25 @@
 #   @@ between PATH REGEX ~~ REGEX2
 #                         the text replaces the lines between that line and
 #                         the next one that matches REGEX2
+# An operation for one kernel version only says so after the "@@", as in
+# "@@7.3 after PATH REGEX": where the versions differ, each has its own
+# pattern and text.  A line of series/order may likewise start with the
+# one version its patch is for ("6.12 0006-....kpatch").
 # Lines before the message that start with "#" are the file's own comments.
 # The series changes existing kernel files only by inserting, and replacing
 # lines with, lines of its own where a pattern says: no line of the kernel
 # is in this repository.  A pattern that matches no line or several stops everything with the file,
 # the pattern and the count.
 #
-# Usage: kernel/apply.sh [--diffs DIR] [--only N] SRC
-#   SRC           the extracted source (a tree with a Makefile of 6.12.x)
+# Usage: kernel/apply.sh [--diffs DIR] [--only N | --patch NAME] SRC
+#   SRC           the extracted source (a tree with a Makefile of 6.12.x
+#                 or 7.3.x)
 #   --diffs DIR   also writes each patch as a mail with a unified diff,
 #                 DIR/NNNN-name.patch, made by comparing the files before and
 #                 after it (for scripts/checkpatch.pl and for posting)
 #   --only N      applies the first N patches only
+#   --patch NAME  applies that patch of the version's only (a fix of the
+#                 kernel's own, for a reference build without the series)
 # A tree is patched once: SRC/.kernel-series-applied records it, and a second
 # run fails.  Exit status 1 on any failure (the tree may then be half
 # patched: extract it again).
@@ -35,26 +43,37 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 diffs=
 only=
+one=
 src=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--diffs) diffs=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	-*) echo "usage: $0 [--diffs DIR] [--only N] SRC" >&2; exit 2 ;;
+	--patch) one=$2; shift 2 ;;
+	-*) echo "usage: $0 [--diffs DIR] [--only N | --patch NAME] SRC" >&2; exit 2 ;;
 	*) src=$1; shift ;;
 	esac
 done
-[ -n "$src" ] || { echo "usage: $0 [--diffs DIR] [--only N] SRC" >&2; exit 2; }
+[ -n "$src" ] || { echo "usage: $0 [--diffs DIR] [--only N | --patch NAME] SRC" >&2; exit 2; }
 
 die() { echo "kernel/apply.sh: $*" >&2; exit 1; }
 
-[ -f "$src/Makefile" ] && grep -q '^PATCHLEVEL = 12$' "$src/Makefile" ||
-	die "$src: not a Linux 6.12 source tree"
+[ -f "$src/Makefile" ] || die "$src: no Makefile: not a Linux source tree"
+version=$(awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 } END { print v "." p }' "$src/Makefile")
+case $version in
+6.12 | 7.3) ;;
+*) die "$src: Linux $version: the series is for 6.12 and 7.3" ;;
+esac
 [ ! -e "$src/.kernel-series-applied" ] ||
 	die "$src: the series is already applied ($(tr '\n' ' ' < "$src/.kernel-series-applied")); extract the source again"
 
-mapfile -t patches < <(grep -v '^#' "$here/series/order" | grep .)
+# The patches for this version: a line without one is for both.
+mapfile -t patches < <(grep -v '^#' "$here/series/order" | awk -v v="$version" 'NF == 1 || $1 == v { print $NF }')
 [ -z "$only" ] || patches=("${patches[@]:0:$only}")
+if [ -n "$one" ]; then
+	printf '%s\n' "${patches[@]}" | grep -qx -- "$one" || die "$one: no such patch for $version (kernel/series/order)"
+	patches=("$one")
+fi
 
 # The edited text replaces FILE's in place: its mode stays (scripts stay
 # executable).
@@ -117,14 +136,19 @@ run_op() {
 	esac
 }
 
-# The operations of a patch file, each handed to run_op.
+# The operations of a patch file for this version, each handed to run_op.
 apply_ops() {
-	local f=$1 line op="" path="" re="" text
+	local f=$1 line op="" path="" re="" text tag
 	text=$(mktemp)
 	while IFS= read -r line || [ -n "$line" ]; do
-		if [[ $line == "@@ "* ]]; then
+		if [[ $line =~ ^@@[0-9.]*\  ]]; then
 			[ -z "$op" ] || run_op "$op" "$path" "$re" "$text"
-			read -r _ op path re <<< "$line"
+			read -r tag op path re <<< "$line"
+			case $tag in
+			@@ | "@@$version") ;;
+			@@6.12 | @@7.3) op= ;;
+			*) die "$patch: '$tag': an operation is for both versions (@@) or one (@@6.12, @@7.3)" ;;
+			esac
 			: > "$text"
 		elif [ -n "$op" ]; then
 			printf '%s\n' "$line" >> "$text"
@@ -134,8 +158,11 @@ apply_ops() {
 	rm -f "$text"
 }
 
-# The files a patch touches, each once.
-touched() { sed '1,/^---$/d' "$1" | awk '/^@@ / { if (!seen[$3]++) print $3 }'; }
+# The files a patch touches in this version, each once.
+touched() {
+	sed '1,/^---$/d' "$1" |
+		awk -v v="$version" '($1 == "@@" || $1 == "@@" v) && !seen[$3]++ { print $3 }'
+}
 
 # --diffs: the patch as a mail, its diff made from the copies in $before.
 write_mail() {

@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 # The series' new files, from a scratch tree holding what it edits.
 mkdir -p "$tmp/tree"
 printf 'VERSION = 6\nPATCHLEVEL = 12\n' > "$tmp/tree/Makefile"
-sed -n 's/^@@ [a-z]* \([^ ]*\) .*/\1/p' "$here"/../series/*.kpatch | sort -u | while read -r f; do
+sed -n 's/^@@[0-9.]* [a-z]* \([^ ]*\) .*/\1/p' "$here"/../series/*.kpatch | sort -u | while read -r f; do
 	case $f in kernel/trace/fgraph_*) continue ;; esac
 	mkdir -p "$tmp/tree/$(dirname "$f")"
 	if [ -n "$src" ]; then cp "$src/$f" "$tmp/tree/$f"; else : > "$tmp/tree/$f"; fi
@@ -37,7 +37,7 @@ if [ -z "$src" ]; then
 	# Without a source tree only the new files are wanted: the edits of
 	# existing files are left out.
 	for p in "$here"/../series/*.kpatch; do
-		awk '/^---$/ && !body { body = 1; print; next } body && /^@@ / { keep = ($2 == "new" || $3 ~ /^kernel\/trace\/fgraph_/) }
+		awk '/^---$/ && !body { body = 1; print; next } body && /^@@[0-9.]* / { keep = ($2 == "new" || $3 ~ /^kernel\/trace\/fgraph_/) }
 			!body || keep { print }' "$p" > "$tmp/$(basename "$p")"
 	done
 	mkdir -p "$tmp/series"
