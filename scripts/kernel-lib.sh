@@ -15,6 +15,8 @@
 #                 the compiler records the sites (arm64: the caller hooks
 #                 cmd_record_mcount through make_extra)
 #   make_extra    (optional array) more arguments for the kernel's make
+#   rmc_args      (optional array) options the wrapper passes to our
+#                 recordmcount before Kbuild's (--protos=compact)
 
 kmake() { local o=$1; shift; nice -n 19 make -s -C "$src" O="$o" ARCH="$karch" CROSS_COMPILE="$cross" "$@"; }
 
@@ -76,7 +78,7 @@ install_wrapper() {
 	#!/bin/sh
 	# $harness: log, run our recordmcount.
 	echo "\$*" >> "$out/rmc.log"
-	exec "$out/our-recordmcount" "\$@"
+	exec "$out/our-recordmcount" ${rmc_args[*]+${rmc_args[*]} }"\$@"
 	EOF
 	chmod 755 "$out/recordmcount-hook"
 	if [ "$recorder_built" = 1 ]; then
@@ -108,4 +110,28 @@ build_kernel() {
 			die "scripts/recordmcount is no longer our wrapper: Kbuild rebuilt it"
 	fi
 	touch "$out/.$harness-built"
+}
+
+# section_size FILE NAME: the size in bytes of FILE's section NAME (0 when
+# it has none), read with ${cross}readelf.
+section_size() {
+	local hex
+	hex=$("${cross:-}readelf" -SW "$1" | awk -v n="$2" '{ sub(/^ *\[ *[0-9]+\] /, "") }
+		$1 == n { print $5; exit }')
+	echo $((16#${hex:-0}))
+}
+
+# btf_size VMLINUX: the bytes of the .BTF that pahole -J makes of a copy of
+# VMLINUX (it needs its DWARF) with the options the kernel's
+# scripts/Makefile.btf gives this pahole (1.24, 1.25: --btf_gen_floats);
+# empty when pahole is missing or fails.  A real DEBUG_INFO_BTF build needs
+# BPF_SYSCALL, which would not be the same .config.
+btf_size() {
+	local copy=$1.btf-copy
+	command -v pahole > /dev/null || return 0
+	cp "$1" "$copy"
+	if pahole -J --btf_gen_floats "$copy" > "$copy.log" 2>&1; then
+		section_size "$copy" .BTF
+	fi
+	rm -f "$copy"
 }

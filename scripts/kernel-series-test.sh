@@ -44,8 +44,11 @@
 #
 # Usage:  make kernel-series-test      (same as scripts/kernel-series-test.sh)
 #         scripts/kernel-series-test.sh [--no-build] [x86_64] [arm]
-# Environment: KERNEL_VERSION (7.3, the default, or 6.12), JOBS (default
-# 2), KERNEL_SERIES_DIR (default build/kernel-series/VERSION),
+# Environment: KERNEL_VERSION (7.3, the default, or 6.12), PROTOS (full,
+# the default: __mcount_proto; or compact: our recordmcount runs with
+# --protos=compact and writes __mcount_ret, which the series reads too),
+# JOBS (default 2), KERNEL_SERIES_DIR (default build/kernel-series/VERSION,
+# or VERSION-compact),
 # LINUX_SOURCE_TARBALL (default: 7.3 from the archive through
 # scripts/debian-source.sh, 6.12 /usr/src/linux-source-6.12.tar.xz),
 # LINUX_SOURCE_TREE (an extracted tree of that version to copy instead of
@@ -64,7 +67,13 @@ case $version in
 6.12 | 7.3) ;;
 *) echo "kernel-series-test: KERNEL_VERSION=$version: the series is for 6.12 and 7.3" >&2; exit 2 ;;
 esac
-work=${KERNEL_SERIES_DIR:-$top/build/kernel-series/$version}
+protos=${PROTOS:-full}
+case $protos in
+full) table=__mcount_proto other=__mcount_ret rmc_args=() ;;
+compact) table=__mcount_ret other=__mcount_proto rmc_args=(--protos=compact) ;;
+*) echo "kernel-series-test: PROTOS=$protos: full or compact" >&2; exit 2 ;;
+esac
+work=${KERNEL_SERIES_DIR:-$top/build/kernel-series/$version${rmc_args[*]+-compact}}
 tarball=${LINUX_SOURCE_TARBALL:-}
 [ -n "$tarball" ] || [ "$version" != 6.12 ] || tarball=/usr/src/linux-source-6.12.tar.xz
 jobs=${JOBS:-2}
@@ -233,16 +242,26 @@ prepare_source() {
 }
 
 check_build() {
-	local n recs strs
+	local n recs strs tabsize othersize btf
 	note "build: $(cat "$out/build.seconds") (-j$jobs, nice -n 19; wall and CPU)"
 	n=$(grep -c . "$out/rmc.log" || true)
 	[ "$n" -gt 100 ] || fail "Kbuild ran our recordmcount only $n times"
+	[ ${#rmc_args[@]} = 0 ] || grep -q -- " ${rmc_args[*]} " "$out/recordmcount-hook" ||
+		fail "the wrapper does not pass ${rmc_args[*]} to our recordmcount ($out/recordmcount-hook)"
 	# The records in .rodata, the loaded copy of the strings beside them.
-	recs=$("${cross}nm" "$out/vmlinux" | awk '$3 == "__start_mcount_proto" { s = $1 } $3 == "__stop_mcount_proto" { e = $1 }
+	recs=$("${cross}nm" "$out/vmlinux" | awk -v t="${table#__}" '$3 == "__start_" t { s = $1 } $3 == "__stop_" t { e = $1 }
 		END { print s, e }')
-	strs=$("${cross}readelf" -SW "$out/vmlinux" | awk '{ sub(/^ *\[ *[0-9]+\] /, "") } $1 == "__mcount_str" { print $5 }')
-	note "vmlinux: __start/__stop_mcount_proto at $recs; __mcount_str 0x$strs bytes (copied to .fgraph_str); objects recorded by our tool: $n"
+	strs=$(section_size "$out/vmlinux" __mcount_str)
+	tabsize=$(section_size "$out/vmlinux" "$table")
+	othersize=$(section_size "$out/vmlinux" "$other")
+	note "vmlinux: __start/__stop_${table#__} at $recs; __mcount_str $strs bytes (copied to .fgraph_str); objects recorded by our tool: $n"
+	[ "$tabsize" -gt 0 ] || fail "vmlinux has no $table records (PROTOS=$protos)"
+	[ "$othersize" = 0 ] || fail "vmlinux has $othersize bytes of $other too (PROTOS=$protos)"
+	btf=$(btf_size "$out/vmlinux")
+	note "sizes (PROTOS=$protos): $table $tabsize + __mcount_str $strs = $((tabsize + strs)) bytes;" \
+		".BTF ${btf:-(pahole failed: $out/vmlinux.btf-copy.log)}${btf:+ bytes (pahole $(pahole --version) -J --btf_gen_floats on a copy of vmlinux)}"
 	grep -q 'orphan section .__mcount_str' "$out/build.log" && fail "the linker still calls __mcount_str an orphan"
+	grep -q "orphan section .$table" "$out/build.log" && fail "the linker calls $table an orphan"
 	true
 }
 
@@ -599,7 +618,7 @@ for a in "${arches[@]}"; do
 done
 
 echo
-echo "kernel-series-test: summary (linux-source-$version with kernel/series: ${arches[*]}; trees in $work)"
+echo "kernel-series-test: summary (linux-source-$version with kernel/series, PROTOS=$protos: ${arches[*]}; trees in $work)"
 printf '  %s\n' "${summary[@]}"
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "kernel-series-test: ${#failures[@]} failure(s):"
