@@ -53,7 +53,8 @@
 # scripts/debian-source.sh, 6.12 /usr/src/linux-source-6.12.tar.xz),
 # LINUX_SOURCE_TREE (an extracted tree of that version to copy instead of
 # extracting the tarball; it must not be patched),
-# BOOT_TIMEOUT (default 300 s).  Needs build/recordmcount, build/objpatch,
+# BOOT_TIMEOUT (default 300 s), QEMU_ACCEL (default kvm for x86_64 where
+# /dev/kvm is writable, else tcg; tcg where a nested KVM hangs the guest).  Needs build/recordmcount, build/objpatch,
 # qemu-system-x86, qemu-system-arm, gcc-arm-linux-gnueabihf.  Not in make
 # check.  Exits 1 on any failure.  Time, from the tarball on this project's
 # 2-core machine (idle): 23 minutes (builds: x86_64 6 min, ARM 5 min, ARM's
@@ -300,9 +301,9 @@ cmdline_selftest() {
 
 # boot NAME CMDLINE [INITRD]: the serial console to $out/NAME.log.
 boot() {
-	local name=$1 cmdline=$2 accel=tcg t0 t1 rc=0 initrd=()
+	local name=$1 cmdline=$2 accel=${QEMU_ACCEL:-tcg} t0 t1 rc=0 initrd=()
 	[ -z "${3:-}" ] || initrd=(-initrd "$3")
-	[ "$arch" = x86_64 ] && [ -w /dev/kvm ] && accel=kvm
+	[ -z "${QEMU_ACCEL:-}" ] && [ "$arch" = x86_64 ] && [ -w /dev/kvm ] && accel=kvm
 	step "$name boot under ${qemu[0]} (-accel $accel): $cmdline"
 	t0=$(date +%s)
 	timeout "${BOOT_TIMEOUT:-300}" "${qemu[@]}" -accel "$accel" -nographic -no-reboot \
