@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Our recordmcount where the kernel still runs its own (issue 34): Debian's
+# Our recordmcount where the kernel still runs its own: Debian's
 # Linux 7.3 (linux-source-7.3, from the experimental suite of the system's
 # own archive, scripts/debian-source.sh) built twice per machine from one
 # .config, once with the kernel's recorder (scripts/recordmcount, or

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch attach --inject-only (issue 21, its first step): the runtime is
+# objpatch attach --inject-only: the runtime is
 # loaded into a running process and the process goes on exactly as before.
 # testdata/attach/target.c runs four workers that check their own results
 # (doubles kept in vector registers, hashes through memmove, malloc and

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch attach, 100 times in a row, into one running service (issue
-# 21's stress test).  testdata/attach/service.c runs 8 workers that check
+# objpatch attach, 100 times in a row, into one running service.
+# testdata/attach/service.c runs 8 workers that check
 # every result they compute (five families of small functions: hash_*,
 # sort_*, parse_*, matrix_*, list_*, half of the workers churning the
 # allocator), counts SIGUSR1 in a handler, forks a child now and then
