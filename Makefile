@@ -256,7 +256,17 @@ endif
 check: all
 	prove -j2 --timer -e t/limit.sh $(CHECK_TESTS)
 
-# Real projects from Debian source packages (t/projects/, issue 18: zlib,
+# make check-quick: the tests that take under 20 s each (make check --timer
+# on the 2-core machine), for the edit-build-test loop; make check before a
+# commit still runs them all.
+SLOW_TESTS := $(addprefix t/,20-differential.t 33-self-check.t 41-malformed.t 42-fuzz-regress.t \
+	44-mutations.t 60-protos.t 70-format.t 71-annotate.t 80-patch.t 81-cc.t 84-install.t 90-runtime.t \
+	91-stress.t 94-ending-signals.t 95-rt-%.t 96-args.t 97-attach.t 99-attach-stress.t)
+.PHONY: check-quick
+check-quick: all
+	prove -j2 --timer -e t/limit.sh $(filter-out $(SLOW_TESTS),$(CHECK_TESTS))
+
+# Real projects from Debian source packages (t/projects/: zlib,
 # hello, cJSON, FriBidi, TinyXML-2) built with objpatch-cc through their own
 # build systems, tested, checked and traced: minutes, so not part of check;
 # .ci/run runs it after check.  The sources are cached outside the repo
@@ -273,7 +283,7 @@ demo:
 bench: all
 	bench/run.sh
 
-# The runtime against uftrace (issues 4 and 19); writes bench/RESULTS-runtime.md:
+# The runtime against uftrace; writes bench/RESULTS-runtime.md:
 # then objpatch report's cost per call (bench/format.sh, its section 4), the
 # end-to-end section (a text trace on disk, Lua included: bench/e2e.sh) and
 # perf's profile of record, report and run (bench/profile.sh, section 5).
@@ -284,28 +294,28 @@ bench-runtime: all
 	bench/profile.sh
 	bench/args.sh
 
-# What typed arguments cost per traced call (issue 20), its section of bench/RESULTS-runtime.md.
+# What typed arguments cost per traced call, its section of bench/RESULTS-runtime.md.
 bench-args: all
 	bench/args.sh
 
 bench-e2e: all
 	bench/e2e.sh
 
-# NOP'd sites over random code layouts (issue 4); writes bench/RESULTS-layout.md.
+# NOP'd sites over random code layouts; writes bench/RESULTS-layout.md.
 bench-layout: all
 	bench/layout.sh
 
-# The runtime's cost per traced call on each machine under qemu-user (issue 7);
+# The runtime's cost per traced call on each machine under qemu-user;
 # writes bench/RESULTS-cross.md.
 bench-cross: all
 	bench/cross.sh
 
 # Each instrumentation form's cost with every site a NOP, on Lua 5.4, per
-# machine and compiler (issue 18); writes bench/RESULTS-instrument.md.
+# machine and compiler; writes bench/RESULTS-instrument.md.
 bench-instrument: all
 	bench/instrument.sh
 
-# objpatch-cc's own cost on real projects' builds (issue 18: at most 5%);
+# objpatch-cc's own cost on real projects' builds (at most 5%);
 # writes bench/RESULTS-wrapper.md.
 bench-wrapper: all
 	bench/wrapper.sh
@@ -316,7 +326,7 @@ bench-wrapper: all
 kbuild-test: $(BUILD)/recordmcount
 	scripts/kbuild-test.sh
 
-# Real kernel traces typed (scripts/kernel-retval-test.sh, issue 22):
+# Real kernel traces typed (scripts/kernel-retval-test.sh):
 # linux-source-6.12 for x86_64 and arm64 recorded by our tool, booted under
 # qemu with the graph tracer's return values on, its dumped trace annotated.
 # Installs linux-source-6.12 and the qemu systems when missing; not part of
@@ -325,7 +335,7 @@ kbuild-test: $(BUILD)/recordmcount
 kernel-retval-test: $(BUILD)/recordmcount $(BUILD)/objpatch
 	scripts/kernel-retval-test.sh
 
-# The kernel prints typed values itself (kernel/, issue 22 part 2): the
+# The kernel prints typed values itself (kernel/): the
 # series applied to linux-source-6.12, built for x86_64 and 32-bit ARM with
 # our tool, booted under qemu for the ftrace self-tests, for a trace whose
 # typed lines must be those objpatch annotate makes of the raw values, and
@@ -336,7 +346,7 @@ kernel-retval-test: $(BUILD)/recordmcount $(BUILD)/objpatch
 kernel-series-test: $(BUILD)/recordmcount $(BUILD)/objpatch
 	scripts/kernel-series-test.sh
 
-# Linux 7.3 on every machine that still runs recordmcount (issue 34): built
+# Linux 7.3 on every machine that still runs recordmcount: built
 # with the kernel's recorder and with ours from one .config, both booted
 # under qemu-system; entries, self-tests, sites per object, a trace typed by
 # annotate, the recorder's CPU.  MACHINES="mipsel sh4" runs a subset.  Not

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# What typed arguments cost (issue 20), on bench/runtime/args2.c (one
+# What typed arguments cost, on bench/runtime/args2.c (one
 # function of two integers, called N times), x86_64:
 #  - `objpatch record --args` against `objpatch record`: the cost --args adds
 #    per traced call (goal: at most 15 ns);

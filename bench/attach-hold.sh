@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# How long objpatch attach holds a process (issue 33, item 12: idle
+# How long objpatch attach holds a process (idle
 # latency while attaching, as redis-cli --latency sees it; goal: under
 # 10 ms, the first attach included).  The target is bench/runtime/stall.c
 # built with objpatch-cc: a worker calls a traced function in a loop and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The runtime on other machines under qemu-user (issue 7): the cost of a
+# The runtime on other machines under qemu-user: the cost of a
 # traced call as a ratio to the same program untraced, per machine.
 # bench/runtime/calls.c is built for each machine whose runtime exists
 # (build/QEMU/libobjpatch.so) with gcc -O2 -g -pg and recorded with

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# What a user waits for (issue 19): a text trace on disk, from starting the
+# What a user waits for: a text trace on disk, from starting the
 # program to the last line, against uftrace on the same -pg binaries.
 #   ours:    objpatch run --output FILE -- PROG
 #   uftrace: uftrace record -R NAME@retval... -- PROG, then uftrace replay > FILE

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# What `objpatch report` costs per traced call (issue 19's goal: text at
+# What `objpatch report` costs per traced call (goal: text at
 # most 50 ns per call on bench/runtime/calls.c): one recording of calls.c
 # (`objpatch record`), formatted as text, JSON and folded stacks into a file
 # (text also to /dev/null: the formatting without the file system's part).

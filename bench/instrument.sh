@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# What each instrumentation form costs when every site is a NOP (issue 18),
+# What each instrumentation form costs when every site is a NOP,
 # per machine and compiler, so that objpatch-cc's default form is measured,
 # not guessed.  Lua 5.4 from Debian's source package (scripts/debian-source.sh)
 # is built as one `lua` program from its own sources (src/*.c but luac.c,

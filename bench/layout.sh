@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The cost of NOP'd sites (issue 4, goal: within 2% of the build without
+# The cost of NOP'd sites (goal: within 2% of the build without
 # -pg), measured over random code layouts.
 #
 # Why: adding a NOP to every function moves every later function and loop.
@@ -183,7 +183,7 @@ read -r _ _ wm wlo whi < <(grep '^GOAL work ' "$res/goal")
 read -r _ _ cm clo chi < <(grep '^GOAL calls ' "$res/goal")
 verdict() { awk -v v="$1" 'BEGIN { print (v <= 2) ? "met" : "**not met**" }'; }
 {
-	echo "# Benchmark: NOP'd sites over random code layouts (issue 4)"
+	echo "# Benchmark: NOP'd sites over random code layouts"
 	echo
 	echo "Written by \`bench/layout.sh\`; every number below was measured by that run. The method and why it is needed are in the script's header: one build against one build measures where the hot loops land, which moves the time by more than the NOPs do."
 	echo

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Where the time goes (issue 19 asks for the profile behind every goal it
+# Where the time goes (the profile behind every goal
 # sets that is not met): perf's samples of the three steps a user runs on
 # bench/runtime/calls.c, each on its own, and what one clock read costs.
 #   objpatch record --output FILE -- ./calls N    the recording alone

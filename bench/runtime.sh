@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The runtime's benchmarks (issue 4), on the same -pg binaries for every tool:
+# The runtime's benchmarks, on the same -pg binaries for every tool:
 #  1. cost per traced call (entry, exit and return value recorded), recording
 #     against recording: `build/objpatch record` (a raw recording that
 #     `objpatch report` formats later) against `uftrace record -R` (which
@@ -597,7 +597,7 @@ movh() { calc "(($(col "nop.$1.$2" "$3") - $(col "nop.$1.$2.0" "$3")) / ($(col "
 ok2() { verdict "$(calc "$(col "nop.$1.ours" "$2") <= 1.02 * $(col "nop.$1.base" "$2")" "%d")"; }	# ok2 PROG FIELD
 
 {
-	echo "# Benchmark: the runtime (issue 4)"
+	echo "# Benchmark: the runtime"
 	echo
 	echo "Written by \`bench/runtime.sh${only_uftrace:+ --uftrace-only}\`; every number below was measured by that run."
 	echo
@@ -633,7 +633,7 @@ ok2() { verdict "$(calc "$(col "nop.$1.ours" "$2") <= 1.02 * $(col "nop.$1.base"
 		echo "- against uftrace's single-thread library (\`--libmcount-single -R\`, CPU, whole run): $(goal1 calls oursR uftRs 2 per_call)"
 		echo
 		rdtsc=${clock_line#rdtsc_ns=}; rdtsc=${rdtsc%% *}
-		echo "**Goal of issue 19, recording at most 30 ns per traced call** (\`objpatch record\`, CPU, whole run): $(per_call calls oursR 2) ns, $(verdict "$(calc "$(per_call calls oursR 2) <= 30" "%d")"). The floor under it on this machine: the runtime reads the TSC at every entry and every exit, and one read costs $rdtsc ns of CPU (\`bench/runtime/clock.c\`: \`$clock_line\`, the fastest of 5 passes of 20 M reads), so $(calc "2 * $rdtsc" "%.1f") ns of each call are the clock's."
+		echo "**Goal: recording at most 30 ns per traced call** (\`objpatch record\`, CPU, whole run): $(per_call calls oursR 2) ns, $(verdict "$(calc "$(per_call calls oursR 2) <= 30" "%d")"). The floor under it on this machine: the runtime reads the TSC at every entry and every exit, and one read costs $rdtsc ns of CPU (\`bench/runtime/clock.c\`: \`$clock_line\`, the fastest of 5 passes of 20 M reads), so $(calc "2 * $rdtsc" "%.1f") ns of each call are the clock's."
 		echo
 		echo "End to end, up to a text trace on disk (uftrace's replay and our report timed on their own and added):"
 		echo

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# What objpatch-cc adds to a real project's build (issue 18: at most 5%).
+# What objpatch-cc adds to a real project's build (at most 5%).
 # Debian's zlib (its configure and Makefile) and cJSON (CMake) are built
 # from scratch, configure step included, three ways, alternating, REPS times
 # each; the figure is the median CPU time (user + system of every process of

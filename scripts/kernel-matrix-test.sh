@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Our recordmcount where the kernel still runs its own (issue 34): Debian's
+# Our recordmcount where the kernel still runs its own: Debian's
 # Linux 7.3 (linux-source-7.3, from the experimental suite of the system's
 # own archive, scripts/debian-source.sh) built twice per machine from one
 # .config, once with the kernel's recorder (scripts/recordmcount, or
@@ -35,7 +35,10 @@
 # Usage:  make kernel-matrix-test [MACHINES="mipsel sh4"]
 #         scripts/kernel-matrix-test.sh [--no-build] [MACHINE...]
 # Environment: JOBS (default 2), KERNEL_MATRIX_DIR (default
-# build/kernel-matrix), BOOT_TIMEOUT (default 600 s).  Builds are cached:
+# build/kernel-matrix), BOOT_TIMEOUT (default 600 s), KERNEL_CORPUS=DIR
+# (the kernel-recorder build copies every object it records, as the
+# compiler left it, to DIR/MACHINE/PATH: bench/kernel-corpus.sh's corpus;
+# a cached build copies nothing, so remove its out-* tree first).  Builds are cached:
 # a finished build is not built again (rm its out-* tree to rebuild);
 # --no-build only boots.  Installs the qemu-system and cross-compiler
 # packages it needs when missing (not in scripts/deps.sh: CI does not run
@@ -58,6 +61,8 @@ export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026' KBUILD_BUILD_USER=$
 	KBUILD_BUILD_HOST=$harness KBUILD_BUILD_VERSION=1
 
 build=1
+# The hook copies from Kbuild's directory: an absolute path.
+[ -z "${KERNEL_CORPUS:-}" ] || KERNEL_CORPUS=$(realpath -m "$KERNEL_CORPUS")
 machines=()
 for a in "$@" ${MACHINES:-}; do
 	case " $all_machines --no-build " in
@@ -221,14 +226,18 @@ prepare_source() {
 # The recorder a build runs, timed: a wrapper in Kbuild's way that logs each
 # object and appends the CPU time of the tool's run (user system, to the
 # millisecond: bash's `time` reads the child's rusage) to OUT/rmc.cpu.
+# With CORPUS set, each object (Kbuild's last argument, relative to OUT)
+# is first copied to CORPUS/PATH.
 # timed_hook OUT TOOL...
 timed_hook() {
-	local o=$1
+	local o=$1 copy=
 	shift
+	[ -z "${CORPUS:-}" ] || copy='obj=${*: -1}; mkdir -p "'$CORPUS'/$(dirname "$obj")" && cp "$obj" "'$CORPUS'/$obj"'
 	cat > "$o/recordmcount-hook" <<-EOF
 	#!/bin/bash
 	# $harness: log, time, run the recorder.
 	echo "\$*" >> "$o/rmc.log"
+	$copy
 	TIMEFORMAT='%3U %3S'
 	{ time $* "\$@" 2>&3; } 3>&2 2>> "$o/rmc.cpu"
 	EOF
@@ -248,14 +257,18 @@ install_recorder() {
 		[ -x "$out/scripts/recordmcount" ] ||
 			die "make prepare did not build scripts/recordmcount (is CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT set?)"
 		cp "$out/scripts/recordmcount" "$out/kernel-recordmcount"
-		if [ "$which" = kernel ]; then timed_hook "$out" "$out/kernel-recordmcount"; else timed_hook "$out" "$out/our-recordmcount"; fi
+		if [ "$which" = kernel ]; then
+			CORPUS=${KERNEL_CORPUS:+$KERNEL_CORPUS/$arch} timed_hook "$out" "$out/kernel-recordmcount"
+		else
+			timed_hook "$out" "$out/our-recordmcount"
+		fi
 		cp "$out/recordmcount-hook" "$out/scripts/recordmcount.new"
 		mv "$out/scripts/recordmcount.new" "$out/scripts/recordmcount"
 		recorder_built=1
 	else
 		recorder_built=0
 		if [ "$which" = kernel ]; then
-			timed_hook "$out" perl "$src/scripts/recordmcount.pl"
+			CORPUS=${KERNEL_CORPUS:+$KERNEL_CORPUS/$arch} timed_hook "$out" perl "$src/scripts/recordmcount.pl"
 			# Kbuild's command, its arguments kept, through the hook.
 			# shellcheck disable=SC2016
 			make_extra=('sub_cmd_record_mcount=$(RECORDMCOUNT_HOOK) "$(ARCH)" "$(if $(CONFIG_CPU_BIG_ENDIAN),big,little)" "$(if $(CONFIG_64BIT),64,32)" "$(OBJDUMP)" "$(OBJCOPY)" "$(CC) $(KBUILD_CPPFLAGS) $(KBUILD_CFLAGS)" "$(LD) $(KBUILD_LDFLAGS)" "$(NM)" "$(RM)" "$(MV)" "$(if $(part-of-module),1,0)" "$(@)";')

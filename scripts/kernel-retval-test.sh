@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Real kernel traces, annotated (issue 22, part 1).  Builds Debian's
+# Real kernel traces, annotated.  Builds Debian's
 # linux-source-6.12 for x86_64 and for arm64 with OUR recordmcount run by
 # Kbuild on every traced object, boots each under qemu with the function
 # graph tracer and funcgraph-retval turned on from the command line, takes

@@ -3,7 +3,7 @@
 # The outside reproducers this file turns into tests: shared/repro/F-mrecord-mcount-untraced.sh,
 # F-s390x-nop-mcount-user.sh (part 1), F-mips-jalr-hint.sh and F-site-outside-symbol.sh (part 2).
 #
-# The recorder's own output passes its own check (issue 33).
+# The recorder's own output passes its own check.
 #
 # Part 1: every machine of t/arches.sh, in every form the suite compiles
 # (gcc and clang, -pg, kernel flags and Debian's PIC/PIE defaults, -O0,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Objects whose sites the compiler recorded itself (issue 8): gcc's
+# Objects whose sites the compiler recorded itself: gcc's
 # -mrecord-mcount (__mcount_loc) and -fpatchable-function-entry
 # (__patchable_function_entries), on every target whose gcc here has them,
 # and clang's -fpatchable-function-entry on x86_64 and aarch64.

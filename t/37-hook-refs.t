@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Every relocation against the hook in code is accounted for (issue 16):
+# Every relocation against the hook in code is accounted for:
 # testdata/hookrefs/*.s reference the hook in ways no compiler emits today
 # (tail jumps, address loads, data words in code, RISC-V `tail` under the
 # call's own relocation type, a MIPS %hi/%lo with no call after it), next to

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# A user's mistakes that recordmcount used to take in silence (issue 17),
+# A user's mistakes that recordmcount used to take in silence,
 # each now one line that names the cause and the fix:
 #  1. --check on a program or object with functions and no table at all: a
 #     no-table finding, exit 1 (text and JSON), saying -pg and --mode=user;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The outside reproducers this file turns into tests: shared/repro/F-fifo-hang.sh,
-# F-output-replaces-device.sh and N-sigkill-litter.sh (issue 33, items 1-3).
-# The user's files as cp and install treat them (issue 33, items 1-3):
+# F-output-replaces-device.sh and N-sigkill-litter.sh.
+# The user's files as cp and install treat them:
 #  * -o names a device: written through, never replaced by a file (a
 #    private device node, root only); a FIFO with a reader: written
 #    through; a FIFO without one, a socket, a directory: one line, no hang;

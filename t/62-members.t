@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Structs and unions returned by value print by member (issues 17, 40): the
+# Structs and unions returned by value print by member: the
 # prototype table lists the members of structs and unions of up to 128
 # bytes (man/mcount-tables.5, version 2), flattened to scalars, and the
 # runtime prints {a=5, b=-5}.  testdata/protos/members.c:

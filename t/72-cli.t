@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch's command line as a user meets it (issue 17):
+# objpatch's command line as a user meets it:
 #  - every subcommand takes --opt=value and --opt value alike, the short
 #    options (-F, -o, -D, -j, -i), and -h/--help (its usage on standard
 #    output, exit 0); `objpatch --version` and `recordmcount --version`

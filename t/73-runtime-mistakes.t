@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The runtime never fails in silence (issue 17): each mistake a user can
+# The runtime never fails in silence: each mistake a user can
 # make with it gets one line on stderr, and the trace says what it holds.
 #  - filters: a pattern that matches nothing is named on stderr and the
 #    trace says nothing was traced; "!fib" alone is everything but fib;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Functions a filter names that never ran (issue 33, item 9): a function
+# Functions a filter names that never ran: a function
 # the compiler inlined at every call keeps an out-of-line copy with a site,
 # which objpatch list shows and nothing calls (redis's listTypeLength).
 # testdata/uncalled/inlined.c's length() and size() are such functions at

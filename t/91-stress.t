@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The runtime under stress (issue 6): testdata/runtime/rt_stress.c, built
+# The runtime under stress: testdata/runtime/rt_stress.c, built
 # with ASan and UBSan and linked with build/libobjpatch.a, runs 8 threads
 # through traced functions (recursion, every return class, each result
 # checked) while a thread enables and disables every site in a loop, another

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# A signal at every instruction of a traced call (issue 6).  sigstep
+# A signal at every instruction of a traced call.  sigstep
 # (testdata/runtime/sigstep.c) runs rt_sigstep under ptrace and delivers
 # SIGUSR1 at each instruction it executes between its two SIGSTOPs: the
 # traced functions, the site stubs, the entry and return trampolines, the

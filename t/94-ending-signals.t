@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# A signal that ends the traced program leaves a whole trace (issue 33,
-# item 8): testdata/ending/ending.c runs 4 threads calling without end,
+# A signal that ends the traced program leaves a whole trace:
+# testdata/ending/ending.c runs 4 threads calling without end,
 # and once each has made its rounds (no timing: a counter says so) ends
 # as told, while they still call:
 #  - SIGTERM, SIGINT, SIGHUP, SIGQUIT sent to objpatch run, which passes

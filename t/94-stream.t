@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Streaming traces (issue 19):
+# Streaming traces:
 #  - bounded memory: `objpatch run` of 100 M traced calls (bench/runtime/calls.c
 #    built as bench/runtime.sh builds it) stays within 64 MiB plus a
 #    thread's buffer, the program's RSS and objpatch's (/usr/bin/time %M is

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch attach PID on a C++ program (issue 33): exceptions thrown
+# objpatch attach PID on a C++ program: exceptions thrown
 # through traced functions are caught as under objpatch run.  The runtime
 # is loaded RTLD_LOCAL, so its unwinder hooks (objpatch/lib/rt_unwind.c)
 # interpose on nothing: it points the modules' GOT slots of

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # objpatch attach -v says how long it held the process and where that
-# time went (issue 33, item 12), in one line:
+# time went, in one line:
 #   objpatch attach: PID: held T ms (its threads stopped): STEP T1, STEP T2, ... ms
 # The steps, in order, for:
 #  - a session's first attach: stop, pick, mmap, dlopen, find runtime,

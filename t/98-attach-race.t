@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch attach, two at once (issue 33, item 10): a process takes one
+# objpatch attach, two at once: a process takes one
 # session at a time, and the rule is one: a second objpatch attach is
 # refused at once, status 2, in one line naming the objpatch that holds
 # or traces the process (its pid), whatever instant it comes at:

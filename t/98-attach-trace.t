@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch attach PID (issue 21): a running process is traced, then left
+# objpatch attach PID: a running process is traced, then left
 # dormant, as it was.  testdata/attach/traced.c runs three workers that
 # call small typed functions and check every result, and a reader (main)
 # blocked in read() inside a traced function; it is built with -pg

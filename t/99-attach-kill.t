@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch attach killed while it holds the process (issue 33, item 13):
+# objpatch attach killed while it holds the process:
 # whatever instant objpatch dies at, the process goes on as it was.  The
 # kernel lets the threads go when their tracer dies, so every state a
 # thread is left in must be one it continues from by itself: a call

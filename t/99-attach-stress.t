@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# objpatch attach, 100 times in a row, into one running service (issue
-# 21's stress test).  testdata/attach/service.c runs 8 workers that check
+# objpatch attach, 100 times in a row, into one running service.
+# testdata/attach/service.c runs 8 workers that check
 # every result they compute (five families of small functions: hash_*,
 # sort_*, parse_*, matrix_*, list_*, half of the workers churning the
 # allocator), counts SIGUSR1 in a handler, forks a child now and then
@@ -30,7 +30,7 @@
 # 0.  Built the ways the issue names for x86_64: -pg -mfentry objects with
 # recordmcount --nop (the 100 attaches), -fpatchable-function-entry=5, -pg
 # (calls of glibc's mcount) and gcc's -mrecord-mcount -mnop-mcount (fewer
-# attaches each).
+# attaches each); the pads once more with OBJPATCH_ATTACH_ALONE_MS=0.
 #
 # INJECT_ONLY=1: each attach is a load (--inject-only) instead, with the
 # same checks but the trace's.  ATTACHES=N: N attaches into the --nop
@@ -241,6 +241,7 @@ attach_once() {
 	wait "$attacher"
 	st=$?
 	out=$(cat "$D/$label/attach.out")
+	cat "$D/$label/attach.out" >> "$D/$label/attach.all"
 	[ "$st" = 0 ] || { bad=1; why+=("objpatch exited $st: $out"); }
 	# objpatch's own lines about the process, nothing else (a warning of the report: the trace is cut).
 	# A signal during the session may come while its thread is inside the
@@ -360,6 +361,22 @@ if [[ $BUILDS == *" busy "* ]] && [ -x "$D/nop/service" ]; then
 	for b in 1 2; do stress busy$b "$((ATTACHES / 30))" nop 0 4; done
 fi
 [[ $BUILDS == *" pads "* ]] && build pads "" "" -fpatchable-function-entry=5 && stress pads "$((ATTACHES / 10))"
+# Pads again, every call that may share the process sharing it at once (as
+# a start call waiting for a lock a held thread has does after 2 s): the
+# start call shares it, the call that joins the pads never does, and the
+# service lives.  Before the pads had a call of their own, a start call
+# slowed down by a loaded machine let the workers run into half-joined
+# pads (SIGTRAP).
+if [[ $BUILDS == *" pads "* ]] && [ -x "$D/pads/service" ]; then
+	OBJPATCH_ATTACH_ALONE_MS=0 stress pads-shared "$((ATTACHES / 10))" pads
+	said=$(cat "$D/pads-shared/attach.all" 2> /dev/null)
+	grep -q 'objpatch_attach_start has not returned .* the other threads run until it returns' <<< "$said"
+	ok $? "[pads-shared] start calls shared the process ($(grep -c 'objpatch_attach_start has not returned' <<< "$said") of them)"
+	! grep -q 'objpatch_attach_enable_held has not returned .* the other threads run' <<< "$said"
+	ok $? "[pads-shared] the call that joins the pads never let the other threads run"
+	grep -q 'objpatch_attach_enable_held has not returned .* objpatch waits for it' <<< "$said"
+	ok $? "[pads-shared] it waited alone instead ($(grep -c 'objpatch_attach_enable_held has not returned' <<< "$said") times)"
+fi
 # -pg calls glibc's mcount (which does nothing when the program is not
 # linked with -pg: no gmon.out); gcc's own NOPs and table, not a PIE.
 [[ $BUILDS == *" pg "* ]] && build pg "" "" -pg && stress pg "$((ATTACHES / 10))"

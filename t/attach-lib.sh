@@ -20,13 +20,14 @@ started() {
 	[ "$line" = ready ]
 }
 
-# The reader's thread once it is blocked in read (system call NR): the
-# first field of /proc/PID/task/TID/syscall.  Polled: nothing else says when.
+# The reader's thread once it is blocked in read (system call NR, or any
+# of the numbers "NR1 NR2"): the first field of /proc/PID/task/TID/syscall.
+# Polled: nothing else says when.
 reader_thread() {
-	local nr=$1 f
+	local nrs=" $1 " f
 	for _ in $(seq 1000); do
 		for f in /proc/"$pid"/task/*/syscall; do
-			if [ "$(cut -d' ' -f1 "$f" 2>/dev/null)" = "$nr" ]; then
+			if [[ $nrs == *" $(cut -d' ' -f1 "$f" 2>/dev/null) "* ]]; then
 				basename "$(dirname "$f")"
 				return 0
 			fi

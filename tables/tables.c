@@ -392,24 +392,32 @@ static struct proto_layout proto_layout(const struct elfobj *obj, bool compact)
 	return (struct proto_layout){ ptr + 12, ptr, false, ptr, ptr + 4, ptr + 8 };
 }
 
-/* The compact form's names and sizes, from the function symbols at the records' places. */
-static int name_from_symbols(struct elfobj *obj, struct proto_entry *recs, size_t n)
+/*
+ * The compact form's names and sizes (its records have no name yet), from
+ * the function symbols at the records' places, once for every table of the
+ * file; a record whose function has no symbol cannot be named: left out.
+ */
+static int name_from_symbols(struct elfobj *obj, struct protos *p)
 {
-	size_t nf = 0;
+	size_t nf = 0, k = 0;
 	struct func_sym *f;
 
 	if (elfobj_load_symbols(obj) < 0)
 		return -1;
 	if (!(f = function_index(obj, &nf)))
 		return elfobj_error(obj, "out of memory"), -1;
-	for (size_t i = 0; i < n; i++) {
-		const struct func_sym *fs = function_before(f, nf, recs[i].where.sec, recs[i].where.off);
+	for (size_t i = 0; i < p->n; i++) {
+		struct proto_entry *e = &p->v[i];
+		const struct func_sym *fs = e->name ? NULL : function_before(f, nf, e->where.sec, e->where.off);
 
-		if (fs && fs->off == recs[i].where.off) {
-			recs[i].name = fs->name;
-			recs[i].size = fs->size > UINT32_MAX ? 0 : (uint32_t)fs->size;
+		if (fs && fs->off == e->where.off) {
+			e->name = fs->name;
+			e->size = fs->size > UINT32_MAX ? 0 : (uint32_t)fs->size;
 		}
+		if (e->name)
+			p->v[k++] = *e;
 	}
+	p->n = k;
 	free(f);
 	return 0;
 }
@@ -480,10 +488,8 @@ static int read_object_protos(struct elfobj *obj, size_t t, size_t ri, struct pr
 			recs[rec].sig = str;
 		seen[rec] |= field == l.name_at ? 2 : 4;
 	}
-	if (!l.name_at && name_from_symbols(obj, recs, nrec) < 0)
-		goto out;
 	for (size_t i = 0; i < nrec; i++) {
-		if (seen[i] != all || !recs[i].name)
+		if (seen[i] != all || (l.name_at && !recs[i].name))
 			continue;	/* a discarded function's record: its relocations are gone */
 		if (l.size_at)
 			recs[i].size = (uint32_t)elfobj_read_word(obj, tab->bytes + i * l.size + l.size_at, 4);
@@ -510,7 +516,6 @@ static int read_linked_protos(struct elfobj *obj, size_t t, struct proto_layout 
 {
 	const struct section *tab = &obj->sec[t];
 	uint32_t str = (uint32_t)find_section(obj, PROTO_STRINGS);
-	size_t first = p->n;
 
 	if (tab->sh.sh_type == SHT_NOBITS || tab->size % l.size)
 		return elfobj_error(obj, "%s: size %zu is not a multiple of %u", tab->name, tab->size,
@@ -522,13 +527,13 @@ static int read_linked_protos(struct elfobj *obj, size_t t, struct proto_layout 
 		struct proto_entry e = {
 			.where = { .addr = addr, .sec = section_at(obj, addr) },
 			.size = l.size_at ? (uint32_t)elfobj_read_word(obj, r + l.size_at, 4) : 0,
-			.name = l.name_at ? string_at(obj, str, elfobj_read_word(obj, r + l.name_at, 4)) : "",
+			.name = l.name_at ? string_at(obj, str, elfobj_read_word(obj, r + l.name_at, 4)) : NULL,
 			.sig = string_at(obj, str, elfobj_read_word(obj, r + l.sig_at, 4)),
 		};
 
 		if (!obj->is64)
 			e.where.addr = (uint32_t)addr;
-		if (!e.name || !e.sig)
+		if ((l.name_at && !e.name) || !e.sig)
 			return elfobj_error(obj, "%s: record %zu names a string outside %s", tab->name, i,
 					    PROTO_STRINGS), -1;
 		if (!word || !e.where.sec)
@@ -537,17 +542,6 @@ static int read_linked_protos(struct elfobj *obj, size_t t, struct proto_layout 
 		if (push_proto(obj, p, e) < 0)
 			return -1;
 	}
-	if (l.name_at)
-		return 0;
-	if (name_from_symbols(obj, p->v + first, p->n - first) < 0)
-		return -1;
-	/* a record whose function has no symbol cannot be named: left out */
-	size_t k = first;
-
-	for (size_t i = first; i < p->n; i++)
-		if (*p->v[i].name)
-			p->v[k++] = p->v[i];
-	p->n = k;
 	return 0;
 }
 
@@ -559,16 +553,21 @@ int protos_read(struct elfobj *obj, struct proto_entry **out, size_t *n)
 
 	if (obj->ehdr.e_type == ET_REL && !(relocs_of = relocation_sections(obj)))
 		return -1;
+	bool any_compact = false;
+
 	for (size_t i = 1; i < obj->nsec; i++) {
 		bool compact = strcmp(obj->sec[i].name, PROTO_RET_TABLE) == 0;
 		struct proto_layout l = proto_layout(obj, compact);
 
 		if (!compact && strcmp(obj->sec[i].name, PROTO_TABLE) != 0)
 			continue;
+		any_compact |= compact;
 		if (obj->ehdr.e_type == ET_REL ? read_object_protos(obj, i, relocs_of[i], l, &p) < 0
 					       : read_linked_protos(obj, i, l, &p) < 0)
 			goto out;
 	}
+	if (any_compact && name_from_symbols(obj, &p) < 0)
+		goto out;
 	*out = p.v;
 	*n = p.n;
 	p.v = NULL;

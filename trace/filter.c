@@ -496,17 +496,6 @@ void trace_filter_end(struct trace_filter *f, uint64_t now)
 	}
 }
 
-unsigned trace_filter_running(const struct trace_filter *f, unsigned depth)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		const struct stage *st = &f->stages[i];
-		unsigned d = depth < st->open ? depth : st->open;
-
-		depth = kept_below(st, d);
-	}
-	return depth;
-}
-
 /* ---- values ---- */
 
 const char *trace_parse_duration(const char *s, uint64_t *ns)

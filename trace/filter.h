@@ -70,8 +70,6 @@ const struct trace_events *trace_filter_events(struct trace_filter *f);
  * as if they closed at `now` (when trace_write_end closes them).
  */
 void trace_filter_end(struct trace_filter *f, uint64_t now);
-/* How many of the filtered frames are among the `depth` the thread still had (trace_thread_running). */
-unsigned trace_filter_running(const struct trace_filter *f, unsigned depth);
 
 /* ---- the options' values, checked: NULL, or the cause and its fix ---- */
 

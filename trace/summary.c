@@ -326,11 +326,6 @@ int trace_stats_end(struct trace_stats *s, struct trace_stats_thread *t, uint64_
 	return 0;
 }
 
-uint64_t trace_stats_calls(const struct trace_stats *s)
-{
-	return s->calls;
-}
-
 size_t trace_stats_graph_roots(const struct trace_stats *s)
 {
 	size_t n = 0;

@@ -40,8 +40,6 @@ int trace_stats_read(struct trace_stats *s, struct trace_stats_thread *t, const 
 /* The thread's frames still open close at `now`. */
 int trace_stats_end(struct trace_stats *s, struct trace_stats_thread *t, uint64_t now);
 
-/* How many calls the stats hold (0: nothing to show). */
-uint64_t trace_stats_calls(const struct trace_stats *s);
 /* How many graph roots were called. */
 size_t trace_stats_graph_roots(const struct trace_stats *s);
 

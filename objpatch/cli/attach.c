@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * objpatch attach (issue 21): its options, the checks every process must
+ * objpatch attach: its options, the checks every process must
  * pass, and --inject-only.  A tracing session is attach_trace.c's; the
  * calls in the held process attach_call.c's, the holding inject.c's.
  *

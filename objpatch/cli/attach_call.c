@@ -158,3 +158,24 @@ int call_start(struct inject *in, size_t thread, const struct target_syms *t, co
 	snprintf(in->err, sizeof(in->err), "%d: the runtime did not start tracing: %s", (int)in->pid, why);
 	return -1;
 }
+
+int call_enable_held(struct inject *in, size_t thread, const struct runtime_syms *r)
+{
+	struct remote_call c = { .fn = r->enable_held };
+	uint64_t ret = 0;
+	char why[512];
+	int rc;
+
+	if (inject_stack_top(in, thread, &c.below) < 0)
+		return -1;
+	in->alone = true;
+	rc = inject_call(in, thread, "objpatch_attach_enable_held", &c, &ret);
+	in->alone = false;
+	if (rc < 0)
+		return -1;
+	if ((uint32_t)ret == 0)
+		return 0;
+	remote_text(in, thread, r->error, "objpatch_error", c.below, "no reason given", why, sizeof(why));
+	snprintf(in->err, sizeof(in->err), "%d: the runtime did not enable its sites: %s", (int)in->pid, why);
+	return -1;
+}

@@ -2,7 +2,8 @@
 /*
  * The calls objpatch attach makes in a thread of the process it holds
  * (objpatch/cli/inject.h): libc's dlopen() to load the runtime, and the
- * runtime's objpatch_attach_start() to begin a session, each with the
+ * runtime's objpatch_attach_start() to begin a session (and its
+ * objpatch_attach_enable_held() to join pads), each with the
  * process's environment swapped for one objpatch wrote, for the length of
  * the call.
  */
@@ -29,6 +30,8 @@ struct target_syms {
 struct runtime_syms {
 	uint64_t start, error;	/* objpatch_attach_start, objpatch_error */
 	uint64_t owner;		/* objpatch_attach_owner (0: a runtime without it) */
+	uint64_t enable_held;	/* objpatch_attach_enable_held */
+	struct inject_range patcher;	/* its patcher's handlers (0, 0: none), where pads are not joined */
 };
 
 /*
@@ -46,5 +49,12 @@ int call_load(struct inject *in, size_t thread, const struct target_syms *t, con
  */
 int call_start(struct inject *in, size_t thread, const struct target_syms *t, const struct runtime_syms *r,
 	       const char *const *vars, size_t nvars);
+
+/*
+ * objpatch_attach_enable_held() in thread `thread`, after call_start()
+ * with OBJPATCH_ATTACH_HELD and inject_settle(): the sites with pads
+ * enabled while no other thread runs.  0, or -1 with in->err set.
+ */
+int call_enable_held(struct inject *in, size_t thread, const struct runtime_syms *r);
 
 #endif

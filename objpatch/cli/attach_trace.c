@@ -53,6 +53,9 @@
 #define SESSION_THREAD "objpatch-attach"
 #define ERROR_SYM "objpatch_error"
 #define OWNER_SYM "objpatch_attach_owner"
+#define ENABLE_HELD_SYM "objpatch_attach_enable_held"
+/* objpatch/lib/patch.c's PATCHER_TEXT: its trap and fault handlers. */
+#define PATCHER_SECTION "objpatch_patcher_text"
 
 static bool is_runtime(const char *path)
 {
@@ -79,22 +82,38 @@ static void warn_cxx(pid_t pid, const char *path)
 }
 
 /*
- * The runtime's two functions in `obj`, relative to its first segment's
- * address, and its owner variable's (0 when it has none); false if it
- * lacks a function.
+ * The runtime's functions in `obj`, relative to its first segment's
+ * address, its owner variable's (0 when it has none) and its patcher's
+ * section; false if it lacks a function.
  */
-static bool runtime_offsets(struct elfobj *obj, uint64_t *start, uint64_t *error, uint64_t *owner)
+static bool runtime_offsets(struct elfobj *obj, struct runtime_syms *off)
 {
 	uint64_t vaddr = 0;
-	GElf_Sym s, e, o;
+	GElf_Sym s, e, o, h;
 
-	if (!dynsym_lookup(obj, START_SYM, &s) || !dynsym_lookup(obj, ERROR_SYM, &e))
+	if (!dynsym_lookup(obj, START_SYM, &s) || !dynsym_lookup(obj, ERROR_SYM, &e) ||
+	    !dynsym_lookup(obj, ENABLE_HELD_SYM, &h))
 		return false;
 	dynsym_first_load(obj, &vaddr);
-	*start = s.st_value - vaddr;
-	*error = e.st_value - vaddr;
-	*owner = dynsym_lookup(obj, OWNER_SYM, &o) ? o.st_value - vaddr : 0;
+	*off = (struct runtime_syms){ .start = s.st_value - vaddr, .error = e.st_value - vaddr,
+				      .owner = dynsym_lookup(obj, OWNER_SYM, &o) ? o.st_value - vaddr : 0,
+				      .enable_held = h.st_value - vaddr };
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (obj->sec[i].name && !strcmp(obj->sec[i].name, PATCHER_SECTION))
+			off->patcher = (struct inject_range){ obj->sec[i].sh.sh_addr - vaddr,
+							      obj->sec[i].sh.sh_addr + obj->sec[i].sh.sh_size - vaddr };
 	return true;
+}
+
+/* The runtime's offsets `off` where it is mapped at `base`. */
+static struct runtime_syms runtime_at(const struct runtime_syms *off, uint64_t base)
+{
+	struct runtime_syms r = { base + off->start, base + off->error, off->owner ? base + off->owner : 0,
+				  base + off->enable_held, { 0, 0 } };
+
+	if (off->patcher.hi)
+		r.patcher = (struct inject_range){ base + off->patcher.lo, base + off->patcher.hi };
+	return r;
 }
 
 /* Whether a thread of the process has the name of a session's (objpatch/lib/rt.h's RT_SESSION_THREAD). */
@@ -197,7 +216,7 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 	struct proc_module m;
 	struct elfobj obj;
 	char path[PATH_MAX + 32];
-	uint64_t start, error, owner;
+	struct runtime_syms off;
 	bool found;
 
 	if (!proc_find_module(live, is_runtime, &m))
@@ -208,14 +227,13 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 				     "without it", m.path);
 	if (attach_load_module(live, &m, &obj, path, sizeof(path)) < 0)
 		return attach_refuse(pid, "its runtime %s: %s", m.path, obj.err[0] ? obj.err : strerror(errno));
-	found = runtime_offsets(&obj, &start, &error, &owner);
+	found = runtime_offsets(&obj, &off);
 	elfobj_free(&obj);
 	if (!found)
 		return attach_refuse(pid, "its runtime %s has no %s (an older libobjpatch, or started from the "
-			      "environment): restart the process to trace it with this objpatch", m.path, START_SYM);
-	r->start = m.base + start;
-	r->error = m.base + error;
-	r->owner = owner ? m.base + owner : 0;
+			      "environment): restart the process to trace it with this objpatch", m.path,
+			      ENABLE_HELD_SYM);
+	*r = runtime_at(&off, m.base);
 	return 1;
 }
 
@@ -227,10 +245,8 @@ static int loaded_runtime(pid_t pid, pid_t live, struct runtime_syms *r)
 static int check_lib(pid_t pid, const char *lib, struct runtime_syms *off)
 {
 	struct elfobj obj;
-	uint64_t start = 0, error = 0, owner = 0;
 	int fd = open(lib, O_RDONLY | O_CLOEXEC);
-	bool found = fd >= 0 && elfobj_load_mapped(&obj, lib, fd) == 0 &&
-		     runtime_offsets(&obj, &start, &error, &owner);
+	bool found = fd >= 0 && elfobj_load_mapped(&obj, lib, fd) == 0 && runtime_offsets(&obj, off);
 
 	if (fd >= 0) {
 		elfobj_free(&obj);
@@ -239,7 +255,6 @@ static int check_lib(pid_t pid, const char *lib, struct runtime_syms *off)
 	if (!found)
 		return attach_refuse(pid, "%s: not a runtime with %s: give this objpatch's libobjpatch.so (--lib)", lib,
 			      START_SYM);
-	*off = (struct runtime_syms){ start, error, owner };
 	return 0;
 }
 
@@ -360,8 +375,7 @@ static int find_loaded(struct inject *in, const char *lib, const struct runtime_
 			int found = same ? 1 : loaded_runtime(in->pid, in->t[i].tid, r);
 
 			if (same)
-				*r = (struct runtime_syms){ m.base + off->start, m.base + off->error,
-							    off->owner ? m.base + off->owner : 0 };
+				*r = runtime_at(off, m.base);
 			if (found == 1) {
 				inject_step(in, "find runtime");
 				return 0;
@@ -375,8 +389,32 @@ static int find_loaded(struct inject *in, const char *lib, const struct runtime_
 }
 
 /*
+ * The pads joined by the runtime in a thread of the held process, once no
+ * thread is inside one, nor inside code whose locks the call would wait
+ * for: malloc, the loader, the patcher's handlers.  Those calls that could
+ * wait (the load, the start) are made before, since they may have to let
+ * the other threads run (inject.c); this one never does.
+ */
+static int enable_held(struct inject *in, const struct target_syms *t, const struct held *h,
+		       const struct runtime_syms *r)
+{
+	struct inject_range avoid[ATTACH_AVOID_MAX + 1];
+	struct inject_places p = { h->pads, h->npads, h->pad_len, avoid, t->navoid };
+	ssize_t thread;
+
+	memcpy(avoid, t->avoid, t->navoid * sizeof(avoid[0]));
+	if (r->patcher.hi)
+		avoid[p.navoid++] = r->patcher;
+	if ((thread = inject_settle(in, &p)) < 0)
+		return -1;
+	inject_step(in, "pads");
+	return call_enable_held(in, (size_t)thread, r);
+}
+
+/*
  * Holds the process for the calls: the load (unless `loaded`), then the
- * session's start.  0, 1 (failed) or 2 (refused).
+ * session's start, then (pads) the sites' enabling.  0, 1 (failed) or 2
+ * (refused).
  */
 static int hold_and_start(pid_t pid, const struct remote_port *port, const struct target_syms *t,
 			  const struct attach_session *s, const struct held *h, bool loaded, struct runtime_syms *r,
@@ -395,8 +433,8 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 	if ((rc = attach_hold(&in, pid, port, t, s->thread, &thread)))
 		return rc;
 	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, real, &off, r) < 0)) ||
-	    (h->npads && (inject_settle(&in, h->pads, h->npads, h->pad_len) < 0 || (inject_step(&in, "pads"), 0))) ||
-	    (rc = call_start(&in, (size_t)thread, t, r, vars, nvars)) != 0) {
+	    (rc = call_start(&in, (size_t)thread, t, r, vars, nvars)) != 0 ||
+	    (h->npads && enable_held(&in, t, h, r) < 0)) {
 		/* 1 from the start call: another session began meanwhile, a refusal (2), the process as it was. */
 		fprintf(stderr, "objpatch attach: %s\n", in.err);
 		rc = rc == 1 ? 2 : 1;

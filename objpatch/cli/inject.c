@@ -40,7 +40,11 @@
 #include "objpatch/cli/inject.h"
 #include "objpatch/cli/proc.h"
 
-/* How long a call may take before the other threads are suspected of holding a lock it needs. */
+/*
+ * How long a call may take before the other threads are suspected of
+ * holding a lock it needs; OBJPATCH_ATTACH_ALONE_MS=N (for tests) sets it,
+ * 0 makes every call that may share the process share it at once.
+ */
 #define CALL_ALONE_MS 2000
 /* And then with the other threads running, before objpatch says it still waits. */
 #define CALL_SHARED_MS 10000
@@ -513,25 +517,41 @@ static bool inside_place(uint64_t pc, const uint64_t *at, size_t n, unsigned len
 	return lo && pc < at[lo - 1] + len;
 }
 
-/* Whether a held thread's pc is inside one of the places. */
-static bool any_inside(struct inject *in, struct remote_state *s, const uint64_t *at, size_t n, unsigned len)
+/*
+ * Whether a held thread is where the pad-joining call must not find it:
+ * its pc in a pad, or inside `avoid` (by pc, or `deep`: by its stack too).
+ */
+static bool any_in_the_way(struct inject *in, struct remote_state *s, const struct inject_places *p, bool deep)
 {
-	for (size_t i = 0; i < in->n; i++)
-		if (!in->t[i].gone && (port_save(in, in->t[i].tid, s) < 0 || inside_place(in->port->pc(s), at, n, len)))
+	for (size_t i = 0; i < in->n; i++) {
+		struct inject_thread *t = &in->t[i];
+
+		if (t->gone)
+			continue;
+		if (deep ? thread_inside(in, t, s, p->avoid, p->navoid) :
+			   port_save(in, t->tid, s) < 0 || in_ranges(in->port->pc(s), p->avoid, p->navoid))
 			return true;
+		if (inside_place(in->port->pc(s), p->at, p->n, p->len))
+			return true;
+	}
 	return false;
 }
 
-int inject_settle(struct inject *in, const uint64_t *at, size_t n, unsigned len)
+/*
+ * Rounds of letting the process run, first until no thread is in the way
+ * by pc or stack; a stack may keep a stale word that only looks like a
+ * caller's frame (a thread blocked for good), so then by pc alone.
+ */
+ssize_t inject_settle(struct inject *in, const struct inject_places *p)
 {
 	struct remote_state *s = malloc(sizeof(*s));
-	int rc = -1;
+	bool settled = false;
 
 	if (!s)
 		return fail(in, "%d: out of memory", (int)in->pid);
-	for (int round = 0; round < PICK_ROUNDS && !in->err[0]; round++) {
-		if (!any_inside(in, s, at, n, len)) {
-			rc = 0;
+	for (int round = 0; round < 2 * PICK_ROUNDS && !in->err[0] && !all_gone(in); round++) {
+		if (!any_in_the_way(in, s, p, round < PICK_ROUNDS)) {
+			settled = true;
 			break;
 		}
 		resume_others(in, NULL);
@@ -539,10 +559,16 @@ int inject_settle(struct inject *in, const uint64_t *at, size_t n, unsigned len)
 		restop_others(in, NULL);
 	}
 	free(s);
-	if (rc < 0 && !in->err[0])
-		fail(in, "%d: a thread stayed inside a -fpatchable-function-entry pad for %d rounds: try again", (int)in->pid,
-		     PICK_ROUNDS);
-	return rc;
+	if (in->err[0])
+		return -1;
+	if (!settled && !all_gone(in))
+		return fail(in, "%d: a thread stayed inside a -fpatchable-function-entry pad, malloc or the loader for %d "
+			    "rounds: try again", (int)in->pid, 2 * PICK_ROUNDS);
+	/* Any thread: none is in the way. */
+	for (size_t i = 0; settled && i < in->n; i++)
+		if (!in->t[i].gone && !in->t[i].signal_stop)
+			return (ssize_t)i;
+	return fail(in, "%d: the process exited", (int)in->pid);
 }
 
 int inject_stack_top(struct inject *in, size_t i, uint64_t *top)
@@ -758,12 +784,19 @@ static int signal_stop_end(struct inject *in, struct inject_thread *t, struct sa
 	return rc;
 }
 
+static uint64_t call_alone_ms(void)
+{
+	const char *v = getenv("OBJPATCH_ATTACH_ALONE_MS");
+
+	return v && *v ? strtoull(v, NULL, 10) : CALL_ALONE_MS;
+}
+
 static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret, struct safe_end *e)
 {
 	enum __ptrace_request go = e && !e->signal ? PTRACE_SYSCALL : PTRACE_CONT;
 	int end;
 
-	uint64_t deadline = now_ms() + CALL_ALONE_MS;
+	uint64_t alone_ms = call_alone_ms(), deadline = now_ms() + alone_ms;
 	bool shared = false, told_stop = false;
 	int st;
 
@@ -780,10 +813,16 @@ static int wait_call(struct inject *in, struct inject_thread *t, const char *wha
 			}
 			if (now_ms() < deadline) {
 				wait_child();
+			} else if (in->alone) {
+				fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %g s: it joins "
+					"-fpatchable-function-entry pads, safe only while the other threads stay stopped "
+					"(none is inside malloc or the loader): objpatch waits for it\n", (int)in->pid, what,
+					(int)t->tid, alone_ms / 1000.0);
+				deadline = UINT64_MAX;
 			} else if (!shared) {
-				fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %d s: another "
+				fprintf(stderr, "objpatch attach: %d: %s has not returned in thread %d after %g s: another "
 					"thread holds a lock it needs (malloc's or the loader's); the other threads run until "
-					"it returns\n", (int)in->pid, what, (int)t->tid, CALL_ALONE_MS / 1000);
+					"it returns\n", (int)in->pid, what, (int)t->tid, alone_ms / 1000.0);
 				resume_others(in, t);
 				shared = true;
 				deadline = now_ms() + CALL_SHARED_MS;

@@ -51,6 +51,11 @@ struct inject {
 	uint64_t step_ns;	/* CLOCK_MONOTONIC at the end of the last step */
 	bool chld_blocked, chld_ignored;	/* SIGCHLD as objpatch had it before the hold */
 	bool no_syscall_info;	/* the kernel has no PTRACE_GET_SYSCALL_INFO: the port's registers instead */
+	/*
+	 * The call being made joins pads: only safe while every other thread
+	 * stays stopped, so it never shares the process (wait_call()).
+	 */
+	bool alone;
 };
 
 /* An address range (a function's code) a borrowed thread should not be inside. */
@@ -73,13 +78,23 @@ int inject_stop(struct inject *in, pid_t pid, const struct remote_port *port);
  */
 ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t navoid);
 
+/* Where a thread must not be while pads are joined: `len`-byte places at the sorted `at`, and code. */
+struct inject_places {
+	const uint64_t *at;
+	size_t n;
+	unsigned len;
+	const struct inject_range *avoid;
+	size_t navoid;
+};
+
 /*
  * Lets the process run for a moment and holds it again until no thread's
- * pc is inside one of the `len`-byte places at the sorted addresses `at`
- * (a pad of several NOPs about to become one instruction), for a bounded
- * number of rounds: 0, or -1 with in->err set.
+ * pc is inside one of the places (a pad of several NOPs about to become
+ * one instruction) and none is inside the code to avoid (whose locks the
+ * call would wait for), for a bounded number of rounds: the thread to
+ * borrow then, or -1 with in->err set.
  */
-int inject_settle(struct inject *in, const uint64_t *at, size_t n, unsigned len);
+ssize_t inject_settle(struct inject *in, const struct inject_places *p);
 
 /* The step `what` of the hold ends now (from the end of the one before): attach -v prints them. */
 void inject_step(struct inject *in, const char *what);

@@ -146,18 +146,6 @@ bool proc_find_module(pid_t pid, bool (*want)(const char *path), struct proc_mod
 	return each_map(pid, module_at, &s);
 }
 
-static bool same_path(uint64_t start, uint64_t off, const char *path, void *ctx)
-{
-	(void)start;
-	(void)off;
-	return strcmp(path, ctx) == 0;
-}
-
-bool proc_maps_has(pid_t pid, const char *path)
-{
-	return each_map(pid, same_path, (void *)path);
-}
-
 struct module_list {
 	struct proc_module *m;
 	size_t n, cap;

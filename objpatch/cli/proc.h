@@ -35,7 +35,5 @@ bool proc_find_module(pid_t pid, bool (*want)(const char *path), struct proc_mod
 /* Every file mapped from its offset 0, once each, in *out (free it): their number, or -1 (out of memory). */
 ssize_t proc_modules(pid_t pid, struct proc_module **out);
 
-/* Whether `path` appears in /proc/PID/maps. */
-bool proc_maps_has(pid_t pid, const char *path);
 
 #endif

@@ -116,8 +116,10 @@ extern _Atomic uint32_t rt_session RT_HIDDEN;
  * no program calls it): 0; 2 when another session runs; or -1 with
  * objpatch_error() saying why.  objpatch_attach_owner: the pid of the
  * objpatch whose session runs, 0 between sessions (read by the next one).
+ * objpatch_attach_enable_held(): the second call with pads (rt_attach.c).
  */
 int objpatch_attach_start(void);
+int objpatch_attach_enable_held(void);
 extern volatile int objpatch_attach_owner;
 /*
  * Attached (rt_unwind.c, weak: not in a static program's link): the C++

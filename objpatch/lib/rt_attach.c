@@ -18,13 +18,15 @@
  * threads sleep until their window closes).  Except for a process with
  * -fpatchable-function-entry pads (OBJPATCH_ATTACH_HELD): a pad of
  * several NOPs becomes one only where no thread can be between two of
- * them, so the call does that part itself, the threads held and none
- * inside a pad (objpatch made sure).  Patching there waits for no held
- * thread: the core sync (membarrier) interrupts running threads only;
- * the one wait, for threads inside the patcher's trap handler, would end
- * when objpatch lets the others run after 2 s (inject.c).  The call reports failure by its
- * value and rt.err (objpatch_error()), never on the process's standard
- * error.
+ * them, so it is done while the threads are held, by a second call,
+ * objpatch_attach_enable_held().  objpatch may have to let the others run
+ * during the start call (a held thread had a lock it needs: inject.c),
+ * never during that one: it makes it once none is inside a pad, malloc,
+ * the loader or the patcher's handlers, so it waits for no held thread
+ * (the core sync, membarrier, interrupts running threads only).  Until
+ * then the session's thread waits, and ends the session if objpatch
+ * closes the socket instead.  The calls report failure by their value
+ * and rt.err (objpatch_error()), never on the process's standard error.
  *
  * The session's thread streams the raw recording (trace/raw.h) to the
  * socket every OBJPATCH_FLUSH_MS, polling it meanwhile: anything to read
@@ -66,7 +68,11 @@ static bool in_session;
 static _Atomic bool session_thread;
 static int session_fd = -1;
 static unsigned long long dl_adds;
-static bool patched;	/* the start call enabled the sites itself (OBJPATCH_ATTACH_HELD) */
+static bool patched;	/* the sites are objpatch_attach_enable_held()'s (OBJPATCH_ATTACH_HELD) */
+/* objpatch_attach_enable_held() is still to come: the session's thread waits for it. */
+static _Atomic bool held_pending;
+/* How often that thread looks whether objpatch closed the socket meanwhile. */
+#define HELD_POLL_MS 10
 
 /*
  * The process id of the objpatch whose session runs, 0 between sessions:
@@ -218,15 +224,27 @@ static bool asked_to_stop(int fd, unsigned ms)
 	return poll(&p, 1, (int)ms) > 0;
 }
 
+/* Whether objpatch closed the socket before the held call enabled the sites (it failed, or died). */
+static bool wait_for_held_sites(int fd)
+{
+	while (atomic_load(&held_pending))
+		if (asked_to_stop(fd, HELD_POLL_MS))
+			return true;
+	return false;
+}
+
 static void *session_main(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
-	bool stop = false;
+	bool stop;
 
 	/* What ps -L shows, and how objpatch tells a session runs (a second attach waits for it). */
 	pthread_setname_np(pthread_self(), RT_SESSION_THREAD);
+	stop = wait_for_held_sites(fd);
 	pthread_mutex_lock(&rt.lock);
 	begin();
+	if (stop)
+		end(true);
 	pthread_mutex_unlock(&rt.lock);
 	while (!stop) {
 		/* A socket the program closed: its number may be a file of the program's now, not ours to poll. */
@@ -294,19 +312,13 @@ API int objpatch_attach_start(void)
 	session_fd = fd;
 	in_session = true;
 	open_recording();
-	rt_all_held = rt_attach_setting("OBJPATCH_ATTACH_HELD") != NULL;
-	patched = rt_all_held;
-	if (patched)
-		enable_sites();
-	rt_all_held = false;
+	patched = rt_attach_setting("OBJPATCH_ATTACH_HELD") != NULL;
+	atomic_store(&held_pending, patched);
 	pthread_mutex_unlock(&rt.lock);
 	if (start_thread(fd) < 0) {
-		size_t matched = 0;
-
 		/* No final flush: its records could fill the socket while objpatch holds the process. */
 		pthread_mutex_lock(&rt.lock);
-		if (patched)
-			rt_set_filter("*", false, &matched);
+		atomic_store(&held_pending, false);
 		atomic_store(&rt_dormant, true);
 		rt_raw_session_end();
 		session_fd = -1;
@@ -316,6 +328,29 @@ API int objpatch_attach_start(void)
 		atomic_store(&session_thread, false);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * 0, or -1 with rt.err set.  Called by objpatch attach after
+ * objpatch_attach_start() with OBJPATCH_ATTACH_HELD, every other thread
+ * of the process stopped and none inside a pad, malloc or the loader.
+ */
+API int objpatch_attach_enable_held(void)
+{
+	if (!atomic_load(&held_pending)) {
+		rt_error("no session waits for its sites: objpatch_attach_start() with OBJPATCH_ATTACH_HELD comes first");
+		return -1;
+	}
+	/* Free: the session's thread waits for this call before it takes the lock. */
+	pthread_mutex_lock(&rt.lock);
+	if (in_session) {
+		rt_all_held = true;
+		enable_sites();
+		rt_all_held = false;
+	}
+	pthread_mutex_unlock(&rt.lock);
+	atomic_store(&held_pending, false);
 	return 0;
 }
 
@@ -336,6 +371,7 @@ void rt_attach_fork_child(void)
 	atomic_store(&rt_dormant, true);
 	objpatch_attach_owner = 0;
 	atomic_store(&session_thread, false);
+	atomic_store(&held_pending, false);
 	in_session = false;
 	session_fd = -1;
 	rt_raw_fork_child();

@@ -52,10 +52,10 @@ static void wrong(const char *what, long round, double got, double want)
 	_exit(3);
 }
 
-/* The sum of k*k for k = 1..n in doubles, exact below 2^53: n(n+1)(2n+1)/6. */
+/* The sum of k*k for k = 1..n in doubles, exact below 2^53: n(n+1)(2n+1)/6 (64-bit on i386 too). */
 static void squares(long round)
 {
-	volatile long n = 2000 + round % 7;
+	volatile long long n = 2000 + round % 7;
 	double s = 0, k;
 
 	for (k = 1; k <= n; k++)
