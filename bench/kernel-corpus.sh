@@ -94,6 +94,8 @@ for rep in $(seq 1 "$reps"); do
 	echo "kernel-corpus: repetition $rep of $reps done" >&2
 done
 
+# What a person wrote below the marker (the profile) stays; the tables above it are made anew.
+by_hand=$(sed -n '/^<!-- by hand -->$/,$p' "$results" 2>/dev/null || true)
 ms() { tr ' ' '\n' <<< "${cpu[$1]}" | grep . | median | awk '{ printf "%.0f", $1 / 1e6 }'; }
 ratio() { awk -v a="$(ms "$1")" -v b="$(ms "$2")" 'BEGIN { printf "%.2fx", b ? a / b : 0 }'; }
 rss_ratio() { awk -v a="${rss[$1]}" -v b="${rss[$2]}" 'BEGIN { printf "%.2fx", b ? a / b : 0 }'; }
@@ -113,5 +115,6 @@ rss_ratio() { awk -v a="${rss[$1]}" -v b="${rss[$2]}" 'BEGIN { printf "%.2fx", b
 	done
 	echo
 	echo "Objects a tool failed on (non-zero exit): kernel ${bad[kernel.each]}, ours ${bad[ours.each]}, --no-protos ${bad[noprotos.each]}."
+	[ -z "$by_hand" ] || printf '\n%s\n' "$by_hand"
 } > "$results"
 cat "$results"
