@@ -58,7 +58,7 @@ ok $bad "[race] $PAIRS pairs started together: one traces (status 0), the other 
 # A session runs: another attach is refused, naming it.
 "$OBJPATCH" attach --format json "$pid" > "$D/s.json" 2> "$D/s.err" &
 session=$!
-until_true grep -q "tracing; Ctrl-C detaches" "$D/s.err"
+until_true grep -qs "tracing; Ctrl-C detaches" "$D/s.err"
 ok $? "[race] a session runs"
 out=$("$OBJPATCH" attach --duration 0.1 "$pid" 2>&1)
 is "$?" 2 "[race] an attach meanwhile: status 2"
