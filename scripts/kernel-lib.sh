@@ -18,6 +18,22 @@
 #   rmc_args      (optional array) options the wrapper passes to our
 #                 recordmcount before Kbuild's (--protos=compact)
 
+# need_packages PKG...: those not installed, with apt-get, beside what
+# every kernel build needs (not in scripts/deps.sh: make check builds no
+# kernel).
+need_packages() {
+	local p missing=() sudo=
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	for p in "$@" flex bison bc perl xz-utils time; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	step "installing ${missing[*]}"
+	$sudo apt-get update -qq || echo "$harness: apt-get update reported errors; installing from the indexes it got"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install ${missing[*]} failed"
+}
+
 kmake() { local o=$1; shift; nice -n 19 make -s -C "$src" O="$o" ARCH="$karch" CROSS_COMPILE="$cross" "$@"; }
 
 # def_bool_n SYMBOL: its `def_bool y` in kernel/trace/Kconfig becomes

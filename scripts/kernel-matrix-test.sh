@@ -187,20 +187,6 @@ setup_machine() {
 	oout=$work/out-$arch-ours
 }
 
-# Packages: installed here when missing, not part of scripts/deps.sh.
-need_packages() {
-	local p missing=() sudo=
-	[ "$(id -u)" = 0 ] || sudo=sudo
-	for p in "$@" flex bison bc perl xz-utils time; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-	done
-	[ ${#missing[@]} -gt 0 ] || return 0
-	step "installing ${missing[*]}"
-	$sudo apt-get update -qq || true
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-		die "apt-get install ${missing[*]} failed"
-}
-
 # The source, once for every machine: linux-source-7.3 from the archive's
 # experimental suite; recordmcount made the route on x86 and ppc32.
 prepare_source() {

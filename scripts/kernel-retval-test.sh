@@ -104,21 +104,6 @@ note() { summary+=("$arch: $*"); echo "kernel-retval-test: $*"; }
 step() { echo "kernel-retval-test: == ${arch:+$arch: }$*"; }
 die() { echo "kernel-retval-test: ${arch:+$arch: }$*" >&2; exit 1; }
 
-# Packages: installed here when missing, not part of scripts/deps.sh.
-need_packages() {
-	local p missing=()
-	for p in linux-source-6.12 qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu flex bison bc \
-		libelf-dev libssl-dev xz-utils; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return
-	step "installing ${missing[*]}"
-	local sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -qq || echo "kernel-retval-test: apt-get update reported errors; installing from the indexes it got"
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-		die "apt-get install ${missing[*]} failed (install them by hand: linux-source-6.12 is in Debian 12's security archive)"
-}
 
 # The options on top of tinyconfig, for both machines: one CPU (one CPU
 # column in the trace: no SMP on x86_64; arm64 is always SMP, qemu gives it
@@ -328,7 +313,7 @@ for tool in "$rmc" "$objpatch"; do
 	[ -x "$tool" ] || die "$tool not built (make -j2 build/recordmcount build/objpatch)"
 done
 arch=
-need_packages
+need_packages linux-source-6.12 qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libelf-dev libssl-dev
 for a in "${arches[@]}"; do
 	setup_arch "$a"
 	if [ "$build" = 1 ]; then

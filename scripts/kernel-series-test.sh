@@ -54,9 +54,10 @@
 # LINUX_SOURCE_TREE (an extracted tree of that version to copy instead of
 # extracting the tarball; it must not be patched),
 # BOOT_TIMEOUT (default 300 s), QEMU_ACCEL (default kvm for x86_64 where
-# /dev/kvm is writable and a first boot under it prints, else tcg).  Needs build/recordmcount, build/objpatch,
-# qemu-system-x86, qemu-system-arm, gcc-arm-linux-gnueabihf.  Not in make
-# check.  Exits 1 on any failure.  Time, from the tarball on this project's
+# /dev/kvm is writable and a first boot under it prints, else tcg).  Needs
+# build/recordmcount and build/objpatch; installs qemu-system-x86,
+# qemu-system-arm, gcc-arm-linux-gnueabihf and dwarves when missing.  Not
+# in make check.  Exits 1 on any failure.  Time, from the tarball on this project's
 # 2-core machine (idle): 23 minutes (builds: x86_64 6 min, ARM 5 min, ARM's
 # reference 5 min, 1,850 s of CPU; the seven boots under a minute); the
 # trees take 4.2 GB.
@@ -597,6 +598,7 @@ kinds() {
 		"$(grep -cE "${retval_mark}[^ ]+\\? \\*/" "$d" || true) marked '?'"
 }
 
+need_packages qemu-system-x86 qemu-system-arm gcc-arm-linux-gnueabihf dwarves
 for tool in "$rmc" "$objpatch"; do
 	[ -x "$tool" ] || die "$tool not built (make -j2 build/recordmcount build/objpatch)"
 done
