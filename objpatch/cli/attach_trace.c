@@ -253,8 +253,8 @@ static int check_lib(pid_t pid, const char *lib, struct runtime_syms *off)
 		close(fd);
 	}
 	if (!found)
-		return attach_refuse(pid, "%s: not a runtime with %s: give this objpatch's libobjpatch.so (--lib)", lib,
-			      START_SYM);
+		return attach_refuse(pid, "%s: not a runtime with %s and %s: give this objpatch's libobjpatch.so (--lib)",
+			      lib, START_SYM, ENABLE_HELD_SYM);
 	return 0;
 }
 

@@ -787,8 +787,11 @@ static int signal_stop_end(struct inject *in, struct inject_thread *t, struct sa
 static uint64_t call_alone_ms(void)
 {
 	const char *v = getenv("OBJPATCH_ATTACH_ALONE_MS");
+	char *end;
+	unsigned long long ms = v ? strtoull(v, &end, 10) : 0;
 
-	return v && *v ? strtoull(v, NULL, 10) : CALL_ALONE_MS;
+	/* Not a number of milliseconds: the default, not 0 (which would share every call). */
+	return v && *v >= '0' && *v <= '9' && !*end ? ms : CALL_ALONE_MS;
 }
 
 static int wait_call(struct inject *in, struct inject_thread *t, const char *what, uint64_t *ret, struct safe_end *e)
