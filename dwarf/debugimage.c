@@ -76,11 +76,17 @@ bool debug_image_locate(const struct debug_image *img, const struct elfobj *obj,
 	return true;
 }
 
-/* The section's contents as libdw must see them: decompressed, in a buffer of ours. */
-static uint8_t *section_copy(struct elfobj *obj, size_t i, bool gnu, size_t *size)
+/*
+ * The section's contents as libdw must see them: decompressed, and in a
+ * buffer of ours when relocations are to be applied.  A section nothing
+ * changes (.debug_str, .debug_abbrev) is the object's own bytes: libelf
+ * writes them into the image, no copy of ours first.
+ */
+static uint8_t *section_bytes(struct elfobj *obj, size_t i, bool gnu, bool relocated, size_t *size,
+			      bool *owned)
 {
 	struct section *s = &obj->sec[i];
-	const uint8_t *src = s->bytes;
+	uint8_t *src = s->bytes;
 	size_t n = s->size;
 	uint8_t *copy;
 
@@ -94,41 +100,93 @@ static uint8_t *section_copy(struct elfobj *obj, size_t i, bool gnu, size_t *siz
 		src = d->d_buf;
 		n = d->d_size;
 	}
+	*size = n;
+	*owned = relocated;
+	if (!relocated && src)
+		return src;
 	copy = malloc(n ? n : 1);
 	if (!copy)
 		return elfobj_error(obj, "out of memory"), NULL;
 	if (n)
 		memcpy(copy, src, n);
-	*size = n;
+	*owned = true;
 	return copy;
+}
+
+/*
+ * Add `value` (plus, for REL, the addend in place) into the field at `p`:
+ * the usual 4- or 8-byte field of the host's byte order as one load and
+ * store, inline; .rel.debug_info holds a relocation per string and type
+ * reference, thousands an object.
+ */
+static inline void relocate_word(const struct elfobj *obj, uint8_t *p, unsigned width, uint64_t value,
+				 bool in_place, bool host_order)
+{
+	if (host_order && width == 4) {
+		uint32_t w = 0;
+
+		if (in_place)
+			memcpy(&w, p, 4);
+		w = (uint32_t)(w + value);
+		memcpy(p, &w, 4);
+	} else if (host_order && width == 8) {
+		uint64_t w = 0;
+
+		if (in_place)
+			memcpy(&w, p, 8);
+		w += value;
+		memcpy(p, &w, 8);
+	} else {
+		if (in_place)
+			value += elfobj_read_word(obj, p, width);
+		elfobj_write_word(obj, p, width, value);
+	}
 }
 
 /*
  * Apply the absolute relocations the arch descriptor names; other types
  * (RISC-V label differences, TLS offsets) describe nothing libdw needs here.
+ * They are read through elfobj_parse_relocs, into the object's arrays, not
+ * straight from the section's data: when the tables add symbols,
+ * elfobj_insert_locals parses every relocation section to renumber it, and
+ * would read these a second time.
  */
 static int apply_relocations(struct elfobj *obj, const struct debug_image *img, size_t relidx,
 			     uint8_t *bytes, size_t size)
 {
 	const struct arch *arch = obj->arch;
 	bool in_place = obj->sec[relidx].sh.sh_type == SHT_REL || arch->addend_in_place;
+	bool host_order = obj->big_endian == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	uint32_t type = 0, symidx = 0;
+	unsigned width = 0;
+	uint64_t symval = 0;
+	bool have_sym = false;
 
 	if (elfobj_parse_relocs(obj, relidx) < 0)
 		return -1;
 	for (size_t i = 0; i < obj->sec[relidx].nrelocs; i++) {
 		const struct reloc *r = &obj->sec[relidx].relocs[i];
-		const struct symbol *sym = &obj->sym[r->sym];
-		unsigned width = arch_abs_width(arch, r->type, obj->is64);
-		uint64_t value;
 
+		/*
+		 * Runs of relocations share a type and a symbol (.debug_str's):
+		 * the descriptor and the symbol are read when they change.
+		 */
+		if (i == 0 || r->type != type) {
+			type = r->type;
+			width = arch_abs_width(arch, type, obj->is64);
+		}
 		if (!width || r->offset > size || size - r->offset < width)
 			continue;
-		value = sym->s.st_value + (uint64_t)r->addend;
-		if (sym->shndx && sym->shndx < obj->nsec && sym->s.st_shndx != SHN_ABS)
-			value += img->base[sym->shndx];
-		if (in_place)
-			value += elfobj_read_word(obj, bytes + r->offset, width);
-		elfobj_write_word(obj, bytes + r->offset, width, value);
+		if (!have_sym || r->sym != symidx) {
+			const struct symbol *sym = &obj->sym[r->sym];
+
+			have_sym = true;
+			symidx = r->sym;
+			symval = sym->s.st_value;
+			if (sym->shndx && sym->shndx < obj->nsec && sym->s.st_shndx != SHN_ABS)
+				symval += img->base[sym->shndx];
+		}
+		relocate_word(obj, bytes + r->offset, width, symval + (uint64_t)r->addend, in_place, host_order);
 	}
 	return 0;
 }
@@ -137,6 +195,7 @@ struct mini_section {
 	const char *name;
 	uint8_t *bytes;
 	size_t size;
+	bool owned;	/* a relocated or decompressed copy, else the object's bytes */
 };
 
 /* Write the relocated sections as an ELF file of their own, in memory. */
@@ -206,12 +265,10 @@ int debug_image_open(struct elfobj *obj, struct debug_image *img)
 
 	memset(img, 0, sizeof(*img));
 	img->fd = -1;
-	for (size_t i = 1; i < obj->nsec && !info; i++) {
-		bool gnu;
-		const char *name = debug_name(obj->sec[i].name, &gnu);
-
-		info = name && strcmp(name, ".debug_info") == 0;
-	}
+	/* What debug_name reads as .debug_info, without matching every debug name. */
+	for (size_t i = 1; i < obj->nsec && !info; i++)
+		info = strcmp(obj->sec[i].name, ".debug_info") == 0 ||
+		       strcmp(obj->sec[i].name, ".zdebug_info") == 0;
 	if (!info)
 		return 0;
 	if (assign_addresses(obj, img) < 0 || !(relocs_of = calloc(obj->nsec, sizeof(*relocs_of)))) {
@@ -234,7 +291,7 @@ int debug_image_open(struct elfobj *obj, struct debug_image *img)
 				goto out;
 			}
 		ms[n].name = name;
-		ms[n].bytes = section_copy(obj, i, gnu, &ms[n].size);
+		ms[n].bytes = section_bytes(obj, i, gnu, relocs_of[i] != 0, &ms[n].size, &ms[n].owned);
 		if (!ms[n].bytes)
 			goto out;
 		n++;
@@ -252,7 +309,8 @@ int debug_image_open(struct elfobj *obj, struct debug_image *img)
 	rc = 1;
 out:
 	for (size_t j = 0; j < n; j++)
-		free(ms[j].bytes);
+		if (ms[j].owned)
+			free(ms[j].bytes);
 	free(relocs_of);
 	if (rc < 0)
 		debug_image_close(img);

@@ -895,6 +895,94 @@ static char *describe_type_cached(struct type_cache *c, Dwarf_Die *type, bool ha
 	return strdup(desc);
 }
 
+/* ---- attributes ---- */
+
+/*
+ * The attributes a function or parameter description needs, found in one
+ * pass over the DIE (each dwarf_attr_integrate is a pass, and follows
+ * abstract origins on a miss): what is missing is then looked up once in
+ * the origin or specification.
+ */
+struct die_attrs {
+	Dwarf_Attribute type, name, cc, linkage, origin, spec;
+	bool has_type, has_name, has_cc, has_linkage, has_origin, has_spec;
+	/* Whether a pass saw them: index_codeless reads them after one DIE's pass. */
+	bool has_low_pc, has_ranges, has_declaration;
+};
+
+static int collect_attr(Dwarf_Attribute *a, void *arg)
+{
+	struct die_attrs *da = arg;
+
+	switch (dwarf_whatattr(a)) {
+#define TAKE(attr, field) case attr: if (!da->has_##field) { da->field = *a; da->has_##field = true; } break
+	TAKE(DW_AT_type, type);
+	TAKE(DW_AT_name, name);
+	TAKE(DW_AT_calling_convention, cc);
+	TAKE(DW_AT_linkage_name, linkage);
+	TAKE(DW_AT_MIPS_linkage_name, linkage);
+	TAKE(DW_AT_abstract_origin, origin);
+	TAKE(DW_AT_specification, spec);
+#undef TAKE
+	case DW_AT_low_pc:
+		da->has_low_pc = true;
+		break;
+	case DW_AT_ranges:
+		da->has_ranges = true;
+		break;
+	case DW_AT_declaration:
+		da->has_declaration = true;
+		break;
+	default:
+		break;
+	}
+	return DWARF_CB_OK;
+}
+
+/* Collect from the DIE, then fill gaps from its origin and specification chain. */
+static void die_attrs(Dwarf_Die *die, struct die_attrs *da)
+{
+	Dwarf_Die cur = *die;
+
+	memset(da, 0, sizeof(*da));
+	dwarf_getattrs(&cur, collect_attr, da, 0);
+	for (int depth = 0; depth < 4; depth++) {
+		Dwarf_Attribute link;
+
+		if (da->has_type && da->has_name && da->has_cc && da->has_linkage)
+			return;
+		if (da->has_spec && depth == 0)
+			link = da->spec;
+		else if (da->has_origin)
+			link = da->origin;
+		else if (da->has_spec)
+			link = da->spec;
+		else
+			return;
+		if (!dwarf_formref_die(&link, &cur))
+			return;
+		/* the next hop must come from the DIE just reached */
+		da->has_origin = da->has_spec = false;
+		dwarf_getattrs(&cur, collect_attr, da, 0);
+	}
+}
+
+/* The name a symbol of the DIE has: its linkage name (C++), else its name (C). */
+static const char *attrs_key(struct die_attrs *da)
+{
+	if (da->has_linkage)
+		return dwarf_formstring(&da->linkage);
+	return da->has_name ? dwarf_formstring(&da->name) : NULL;
+}
+
+static const char *named_key(Dwarf_Die *die)
+{
+	struct die_attrs da;
+
+	die_attrs(die, &da);
+	return attrs_key(&da);
+}
+
 /* ---- subprograms by address ---- */
 
 struct die_at {
@@ -929,6 +1017,7 @@ struct die_index {
 	size_t n, cap;
 	struct die_named *named;
 	size_t nnamed, capnamed;
+	bool named_sorted;	/* by key, then DIE offset: named_first sorts them once */
 	struct cu_span *spans;
 	size_t nspans, capspans;
 	size_t untyped_units;	/* built at -g1: no types */
@@ -954,22 +1043,45 @@ static void index_add(struct die_index *ix, const struct index_ctx *cx, Dwarf_Ad
 	ix->v[ix->n++] = (struct die_at){ shndx, addr, *die, addr_size };
 }
 
-static const char *named_key(Dwarf_Die *die);
-
-/* A definition without code: kept by name, for the symbols no range covers. */
-static void index_named(struct die_index *ix, Dwarf_Die *die, unsigned asz)
+/* A definition without code: kept by name (`key`), for the symbols no range covers. */
+static void index_named_as(struct die_index *ix, Dwarf_Die *die, unsigned asz, const char *key)
 {
 	Dwarf_Die cu;
-	const char *key;
 
-	if (dwarf_hasattr(die, DW_AT_declaration) || !(key = named_key(die)) ||
-	    !dwarf_diecu(die, &cu, NULL, NULL))
+	if (!key || !dwarf_diecu(die, &cu, NULL, NULL))
 		return;
 	if (!grow_array(&ix->named, ix->nnamed, &ix->capnamed, sizeof(*ix->named))) {
 		ix->oom = true;
 		return;
 	}
 	ix->named[ix->nnamed++] = (struct die_named){ key, dwarf_dieoffset(&cu), *die, asz };
+}
+
+static void index_named(struct die_index *ix, Dwarf_Die *die, unsigned asz)
+{
+	if (!dwarf_hasattr(die, DW_AT_declaration))
+		index_named_as(ix, die, asz, named_key(die));
+}
+
+/*
+ * Most subprograms at the top of a unit have no code: declarations of the
+ * functions the headers name, abstract instances of inline functions.  One
+ * pass over the DIE's attributes tells them: without DW_AT_low_pc,
+ * DW_AT_ranges, and an origin or specification to follow, dwarf_lowpc and
+ * dwarf_ranges find nothing, and the name and declaration flag are the
+ * DIE's own.  Returns false for a DIE the general path must read.
+ */
+static bool index_codeless(struct die_index *ix, Dwarf_Die *die, unsigned asz)
+{
+	struct die_attrs da;
+
+	memset(&da, 0, sizeof(da));
+	if (dwarf_getattrs(die, collect_attr, &da, 0) != 1 || da.has_low_pc || da.has_ranges ||
+	    da.has_origin || da.has_spec)
+		return false;
+	if (!da.has_declaration)
+		index_named_as(ix, die, asz, attrs_key(&da));
+	return true;
 }
 
 static void index_subprogram(struct die_index *ix, const struct index_ctx *mod, Dwarf_Die *die,
@@ -979,6 +1091,8 @@ static void index_subprogram(struct die_index *ix, const struct index_ctx *mod, 
 	ptrdiff_t off = 0;
 	bool any = false;
 
+	if (index_codeless(ix, die, asz))
+		return;
 	if (dwarf_lowpc(die, &low) == 0) {
 		index_add(ix, mod, low, die, asz);
 		return;
@@ -1137,76 +1251,6 @@ static bool is_cplusplus(Dwarf_Die *die)
 	}
 }
 
-/*
- * The attributes a function or parameter description needs, found in one
- * pass over the DIE (each dwarf_attr_integrate is a pass, and follows
- * abstract origins on a miss): what is missing is then looked up once in
- * the origin or specification.
- */
-struct die_attrs {
-	Dwarf_Attribute type, name, cc, linkage, origin, spec;
-	bool has_type, has_name, has_cc, has_linkage, has_origin, has_spec;
-};
-
-static int collect_attr(Dwarf_Attribute *a, void *arg)
-{
-	struct die_attrs *da = arg;
-
-	switch (dwarf_whatattr(a)) {
-#define TAKE(attr, field) case attr: if (!da->has_##field) { da->field = *a; da->has_##field = true; } break
-	TAKE(DW_AT_type, type);
-	TAKE(DW_AT_name, name);
-	TAKE(DW_AT_calling_convention, cc);
-	TAKE(DW_AT_linkage_name, linkage);
-	TAKE(DW_AT_MIPS_linkage_name, linkage);
-	TAKE(DW_AT_abstract_origin, origin);
-	TAKE(DW_AT_specification, spec);
-#undef TAKE
-	default:
-		break;
-	}
-	return DWARF_CB_OK;
-}
-
-/* Collect from the DIE, then fill gaps from its origin and specification chain. */
-static void die_attrs(Dwarf_Die *die, struct die_attrs *da)
-{
-	Dwarf_Die cur = *die;
-
-	memset(da, 0, sizeof(*da));
-	dwarf_getattrs(&cur, collect_attr, da, 0);
-	for (int depth = 0; depth < 4; depth++) {
-		Dwarf_Attribute link;
-
-		if (da->has_type && da->has_name && da->has_cc && da->has_linkage)
-			return;
-		if (da->has_spec && depth == 0)
-			link = da->spec;
-		else if (da->has_origin)
-			link = da->origin;
-		else if (da->has_spec)
-			link = da->spec;
-		else
-			return;
-		if (!dwarf_formref_die(&link, &cur))
-			return;
-		/* the next hop must come from the DIE just reached */
-		da->has_origin = da->has_spec = false;
-		dwarf_getattrs(&cur, collect_attr, da, 0);
-	}
-}
-
-/* The name a symbol of this DIE has: its linkage name (C++), else its name (C). */
-static const char *named_key(Dwarf_Die *die)
-{
-	struct die_attrs da;
-
-	die_attrs(die, &da);
-	if (da.has_linkage)
-		return dwarf_formstring(&da.linkage);
-	return da.has_name ? dwarf_formstring(&da.name) : NULL;
-}
-
 static int describe_param(struct type_cache *tc, Dwarf_Die *param, unsigned asz, struct proto_param *p)
 {
 	struct die_attrs da;
@@ -1273,12 +1317,17 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 	if (da.has_type && dwarf_formref_die(&da.type, &t) && passed_by_reference(&t, 0))
 		fp->flags |= PROTO_RET_MEM;
 
-	/* Parameters: the concrete instance's, or the abstract origin's. */
-	if (dwarf_child(&die, &child) != 0 &&
-	    dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
-		params_of = &origin;
-	if (dwarf_child(params_of, &child) != 0)
-		return 0;
+	/*
+	 * Parameters: the concrete instance's, or the abstract origin's.  Its
+	 * first child, when it has one, is not looked for twice: dwarf_child
+	 * reads past every attribute of the DIE.
+	 */
+	if (dwarf_child(&die, &child) != 0) {
+		if (dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+			params_of = &origin;
+		if (dwarf_child(params_of, &child) != 0)
+			return 0;
+	}
 	do {
 		int tag = dwarf_tag(&child);
 
@@ -1366,8 +1415,6 @@ static int build_index(const struct index_ctx *mod, Dwarf *dw, struct die_index 
 	}
 	if (ix->n)	/* v is NULL when DWARF describes no function */
 		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_die_at);
-	if (ix->nnamed)
-		qsort(ix->named, ix->nnamed, sizeof(*ix->named), cmp_die_named);
 	return 0;
 }
 
@@ -1387,11 +1434,18 @@ static Dwarf_Off unit_of(const struct die_index *ix, const struct func_query *q)
 	return NO_UNIT;
 }
 
-/* The first of the named DIEs whose key is `key` (ix->nnamed if none). */
-static size_t named_first(const struct die_index *ix, const char *key)
+/*
+ * The first of the named DIEs whose key is `key` (ix->nnamed if none).  They
+ * are sorted here, at the first query no code range covers: most objects
+ * have none.
+ */
+static size_t named_first(struct die_index *ix, const char *key)
 {
 	size_t lo = 0, hi = ix->nnamed;
 
+	if (!ix->named_sorted && ix->nnamed)
+		qsort(ix->named, ix->nnamed, sizeof(*ix->named), cmp_die_named);
+	ix->named_sorted = true;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -1446,7 +1500,7 @@ static int warn_disagree(struct proto_set *set, const char *symbol, const struct
  * code that name its symbol (a clone's without its suffix) in its unit.
  * Returns 1 when one did, 0 when none, -1 when out of memory.
  */
-static int describe_named(struct type_cache *tc, const struct die_index *ix, const struct func_query *q,
+static int describe_named(struct type_cache *tc, struct die_index *ix, const struct func_query *q,
 			  struct func_proto *fp, struct proto_set *set)
 {
 	const char *suffix = clone_suffix(q->symbol);

@@ -397,6 +397,114 @@ void elfobj_decode_rinfo(const struct elfobj *obj, uint64_t info, uint32_t *sym,
 	}
 }
 
+/*
+ * Relocation `i` of a section's data through gelf, widened to the ELF64
+ * layout, for data whose type is not the one of its entries.
+ */
+static bool reloc_read_gelf(Elf_Data *data, bool rela, size_t i, struct reloc *r, uint64_t *info)
+{
+	GElf_Rela ra;
+	GElf_Rel rl;
+
+	if (rela ? !gelf_getrela(data, (int)i, &ra) : !gelf_getrel(data, (int)i, &rl))
+		return false;
+	*r = (struct reloc){ .offset = rela ? ra.r_offset : rl.r_offset, .addend = rela ? ra.r_addend : 0 };
+	*info = rela ? ra.r_info : rl.r_info;
+	return true;
+}
+
+/* Symbol and type of a widened r_info, as elfobj_decode_rinfo; inline without a machine's own decoder. */
+static inline void rinfo_split(const struct elfobj *obj, uint64_t info, struct reloc *r)
+{
+	if (obj->arch->rinfo_decode) {
+		elfobj_decode_rinfo(obj, info, &r->sym, &r->type);
+	} else {
+		r->sym = (uint32_t)GELF_R_SYM(info);
+		r->type = (uint32_t)GELF_R_TYPE(info);
+	}
+}
+
+/*
+ * The entries of data libelf has translated to the host's layout (d_type
+ * ELF_T_REL or ELF_T_RELA), read from that array as gelf_getrel and
+ * gelf_getrela would widen them: one loop per layout, no per-entry gelf
+ * call (an object's .rel.debug_info holds thousands).  Fields an entry
+ * does not set are zero: the array is not zeroed.  Returns the index of
+ * the first entry naming a symbol out of range, else n.
+ */
+static size_t relocs_from_array(const struct elfobj *obj, const Elf_Data *data, bool rela, size_t n,
+				struct reloc *out)
+{
+	size_t i;
+
+	if (obj->is64 && rela) {
+		for (i = 0; i < n; i++) {
+			Elf64_Rela e;
+
+			memcpy(&e, (const Elf64_Rela *)data->d_buf + i, sizeof(e));
+			out[i] = (struct reloc){ .offset = e.r_offset, .addend = e.r_addend };
+			rinfo_split(obj, e.r_info, &out[i]);
+			if (out[i].sym >= obj->nsym)
+				break;
+		}
+	} else if (obj->is64) {
+		for (i = 0; i < n; i++) {
+			Elf64_Rel e;
+
+			memcpy(&e, (const Elf64_Rel *)data->d_buf + i, sizeof(e));
+			out[i] = (struct reloc){ .offset = e.r_offset };
+			rinfo_split(obj, e.r_info, &out[i]);
+			if (out[i].sym >= obj->nsym)
+				break;
+		}
+	} else if (rela) {
+		for (i = 0; i < n; i++) {
+			Elf32_Rela e;
+
+			memcpy(&e, (const Elf32_Rela *)data->d_buf + i, sizeof(e));
+			out[i] = (struct reloc){ .offset = e.r_offset, .addend = e.r_addend };
+			rinfo_split(obj, GELF_R_INFO(ELF32_R_SYM(e.r_info), ELF32_R_TYPE(e.r_info)), &out[i]);
+			if (out[i].sym >= obj->nsym)
+				break;
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			Elf32_Rel e;
+
+			memcpy(&e, (const Elf32_Rel *)data->d_buf + i, sizeof(e));
+			out[i] = (struct reloc){ .offset = e.r_offset };
+			rinfo_split(obj, GELF_R_INFO(ELF32_R_SYM(e.r_info), ELF32_R_TYPE(e.r_info)), &out[i]);
+			if (out[i].sym >= obj->nsym)
+				break;
+		}
+	}
+	return i;
+}
+
+/* Decode the section's `n` entries into s->relocs; -1 with obj->err set as gelf or a symbol fails. */
+static int relocs_decode(struct elfobj *obj, struct section *s, Elf_Data *data, bool rela, size_t n)
+{
+	size_t bad = n;
+
+	if (data->d_type == (rela ? ELF_T_RELA : ELF_T_REL)) {
+		bad = relocs_from_array(obj, data, rela, n, s->relocs);
+	} else {
+		for (size_t i = 0; i < n && bad == n; i++) {
+			uint64_t info;
+
+			if (!reloc_read_gelf(data, rela, i, &s->relocs[i], &info))
+				return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), -1;
+			elfobj_decode_rinfo(obj, info, &s->relocs[i].sym, &s->relocs[i].type);
+			if (s->relocs[i].sym >= obj->nsym)
+				bad = i;
+		}
+	}
+	if (bad < n)
+		return elfobj_error(obj, "%s: relocation %zu names symbol %u, out of range", s->name, bad,
+				    s->relocs[bad].sym), -1;
+	return 0;
+}
+
 int elfobj_parse_relocs(struct elfobj *obj, size_t secidx)
 {
 	struct section *s = &obj->sec[secidx];
@@ -414,39 +522,12 @@ int elfobj_parse_relocs(struct elfobj *obj, size_t secidx)
 	if (!data)
 		return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), -1;
 	n = data->d_size / entsize;
-	s->relocs = calloc(n ? n : 1, sizeof(*s->relocs));
+	/* Every field is written below: no zeroing (.rel.debug_info holds thousands). */
+	s->relocs = malloc((n ? n : 1) * sizeof(*s->relocs));
 	if (!s->relocs)
 		return elfobj_error(obj, "out of memory for %zu relocations", n), -1;
-	for (size_t i = 0; i < n; i++) {
-		struct reloc *r = &s->relocs[i];
-		uint64_t info;
-
-		if (rela) {
-			GElf_Rela ra;
-
-			if (!gelf_getrela(data, (int)i, &ra)) {
-				elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1));
-				goto fail;
-			}
-			r->offset = ra.r_offset;
-			r->addend = ra.r_addend;
-			info = ra.r_info;
-		} else {
-			GElf_Rel rl;
-
-			if (!gelf_getrel(data, (int)i, &rl)) {
-				elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1));
-				goto fail;
-			}
-			r->offset = rl.r_offset;
-			info = rl.r_info;
-		}
-		elfobj_decode_rinfo(obj, info, &r->sym, &r->type);
-		if (r->sym >= obj->nsym) {
-			elfobj_error(obj, "%s: relocation %zu names symbol %u, out of range", s->name, i, r->sym);
-			goto fail;
-		}
-	}
+	if (relocs_decode(obj, s, data, rela, n) < 0)
+		goto fail;
 	s->nrelocs = n;
 	s->relocs_parsed = true;
 	return 0;
