@@ -321,6 +321,7 @@ static int load(struct elfobj *obj, const char *path, int fd, bool map)
 {
 	memset(obj, 0, sizeof(*obj));
 	obj->path = path;
+	obj->src_fd = -1;
 	if (read_whole_file(obj, fd, map) < 0)
 		return -1;
 	obj->elf = elf_memory((char *)obj->image, obj->image_size);
@@ -383,7 +384,10 @@ void elfobj_free(struct elfobj *obj)
 		munmap(obj->image, obj->image_size);
 	else
 		free(obj->image);
+	if (obj->src_fd >= 0)
+		close(obj->src_fd);
 	memset(obj, 0, sizeof(*obj));
+	obj->src_fd = -1;
 }
 
 void elfobj_decode_rinfo(const struct elfobj *obj, uint64_t info, uint32_t *sym, uint32_t *type)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An ELF relocatable object loaded once through libelf: sections, symbols and
- * relocations as arrays, edited in memory, then written out whole to a
- * temporary file that replaces the original only when everything succeeded.
+ * relocations as arrays, edited in memory, then written to a temporary file
+ * (the input copied, what changed appended) that replaces the original only
+ * when everything succeeded.
  * The passes never see file offsets.  elfobj.c reads; elfobj_write.c edits
  * and writes.
  */
@@ -55,6 +56,7 @@ struct elfobj {
 	size_t image_size;
 	bool mapped;		/* image is a mapping of the file, not a copy */
 	struct stat src;	/* the file as read: a replacement is seen before the rename */
+	int src_fd;		/* the file, when the caller leaves it open for the writer's copy; else -1 */
 	bool symbols_deferred;	/* sym[] not read yet */
 	Elf *elf;
 	GElf_Ehdr ehdr;
@@ -85,7 +87,11 @@ struct elfobj {
 	bool modified;
 };
 
-/* Load `path` (already opened on `fd`).  Returns 0, or -1 with obj->err set. */
+/*
+ * Load `path` (already opened on `fd`).  Returns 0, or -1 with obj->err set.
+ * The caller still owns `fd`; it may hand it over (obj->src_fd = fd) so that
+ * elfobj_write copies the file inside the kernel, and elfobj_free closes it.
+ */
 int elfobj_load(struct elfobj *obj, const char *path, int fd);
 /*
  * The same, reading through a private mapping: for a reader that needs a

@@ -270,7 +270,7 @@ static int process(const char *path, const struct options *opt, struct check_run
 		return -1;
 	}
 	rc = elfobj_load(&obj, path, fd);
-	close(fd);
+	obj.src_fd = fd;	/* elfobj_write copies from it, elfobj_free closes it */
 	if (rc == 0)
 		rc = opt->list ? list_file(&obj) : record_file(&obj, opt, target, st.st_mode);
 	if (rc < 0)

@@ -4,23 +4,26 @@
  * atomic writer of recordmcount (and the libelf it uses) depends on fail
  * with a chosen errno, the way a full or failing disk would.
  *
- *   FAULT_CALL   mkstemp ftruncate pwrite write posix_fallocate msync fchmod
- *                close rename read (the call to fail)
+ *   FAULT_CALL   mkstemp copy_file_range pwrite write fchmod close rename read
+ *                (the call to fail)
  *   FAULT_ERRNO  ENOSPC, EIO, EDQUOT, EROFS, EPERM or a number (default EIO)
  *   FAULT_SKIP   let this many calls of that kind succeed first (default 0)
  *   FAULT_TIMES  fail this many calls, then let them succeed again (default:
  *                all, as a full disk stays full)
- *   FAULT_BYTES  pwrite/write: let this many bytes in total be written first
+ *   FAULT_BYTES  copy_file_range/pwrite/write: let this many bytes in total be
+ *                written first
  *                (the call that crosses the limit writes the part that fits:
  *                a short write, as a disk that fills up gives), then fail
  *   FAULT_LOG    append one line per injected fault to this file, so the
  *                test knows the fault really happened
  *   FAULT_STALL  instead of failing, stop before the first such call: create
  *                $FAULT_STALL.ready, wait until $FAULT_STALL.go exists
+ *   FAULT_NO_COPY  copy_file_range fails with EXDEV, as between two file
+ *                systems on an older kernel: the writer falls back to pwrite
  *
  * Only the temporary file counts (its descriptor comes from mkstemp, or from
  * the open that creates `.BASE.rmc-PID.tmp`: FAULT_CALL=mkstemp), except
- * for read (the input), msync (addresses) and rename (a path).
+ * for read (the input) and rename (a path).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,11 +187,6 @@ int open64(const char *path, int flags, ...)
 	return open_temp(REAL(open64), path, flags, mode);
 }
 
-int ftruncate(int fd, off_t len)
-{
-	return hit("ftruncate", fd) ? inject("ftruncate") : REAL(ftruncate)(fd, len);
-}
-
 /* A write of up to N bytes under the FAULT_BYTES budget; -1 when it is spent. */
 static ssize_t budgeted(const char *call, int fd, size_t n, size_t *allowed)
 {
@@ -241,20 +238,21 @@ ssize_t read(int fd, void *buf, size_t n)
 	return hit("read", -2) ? inject("read") : REAL(read)(fd, buf, n);
 }
 
-int posix_fallocate(int fd, off_t off, off_t len)
+ssize_t copy_file_range(int in, loff_t *in_off, int out, loff_t *out_off, size_t n, unsigned int flags)
 {
-	if (hit("posix_fallocate", fd)) {
-		int err = fault_errno();
+	size_t allowed;
+	ssize_t r;
 
-		log_fault("posix_fallocate", err);
-		return err;	/* it returns the error, errno is untouched */
-	}
-	return REAL(posix_fallocate)(fd, off, len);
-}
-
-int msync(void *addr, size_t len, int flags)
-{
-	return hit("msync", -2) ? inject("msync") : REAL(msync)(addr, len, flags);
+	if (out == temp_fd && getenv("FAULT_NO_COPY"))
+		return errno = EXDEV, -1;
+	if (!getenv("FAULT_BYTES") && hit("copy_file_range", out))
+		return inject("copy_file_range");
+	if (budgeted("copy_file_range", out, n, &allowed) < 0)
+		return -1;
+	r = REAL(copy_file_range)(in, in_off, out, out_off, allowed, flags);
+	if (r > 0 && out == temp_fd)
+		bytes_done += (unsigned long long)r;
+	return r;
 }
 
 int fchmod(int fd, mode_t mode)
