@@ -54,9 +54,9 @@ struct elfobj {
 
 	uint8_t *image;
 	size_t image_size;
-	bool mapped;		/* image is a mapping of the file, not a copy */
+	bool mapped;		/* image is a mapping of the file, not a copy (which cannot map) */
 	struct stat src;	/* the file as read: a replacement is seen before the rename */
-	int src_fd;		/* the file, when the caller leaves it open for the writer's copy; else -1 */
+	int src_fd;		/* the file, lent by the caller for the writer's copy; else -1 */
 	bool symbols_deferred;	/* sym[] not read yet */
 	Elf *elf;
 	GElf_Ehdr ehdr;
@@ -89,16 +89,20 @@ struct elfobj {
 
 /*
  * Load `path` (already opened on `fd`).  Returns 0, or -1 with obj->err set.
- * The caller still owns `fd`; it may hand it over (obj->src_fd = fd) so that
- * elfobj_write copies the file inside the kernel, and elfobj_free closes it.
+ * The caller still owns `fd`; keeping it open and lending it (obj->src_fd =
+ * fd) lets elfobj_write copy the file inside the kernel.
  */
 int elfobj_load(struct elfobj *obj, const char *path, int fd);
 /*
- * The same, reading through a private mapping: for a reader that needs a
- * few sections of a big file.  A linked file's symbols are then read only
- * by elfobj_load_symbols().
+ * The same for a reader that needs a few sections of a big file: a linked
+ * file's symbols are then read only by elfobj_load_symbols().
  */
 int elfobj_load_mapped(struct elfobj *obj, const char *path, int fd);
+/*
+ * Whether a SIGBUS at `addr` is a loaded object's file shrinking under its
+ * mapping (another process truncated it), not a bug: the handler's test.
+ */
+bool elfobj_mapping_shrank(const void *addr);
 int elfobj_load_symbols(struct elfobj *obj);
 void elfobj_free(struct elfobj *obj);
 

@@ -424,10 +424,12 @@ static bool place(struct elfobj *obj, struct output *out, size_t i, struct piece
 		p->offset = in.sh_offset;
 		return true;
 	}
+	if (s->sh.sh_addralign > limit || p->size > limit)
+		return false;
 	p->offset = align_up(out->end, s->sh.sh_addralign);
 	out->end = p->offset + p->size;
 	s->sh.sh_offset = p->offset;
-	return p->offset <= limit && out->end <= limit;
+	return out->end <= limit;
 }
 
 static int write_all(struct elfobj *obj, int fd, const void *buf, size_t size, uint64_t offset)

@@ -6,9 +6,9 @@
 #  * Failing calls (testdata/faults/failwrite.c, LD_PRELOAD into a dynamically
 #    linked build): every call of the writer (the input copied by
 #    copy_file_range, or by pwrite where the kernel cannot, then what changed
-#    appended by pwrite), on objects of few and of 2200 sections, and of -o's
-#    copy, failing with ENOSPC and with EIO, first, midway (short writes) and
-#    last.
+#    appended by pwrite), on objects of few and of 2200 sections, of the
+#    reading where the input cannot be mapped, and of -o's copy, failing with
+#    ENOSPC and with EIO, first, midway (short writes) and last.
 #  * A real full file system: a small tmpfs with less free space than the
 #    result at ten levels, so the write stops at ten different places.
 #  * SIGKILL before each system call of a run, on an object of few sections
@@ -142,7 +142,7 @@ small_in=$(stat -c %s "$O/small.o")
 ok $? "the writer's pwrites counted: $small_pw on small.o ($small_pw_bytes bytes), $many_pw on many.o; one more, of the whole input, without copy_file_range"
 
 for errno in ENOSPC EIO; do
-	for spec in mkstemp copy_file_range pwrite:0 pwrite:$((small_pw - 1)) fchmod close rename read; do
+	for spec in mkstemp copy_file_range pwrite:0 pwrite:$((small_pw - 1)) fchmod close rename; do
 		call=${spec%%:*}
 		skip=0
 		[ "$call" = "$spec" ] || skip=${spec#*:}
@@ -159,6 +159,9 @@ for errno in ENOSPC EIO; do
 		inject "pwrite: short write after $bytes of $small_pw_bytes bytes" "$errno" \
 			FAULT_CALL=pwrite FAULT_BYTES="$bytes" -- "$W/x.o"
 	done
+	# A file system that cannot map: the input is read.
+	fresh "$O/small.o"
+	inject "no mmap: pread" "$errno" FAULT_NO_MMAP=1 FAULT_CALL=pread -- "$W/x.o"
 	# Without copy_file_range the input is written from memory.
 	for bytes in 1 $((small_in / 2)) $((nocopy_pw_bytes - 1)); do
 		fresh "$O/small.o"
@@ -185,11 +188,14 @@ for errno in ENOSPC EIO; do
 		inject "-o copy: $call${vars[1]:+ after ${spec#*:} bytes}" "$errno" "${vars[@]}" -- -o "$W/out.o" "$W/x.o"
 	done
 done
-# Where the kernel cannot copy, the result is the same.
+# Where the kernel cannot copy or map, the result is the same.
 for f in small many; do
-	fresh "$O/$f.o"
-	LD_PRELOAD=$SHIM FAULT_NO_COPY=1 "$DYN" "$W/x.o" && cmp -s "$O/$f.done" "$W/x.o" && [ "$(ls -A "$W")" = x.o ]
-	ok $? "$f.o without copy_file_range: the same result, written from memory"
+	for no in COPY MMAP; do
+		fresh "$O/$f.o"
+		env LD_PRELOAD="$SHIM" FAULT_NO_$no=1 "$DYN" "$W/x.o" && cmp -s "$O/$f.done" "$W/x.o" &&
+			[ "$(ls -A "$W")" = x.o ]
+		ok $? "$f.o without $(tr A-Z a-z <<< "$no"): the same result"
+	done
 done
 
 # Several files, the second one failing: the others are processed.
@@ -368,7 +374,7 @@ replace_at() {	# replace_at CALL HOW EXPECT: HOW = mv or cat; EXPECT = theirs or
 	ok "${#why}" "replaced ($how) before $call: $( [ "$expect" = theirs ] && echo 'noticed, the new file kept' || echo 'our complete result')${why:+ ($why)}"
 }
 for how in mv cat; do
-	for call in read copy_file_range pwrite fchmod close; do
+	for call in mmap copy_file_range pwrite fchmod close; do
 		replace_at "$call" "$how" theirs
 	done
 	replace_at rename "$how" ours

@@ -4,8 +4,8 @@
  * atomic writer of recordmcount (and the libelf it uses) depends on fail
  * with a chosen errno, the way a full or failing disk would.
  *
- *   FAULT_CALL   mkstemp copy_file_range pwrite write fchmod close rename read
- *                (the call to fail)
+ *   FAULT_CALL   mkstemp copy_file_range pwrite write fchmod close rename mmap
+ *                pread (the call to fail)
  *   FAULT_ERRNO  ENOSPC, EIO, EDQUOT, EROFS, EPERM or a number (default EIO)
  *   FAULT_SKIP   let this many calls of that kind succeed first (default 0)
  *   FAULT_TIMES  fail this many calls, then let them succeed again (default:
@@ -20,10 +20,13 @@
  *                $FAULT_STALL.ready, wait until $FAULT_STALL.go exists
  *   FAULT_NO_COPY  copy_file_range fails with EXDEV, as between two file
  *                systems on an older kernel: the writer falls back to pwrite
+ *   FAULT_NO_MMAP  mapping an object (a file named *.o) fails with ENODEV, as
+ *                on a file system that cannot map: the reader falls back to
+ *                pread
  *
  * Only the temporary file counts (its descriptor comes from mkstemp, or from
  * the open that creates `.BASE.rmc-PID.tmp`: FAULT_CALL=mkstemp), except
- * for read (the input) and rename (a path).
+ * for mmap and pread (the input) and rename (a path).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -33,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -233,9 +237,31 @@ ssize_t write(int fd, const void *buf, size_t n)
 	return r;
 }
 
-ssize_t read(int fd, void *buf, size_t n)
+/* An object, not the memfd the DWARF reader maps. */
+static bool is_object(int fd)
 {
-	return hit("read", -2) ? inject("read") : REAL(read)(fd, buf, n);
+	char link[64], path[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	return n > 2 && path[n - 2] == '.' && path[n - 1] == 'o';
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (fd >= 0 && is_object(fd)) {
+		if (getenv("FAULT_NO_MMAP"))
+			return errno = ENODEV, MAP_FAILED;
+		if (hit("mmap", -2))
+			return inject("mmap"), MAP_FAILED;
+	}
+	return REAL(mmap)(addr, len, prot, flags, fd, off);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	return hit("pread", -2) ? inject("pread") : REAL(pread)(fd, buf, n, off);
 }
 
 ssize_t copy_file_range(int in, loff_t *in_off, int out, loff_t *out_off, size_t n, unsigned int flags)
