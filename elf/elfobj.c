@@ -281,7 +281,7 @@ static int load_symbols(struct elfobj *obj)
 				return elfobj_error(obj, "extended section index table is too short"), -1;
 		}
 	}
-	obj->sym = calloc(n ? n : 1, sizeof(*obj->sym));
+	obj->sym = malloc((n ? n : 1) * sizeof(*obj->sym));	/* each filled below */
 	if (!obj->sym)
 		return elfobj_error(obj, "out of memory for %zu symbols", n), -1;
 	obj->nsym = obj->cap_sym = n;
