@@ -278,7 +278,6 @@ struct piece {
 
 struct output {
 	Elf *scratch;		/* gives gelf_update_* a class, writes nothing */
-	struct piece *pieces;	/* by section index; size 0 for untouched ones */
 	uint64_t end;		/* the output's size so far */
 };
 
@@ -547,46 +546,51 @@ static int write_ehdr(struct elfobj *obj, struct output *out, int fd, uint64_t s
 	return write_all(obj, fd, buf, size, 0);
 }
 
-static int emit_pieces(struct elfobj *obj, struct output *out, int fd)
+/* Section i's new contents, if any, in their place. */
+static int emit_piece(struct elfobj *obj, struct output *out, int fd, size_t i)
 {
-	for (size_t i = 1; i < obj->nsec; i++) {
-		struct piece *p = &out->pieces[i];
+	struct piece p;
+	int rc = -1;
 
-		if (section_piece(obj, out, i, p) < 0)
-			return -1;
-		if (!p->buf && obj->sec[i].scn)
-			continue;	/* untouched: already there */
-		if (!place(obj, out, i, p))
-			return elfobj_error(obj, "the output would take more than %llu bytes for %zu of input: "
-					    "section alignments too large",
-					    (unsigned long long)out->end, obj->image_size), -1;
-		obj->sec[i].sh.sh_size = obj->sec[i].sh.sh_type == SHT_NOBITS ? obj->sec[i].size : p->size;
-		if (p->size && write_all(obj, fd, p->buf, p->size, p->offset) < 0)
-			return -1;
+	if (section_piece(obj, out, i, &p) < 0)
+		goto out;
+	if (!p.buf && obj->sec[i].scn)
+		return 0;	/* untouched: already there */
+	if (!place(obj, out, i, &p)) {
+		elfobj_error(obj, "the output would take more than %llu bytes for %zu of input: "
+			     "section alignments too large", (unsigned long long)out->end, obj->image_size);
+		goto out;
 	}
-	return 0;
+	rc = 0;
+	obj->sec[i].sh.sh_size = obj->sec[i].sh.sh_type == SHT_NOBITS ? obj->sec[i].size : p.size;
+	if (p.size)
+		rc = write_all(obj, fd, p.buf, p.size, p.offset);
+out:
+	if (p.owned)
+		free(p.buf);
+	return rc;
 }
 
 static int emit_elf(struct elfobj *obj, int fd)
 {
-	struct output out = { elf_begin(fd, ELF_C_WRITE, NULL), calloc(obj->nsec, sizeof(struct piece)),
-			      obj->image_size };
+	struct output out = { elf_begin(fd, ELF_C_WRITE, NULL), obj->image_size };
 	uint64_t shoff;
 	int rc = -1;
 
-	if (!out.scratch || !out.pieces || !gelf_newehdr(out.scratch, obj->ehdr.e_ident[EI_CLASS])) {
-		elfobj_error(obj, "cannot create output: %s", out.pieces ? elf_errmsg(-1) : "out of memory");
+	if (!out.scratch || !gelf_newehdr(out.scratch, obj->ehdr.e_ident[EI_CLASS])) {
+		elfobj_error(obj, "cannot create output: %s", elf_errmsg(-1));
 		goto done;
 	}
-	if (copy_input(obj, fd) == 0 && emit_pieces(obj, &out, fd) == 0 && write_shdrs(obj, &out, fd, &shoff) == 0)
+	if (copy_input(obj, fd) < 0)
+		goto done;
+	for (size_t i = 1; i < obj->nsec; i++)
+		if (emit_piece(obj, &out, fd, i) < 0)
+			goto done;
+	if (write_shdrs(obj, &out, fd, &shoff) == 0)
 		rc = write_ehdr(obj, &out, fd, shoff);
 done:
 	if (out.scratch)
 		elf_end(out.scratch);
-	for (size_t i = 0; out.pieces && i < obj->nsec; i++)
-		if (out.pieces[i].owned)
-			free(out.pieces[i].buf);
-	free(out.pieces);
 	return rc;
 }
 
