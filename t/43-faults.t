@@ -380,6 +380,23 @@ for how in mv cat; do
 	replace_at rename "$how" ours
 done
 
+# Truncated under the tool's mapping of it (the injector maps what a
+# truncation to 4 KiB would leave): SIGBUS on the first page past it, which
+# the tool turns into one line and status 1, the file kept, the run going on
+# with the next file; --check counts it as a file it could not check.
+fresh "$O/mid.o"
+cp "$O/mid.o" "$W/y.o"
+err=$(LD_PRELOAD=$SHIM FAULT_SHRUNK_NAME=/x.o FAULT_SHRUNK_MAP=4096 "$DYN" "$W/x.o" "$W/y.o" 2>&1)
+rc=$?
+[ "$rc" = 1 ] && [ "$err" = "recordmcount: $W/x.o: changed by another process while being read" ] &&
+	cmp -s "$O/mid.o" "$W/x.o" && cmp -s "$O/mid.done" "$W/y.o" && [ "$(ls -A "$W" | tr '\n' ' ')" = "x.o y.o " ]
+ok $? "truncated while mapped (SIGBUS): status 1, one line, the file kept, the next file processed"
+[ "$rc" = 1 ] || diag "status $rc: $err"
+err=$(LD_PRELOAD=$SHIM FAULT_SHRUNK_NAME=/x.o FAULT_SHRUNK_MAP=4096 "$DYN" --check "$W/x.o" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" = 2 ] && [ "$err" = "recordmcount: $W/x.o: changed by another process while being read" ]
+ok $? "--check of a file truncated while mapped: a file that could not be checked (status $rc)"
+
 # Before each system call, by rename, on both objects: the file ends
 # whole, as one of three files (the replacement, our result, or our result
 # of the replacement when it came before we read), and a status 1 comes with

@@ -23,11 +23,15 @@
  *   FAULT_NO_MMAP  mapping an object (a file named *.o) fails with ENODEV, as
  *                on a file system that cannot map: the reader falls back to
  *                pread
+ *   FAULT_SHRUNK_MAP=N  an object named FAULT_SHRUNK_NAME is mapped as if
+ *                another process had truncated it to N bytes just after:
+ *                the pages past N raise SIGBUS (the file is untouched)
  *
  * Only the temporary file counts (its descriptor comes from mkstemp, or from
  * the open that creates `.BASE.rmc-PID.tmp`: FAULT_CALL=mkstemp), except
  * for mmap and pread (the input) and rename (a path).
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -248,13 +252,52 @@ static bool is_object(int fd)
 	return n > 2 && path[n - 2] == '.' && path[n - 1] == 'o';
 }
 
+static bool named(int fd, const char *name)
+{
+	char link[64], path[4096];
+	ssize_t n;
+	size_t len = strlen(name);
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	return n >= (ssize_t)len && memcmp(path + n - len, name, len) == 0;
+}
+
+/* A copy of the first N bytes of FD, mapped LEN long: what a truncation leaves. */
+static void *shrunk_map(size_t len, int prot, int flags, int fd, off_t off, size_t n)
+{
+	int mem = memfd_create("shrunk", 0);
+	char buf[4096];
+	void *p = MAP_FAILED;
+
+	for (size_t done = 0; mem >= 0 && done < n;) {
+		ssize_t r = REAL(pread)(fd, buf, n - done < sizeof(buf) ? n - done : sizeof(buf), (off_t)done);
+
+		if (r <= 0 || write(mem, buf, (size_t)r) != r)
+			goto out;
+		done += (size_t)r;
+	}
+	if (mem >= 0)
+		p = REAL(mmap)(NULL, len, prot, flags, mem, off);
+out:
+	if (mem >= 0)
+		REAL(close)(mem);
+	return p;
+}
+
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
+	const char *shrunk = getenv("FAULT_SHRUNK_NAME");
+
 	if (fd >= 0 && is_object(fd)) {
 		if (getenv("FAULT_NO_MMAP"))
 			return errno = ENODEV, MAP_FAILED;
 		if (hit("mmap", -2))
 			return inject("mmap"), MAP_FAILED;
+		if (shrunk && named(fd, shrunk)) {
+			log_fault("shrunk_map", 0);
+			return shrunk_map(len, prot, flags, fd, off, env_num("FAULT_SHRUNK_MAP", 0));
+		}
 	}
 	return REAL(mmap)(addr, len, prot, flags, fd, off);
 }
