@@ -8,10 +8,13 @@
 #
 # (build/kernel-corpus/arm/...).  Each tool runs as Kbuild runs it, in place
 # on a fresh copy of the corpus, relative paths: one process per object,
-# and batched (64 objects a process); ours also with --no-protos.  The
-# tools alternate which goes first; BENCH_REPS repetitions (default 5);
-# the figure is the median over them of the summed CPU time (user +
-# system, wait4) of every process, and the largest peak RSS of one.
+# and batched (64 objects a process); ours also with --no-protos.  Beside
+# them, the floors no rewriter goes below (bench/floor.c, static): a
+# process that does nothing, and one that copies each object to a
+# temporary file and renames it over the object.  The tools alternate
+# which goes first; BENCH_REPS repetitions (default 5); the figure is the
+# median over them of the summed CPU time (user + system, wait4) of every
+# process, and the largest peak RSS of one.
 #
 #   bench/kernel-corpus.sh [CORPUS_DIR]      (default build/kernel-corpus/arm)
 #
@@ -47,6 +50,7 @@ kernel_tool() {
 kernel=$(kernel_tool)
 mkdir -p "$work"
 cc -O2 -Wall -Wextra -o "$work/timeit" "$top/bench/timeit.c"
+cc -O2 -Wall -Wextra -static -o "$work/floor" "$top/bench/floor.c"
 mapfile -t objs < <(cd "$corpus" && find . -name '*.o' -type f | sed 's|^\./||' | sort)
 [ ${#objs[@]} -gt 0 ] || die "$corpus holds no object"
 
@@ -55,6 +59,8 @@ tool_cmd() {
 	kernel) cmd=("$kernel" "${flags[@]}") ;;
 	ours) cmd=("$ours" "${flags[@]}") ;;
 	noprotos) cmd=("$ours" --no-protos "${flags[@]}") ;;
+	exec) cmd=("$work/floor" exec) ;;
+	copy) cmd=("$work/floor" copy) ;;
 	esac
 }
 
@@ -79,7 +85,7 @@ run() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-tools=(kernel ours noprotos)
+tools=(kernel ours noprotos exec copy)
 declare -A cpu rss bad
 for rep in $(seq 1 "$reps"); do
 	for ((k = 0; k < ${#tools[@]}; k++)); do
@@ -113,6 +119,8 @@ rss_ratio() { awk -v a="${rss[$1]}" -v b="${rss[$2]}" 'BEGIN { printf "%.2fx", b
 		[ "$mode" = batch ] && label="64 objects a process"
 		echo "| $label | $(ms kernel.$mode) ms | $(ms ours.$mode) ms | $(ratio ours.$mode kernel.$mode) | $(ms noprotos.$mode) ms | $(ratio noprotos.$mode kernel.$mode) | ${rss[kernel.$mode]} KiB | ${rss[ours.$mode]} KiB | $(rss_ratio ours.$mode kernel.$mode) | ${rss[noprotos.$mode]} KiB | $(rss_ratio noprotos.$mode kernel.$mode) |"
 	done
+	echo
+	echo "The floors, in the same runs: a static process that does nothing, $(ms exec.each) ms one per object ($(ratio exec.each kernel.each) of the kernel tool), $(ms exec.batch) ms batched; one that copies each object to a temporary file and renames it over it, $(ms copy.each) ms ($(ratio copy.each kernel.each)), $(ms copy.batch) ms batched ($(ratio copy.batch kernel.batch))."
 	echo
 	echo "Objects a tool failed on (non-zero exit): kernel ${bad[kernel.each]}, ours ${bad[ours.each]}, --no-protos ${bad[noprotos.each]}."
 	[ -z "$by_hand" ] || printf '\n%s\n' "$by_hand"

@@ -18,9 +18,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${3:-$top/build/bench/corpus}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+cc -O2 -o "$work/elfsum" "$top/bench/elfsum.c" -lelf -lz
 mapfile -t objs < <(cd "$corpus" && find . -name '*.o' | sed 's|^\./||' | sort)
 modes=("" "--no-protos" "--mode=user")
-diffs=0 total=0
+diffs=0 total=0 identical=0
 for m in "${modes[@]}"; do
 	for tool in old new; do
 		rm -rf "$work/$tool"
@@ -38,7 +39,13 @@ for m in "${modes[@]}"; do
 	done
 	for o in "${objs[@]}"; do
 		total=$((total + 1))
-		for f in "$o" "$o.err1" "$o.rc1" "$o.err2" "$o.rc2"; do
+		if cmp -s "$work/old/$o" "$work/new/$o"; then
+			identical=$((identical + 1))
+		else
+			for tool in old new; do (cd "$work/$tool" && "$work/elfsum" "$o" > "$o.sum" 2>&1); done
+			cmp -s "$work/old/$o.sum" "$work/new/$o.sum" || { echo "differs: ${m:-default} $o"; diffs=$((diffs + 1)); }
+		fi
+		for f in "$o.err1" "$o.rc1" "$o.err2" "$o.rc2"; do
 			if ! cmp -s "$work/old/$f" "$work/new/$f"; then
 				echo "differs: ${m:-default} $f"
 				diffs=$((diffs + 1))
@@ -46,5 +53,5 @@ for m in "${modes[@]}"; do
 		done
 	done
 done
-echo "same-output: ${#objs[@]} objects x ${#modes[@]} modes x 2 passes: $diffs differences ($total object runs compared)"
+echo "same-output: ${#objs[@]} objects x ${#modes[@]} modes x 2 passes: $diffs differences ($total object runs compared, $identical byte-identical)"
 [ "$diffs" = 0 ]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Reading an object (elfobj.h): the whole file read or mapped once,
+ * Reading an object (elfobj.h): the whole file mapped once,
  * sections, symbols, groups and relocations as arrays, words in the file's
  * byte order.  Editing and writing it out are in elfobj_write.c.
  */
@@ -103,34 +103,61 @@ void elfobj_write_word(const struct elfobj *obj, uint8_t *p, unsigned size, uint
 		p[obj->big_endian ? size - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
-static int read_whole_file(struct elfobj *obj, int fd, bool map)
+/*
+ * The live mappings, for a SIGBUS handler to recognize its address among
+ * them; a handful are live at once (an object and the program it is
+ * checked against).  Only the main thread loads and frees objects.
+ */
+static struct {
+	const uint8_t *start;
+	size_t size;
+} live_maps[16];
+
+static void remember_mapping(const uint8_t *start, size_t size)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(live_maps); i++)
+		if (!live_maps[i].start) {
+			live_maps[i].size = size;
+			live_maps[i].start = start;
+			return;
+		}
+}
+
+static void forget_mapping(const uint8_t *start)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(live_maps); i++)
+		if (live_maps[i].start == start)
+			live_maps[i].start = NULL;
+}
+
+bool elfobj_mapping_shrank(const void *addr)
+{
+	const uint8_t *a = addr;
+
+	for (size_t i = 0; i < ARRAY_SIZE(live_maps); i++)
+		if (live_maps[i].start && a >= live_maps[i].start && a < live_maps[i].start + live_maps[i].size)
+			return true;
+	return false;
+}
+
+/* Rewritten in place since it was first looked at: what we have may be a mix of both. */
+static bool changed_since_stat(const struct elfobj *obj, int fd)
 {
 	struct stat st;
+
+	return fstat(fd, &st) < 0 || st.st_size != obj->src.st_size || st.st_mtim.tv_sec != obj->src.st_mtim.tv_sec ||
+	       st.st_mtim.tv_nsec != obj->src.st_mtim.tv_nsec;
+}
+
+static int read_into_memory(struct elfobj *obj, int fd)
+{
 	size_t done = 0;
 
-	if (fstat(fd, &st) < 0)
-		return elfobj_error(obj, "cannot stat: %s", strerror(errno)), -1;
-	if (!S_ISREG(st.st_mode))
-		return elfobj_error(obj, "not a regular file"), -1;
-	obj->src = st;
-	if ((uint64_t)st.st_size < EI_NIDENT)
-		return elfobj_error(obj, "not an ELF file (%lld bytes)", (long long)st.st_size), -1;
-	obj->image_size = (size_t)st.st_size;
-	if (map) {
-		/* Private and writable: libelf may convert in place; pages copy only if it does. */
-		void *p = mmap(NULL, obj->image_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-
-		if (p == MAP_FAILED)
-			return elfobj_error(obj, "cannot map: %s", strerror(errno)), -1;
-		obj->image = p;
-		obj->mapped = true;
-		return 0;
-	}
 	obj->image = malloc(obj->image_size);
 	if (!obj->image)
 		return elfobj_error(obj, "out of memory reading %zu bytes", obj->image_size), -1;
 	while (done < obj->image_size) {
-		ssize_t n = read(fd, obj->image + done, obj->image_size - done);
+		ssize_t n = pread(fd, obj->image + done, obj->image_size - done, (off_t)done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -140,12 +167,43 @@ static int read_whole_file(struct elfobj *obj, int fd, bool map)
 			return elfobj_error(obj, "file shrank while being read"), -1;
 		done += (size_t)n;
 	}
-	/* Rewritten in place meanwhile: what was read may be a mix of both. */
-	if (fstat(fd, &st) < 0 || st.st_size != obj->src.st_size ||
-	    st.st_mtim.tv_sec != obj->src.st_mtim.tv_sec || st.st_mtim.tv_nsec != obj->src.st_mtim.tv_nsec)
+	return 0;
+}
+
+/*
+ * Mapped, as the kernel's recordmcount maps it: only the pages of the
+ * sections used are ever touched, and nothing is copied.  Private and
+ * writable, so libelf may convert in place; pages copy only if it does.
+ * A file system that cannot map gets a copy in memory.  The file shrinking
+ * under the mapping raises SIGBUS, which elfobj_mapping_shrank() names.
+ */
+static int map_whole_file(struct elfobj *obj, int fd)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) < 0)
+		return elfobj_error(obj, "cannot stat: %s", strerror(errno)), -1;
+	if (!S_ISREG(st.st_mode))
+		return elfobj_error(obj, "not a regular file"), -1;
+	obj->src = st;
+	if ((uint64_t)st.st_size < EI_NIDENT)
+		return elfobj_error(obj, "not an ELF file (%lld bytes)", (long long)st.st_size), -1;
+	obj->image_size = (size_t)st.st_size;
+	p = mmap(NULL, obj->image_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		if (read_into_memory(obj, fd) < 0)
+			return -1;
+	} else {
+		obj->image = p;
+		obj->mapped = true;
+		remember_mapping(obj->image, obj->image_size);
+	}
+	if (changed_since_stat(obj, fd))
 		return elfobj_error(obj, "changed by another process while being read"), -1;
 	return 0;
 }
+
 
 static int load_sections(struct elfobj *obj)
 {
@@ -223,7 +281,7 @@ static int load_symbols(struct elfobj *obj)
 				return elfobj_error(obj, "extended section index table is too short"), -1;
 		}
 	}
-	obj->sym = calloc(n ? n : 1, sizeof(*obj->sym));
+	obj->sym = malloc((n ? n : 1) * sizeof(*obj->sym));	/* each filled below */
 	if (!obj->sym)
 		return elfobj_error(obj, "out of memory for %zu symbols", n), -1;
 	obj->nsym = obj->cap_sym = n;
@@ -317,11 +375,12 @@ static int check_shdr_table(struct elfobj *obj)
 	return 0;
 }
 
-static int load(struct elfobj *obj, const char *path, int fd, bool map)
+static int load(struct elfobj *obj, const char *path, int fd, bool defer_symbols)
 {
 	memset(obj, 0, sizeof(*obj));
 	obj->path = path;
-	if (read_whole_file(obj, fd, map) < 0)
+	obj->src_fd = -1;
+	if (map_whole_file(obj, fd) < 0)
 		return -1;
 	obj->elf = elf_memory((char *)obj->image, obj->image_size);
 	if (lto_is_llvm_bitcode(obj->image, obj->image_size))
@@ -343,7 +402,7 @@ static int load(struct elfobj *obj, const char *path, int fd, bool map)
 	if (load_sections(obj) < 0)
 		return -1;
 	/* A reader of a linked file may never need its symbols (elfobj_load_symbols). */
-	obj->symbols_deferred = map && obj->ehdr.e_type != ET_REL;
+	obj->symbols_deferred = defer_symbols && obj->ehdr.e_type != ET_REL;
 	if (obj->symtab && !obj->symbols_deferred && load_symbols(obj) < 0)
 		return -1;
 	return load_groups_and_relocs(obj);
@@ -379,11 +438,13 @@ void elfobj_free(struct elfobj *obj)
 	free(obj->sym_map);
 	if (obj->elf)
 		elf_end(obj->elf);
-	if (obj->mapped)
+	if (obj->mapped) {
+		forget_mapping(obj->image);
 		munmap(obj->image, obj->image_size);
-	else
+	} else
 		free(obj->image);
 	memset(obj, 0, sizeof(*obj));
+	obj->src_fd = -1;
 }
 
 void elfobj_decode_rinfo(const struct elfobj *obj, uint64_t info, uint32_t *sym, uint32_t *type)

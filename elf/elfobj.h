@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An ELF relocatable object loaded once through libelf: sections, symbols and
- * relocations as arrays, edited in memory, then written out whole to a
- * temporary file that replaces the original only when everything succeeded.
+ * relocations as arrays, edited in memory, then written to a temporary file
+ * (the input copied, what changed appended) that replaces the original only
+ * when everything succeeded.
  * The passes never see file offsets.  elfobj.c reads; elfobj_write.c edits
  * and writes.
  */
@@ -53,8 +54,9 @@ struct elfobj {
 
 	uint8_t *image;
 	size_t image_size;
-	bool mapped;		/* image is a mapping of the file, not a copy */
+	bool mapped;		/* image is a mapping of the file, not a copy (which cannot map) */
 	struct stat src;	/* the file as read: a replacement is seen before the rename */
+	int src_fd;		/* the file, lent by the caller for the writer's copy; else -1 */
 	bool symbols_deferred;	/* sym[] not read yet */
 	Elf *elf;
 	GElf_Ehdr ehdr;
@@ -85,14 +87,22 @@ struct elfobj {
 	bool modified;
 };
 
-/* Load `path` (already opened on `fd`).  Returns 0, or -1 with obj->err set. */
+/*
+ * Load `path` (already opened on `fd`).  Returns 0, or -1 with obj->err set.
+ * The caller still owns `fd`; keeping it open and lending it (obj->src_fd =
+ * fd) lets elfobj_write copy the file inside the kernel.
+ */
 int elfobj_load(struct elfobj *obj, const char *path, int fd);
 /*
- * The same, reading through a private mapping: for a reader that needs a
- * few sections of a big file.  A linked file's symbols are then read only
- * by elfobj_load_symbols().
+ * The same for a reader that needs a few sections of a big file: a linked
+ * file's symbols are then read only by elfobj_load_symbols().
  */
 int elfobj_load_mapped(struct elfobj *obj, const char *path, int fd);
+/*
+ * Whether a SIGBUS at `addr` is a loaded object's file shrinking under its
+ * mapping (another process truncated it), not a bug: the handler's test.
+ */
+bool elfobj_mapping_shrank(const void *addr);
 int elfobj_load_symbols(struct elfobj *obj);
 void elfobj_free(struct elfobj *obj);
 

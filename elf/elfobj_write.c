@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/mman.h>	/* memfd_create */
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elf/elfobj.h"
@@ -256,13 +256,38 @@ int elfobj_add_to_group(struct elfobj *obj, size_t group, size_t secidx)
 
 /* ---- writing ---- */
 
+/*
+ * The output is the input, copied by the kernel (copy_file_range: no byte
+ * passes through this process, and a file system that shares extents
+ * shares them), with what changed appended after it: a section edited in
+ * place goes back where it was when it did not grow, a grown or added one
+ * goes to the end, and a new section header table follows them.  What the
+ * old table and the replaced sections took stays in the file, unreferenced,
+ * as the kernel's recordmcount leaves it.  libelf encodes every structure
+ * (a scratch descriptor on the temporary file, never written through, and
+ * gelf_xlatetof for the file's byte order); only the placement is ours.
+ */
+
+/* A section's encoded contents and where they go in the output. */
+struct piece {
+	void *buf;
+	size_t size;
+	uint64_t offset;
+	bool owned;		/* buf allocated for the output */
+};
+
+struct output {
+	Elf *scratch;		/* gives gelf_update_* a class, writes nothing */
+	uint64_t end;		/* the output's size so far */
+};
+
 static int fill_symtab(struct elfobj *obj, Elf_Data *d)
 {
 	size_t n = obj->nsym;
 
 	d->d_type = ELF_T_SYM;
 	d->d_size = n * gelf_fsize(obj->elf, ELF_T_SYM, 1, EV_CURRENT);
-	d->d_buf = calloc(1, d->d_size ? d->d_size : 1);
+	d->d_buf = malloc(d->d_size ? d->d_size : 1);
 	if (!d->d_buf)
 		return elfobj_error(obj, "out of memory"), -1;
 	for (size_t i = 0; i < n; i++)
@@ -291,7 +316,7 @@ static int fill_relocs(struct elfobj *obj, const struct section *s, Elf_Data *d)
 
 	d->d_type = rela ? ELF_T_RELA : ELF_T_REL;
 	d->d_size = s->nrelocs * gelf_fsize(obj->elf, d->d_type, 1, EV_CURRENT);
-	d->d_buf = calloc(1, d->d_size ? d->d_size : 1);
+	d->d_buf = malloc(d->d_size ? d->d_size : 1);
 	if (!d->d_buf)
 		return elfobj_error(obj, "out of memory"), -1;
 	for (size_t i = 0; i < s->nrelocs; i++) {
@@ -314,131 +339,258 @@ static int fill_relocs(struct elfobj *obj, const struct section *s, Elf_Data *d)
 	return 0;
 }
 
-/* Buffers that fill_* allocated for the output, freed after elf_update. */
-struct out_buffers {
-	void **p;
-	size_t n;
-};
-
-static int emit_section(struct elfobj *obj, Elf *out, size_t i, struct out_buffers *ob)
+/* From the memory form gelf_update_* left in `d` to the file's byte order, in place. */
+static int to_file_order(struct elfobj *obj, struct output *out, Elf_Data *d)
 {
-	struct section *s = &obj->sec[i];
-	Elf_Scn *scn = elf_newscn(out);
-	Elf_Data *d;
-	int rc = 0;
-	GElf_Shdr sh = s->sh;
+	Elf_Data dst = *d;
 
-	if (!scn || !(d = elf_newdata(scn)))
-		return elfobj_error(obj, "cannot create section %zu: %s", i, elf_errmsg(-1)), -1;
-	d->d_version = EV_CURRENT;
-	d->d_type = ELF_T_BYTE;
-	d->d_align = 1;
-	d->d_buf = s->bytes;
-	d->d_size = s->size;
-	if (i == obj->symtab && obj->nsym_inserted)
-		rc = fill_symtab(obj, d);
-	else if (i == obj->symtab_shndx && obj->nsym_inserted)
-		rc = fill_symtab_shndx(obj, d);
-	else if (s->rela_for && s->relocs_dirty)
-		rc = fill_relocs(obj, s, d);
-	else
-		goto done;
-	/* Kept before the check: a fill that fails half-way has allocated it too. */
-	if (d->d_buf != s->bytes)
-		ob->p[ob->n++] = d->d_buf;
-	if (rc < 0)
-		return -1;
-done:
-	if (s->sh.sh_type == SHT_NOBITS)
-		d->d_buf = NULL;
-	sh.sh_size = d->d_size;
-	if (!gelf_update_shdr(scn, &sh))
-		return elfobj_error(obj, "section %zu: %s", i, elf_errmsg(-1)), -1;
+	if (!gelf_xlatetof(out->scratch, &dst, d, obj->ehdr.e_ident[EI_DATA]))
+		return elfobj_error(obj, "cannot encode: %s", elf_errmsg(-1)), -1;
 	return 0;
 }
 
-#define WRITE_MMAP_SECTIONS 1000
+/* Symbol tables and relocations rebuilt from the arrays, encoded by libelf. */
+static int encode_table(struct elfobj *obj, struct output *out, size_t i, struct piece *p)
+{
+	struct section *s = &obj->sec[i];
+	Elf_Scn *scn = elf_newscn(out->scratch);
+	Elf_Data *d = scn ? elf_newdata(scn) : NULL;
+	int rc;
+
+	if (!d)
+		return elfobj_error(obj, "cannot encode section %zu: %s", i, elf_errmsg(-1)), -1;
+	d->d_version = EV_CURRENT;
+	if (i == obj->symtab)
+		rc = fill_symtab(obj, d);
+	else if (i == obj->symtab_shndx)
+		rc = fill_symtab_shndx(obj, d);
+	else
+		rc = fill_relocs(obj, s, d);
+	/* Kept before the check: a fill that fails half-way has allocated it too. */
+	*p = (struct piece){ d->d_buf, d->d_size, 0, true };
+	d->d_buf = NULL;	/* ours to free, not libelf's */
+	if (rc < 0)
+		return -1;
+	if (d->d_type != ELF_T_BYTE && to_file_order(obj, out, &(Elf_Data){ .d_buf = p->buf, .d_size = p->size,
+									       .d_type = d->d_type,
+									       .d_version = EV_CURRENT }) < 0)
+		return -1;
+	return 0;
+}
+
+static bool rebuilt_table(const struct elfobj *obj, size_t i)
+{
+	const struct section *s = &obj->sec[i];
+
+	if (obj->nsym_inserted && (i == obj->symtab || i == obj->symtab_shndx))
+		return true;
+	return s->rela_for && s->relocs_dirty;
+}
+
+/* What section i's output contents are, when they differ from the input's. */
+static int section_piece(struct elfobj *obj, struct output *out, size_t i, struct piece *p)
+{
+	const struct section *s = &obj->sec[i];
+
+	*p = (struct piece){ 0 };
+	if (s->sh.sh_type == SHT_NOBITS)
+		return 0;
+	if (rebuilt_table(obj, i))
+		return encode_table(obj, out, i, p);
+	if (s->owned)
+		*p = (struct piece){ s->bytes, s->size, 0, false };
+	return 0;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
 
 /*
- * libelf pads the file before each section to its sh_addralign: a forged
- * alignment would turn a small object into gigabytes of padding.  What we
- * add is bounded by what is there (an entry and a relocation per call, a
- * record per function from the DWARF), so a far larger output means a
- * forged layout, not a big table.
+ * A changed section that still fits where it was goes back there; the
+ * others are appended, aligned as their header asks.  Returns false when
+ * the output would be absurdly larger than the input: a forged alignment
+ * must not turn a small object into gigabytes of padding.
  */
-static int reserve_output(struct elfobj *obj, Elf *out, int fd)
+static bool place(struct elfobj *obj, struct output *out, size_t i, struct piece *p)
 {
-	int64_t size = elf_update(out, ELF_C_NULL);
-	int err;
+	struct section *s = &obj->sec[i];
+	GElf_Shdr in;
+	uint64_t limit = 4 * (uint64_t)obj->image_size + (1u << 20);
 
-	if (size < 0)
-		return elfobj_error(obj, "cannot write: %s", elf_errmsg(-1)), -1;
-	if ((uint64_t)size > 4 * (uint64_t)obj->image_size + (1u << 20))
-		return elfobj_error(obj, "the output would take %lld bytes for %zu of input: "
-				    "section alignments too large", (long long)size, obj->image_size), -1;
-	/* A mapped file that cannot grow kills the process with SIGBUS: reserve first. */
-	if (obj->nsec > WRITE_MMAP_SECTIONS && (err = posix_fallocate(fd, 0, (off_t)size)))
-		return elfobj_error(obj, "cannot write: %s", strerror(err)), -1;
+	if (s->scn && gelf_getshdr(s->scn, &in) && in.sh_type != SHT_NOBITS && p->size <= in.sh_size) {
+		p->offset = in.sh_offset;
+		return true;
+	}
+	if (s->sh.sh_addralign > limit || p->size > limit)
+		return false;
+	p->offset = align_up(out->end, s->sh.sh_addralign);
+	out->end = p->offset + p->size;
+	s->sh.sh_offset = p->offset;
+	return out->end <= limit;
+}
+
+static int write_all(struct elfobj *obj, int fd, const void *buf, size_t size, uint64_t offset)
+{
+	const uint8_t *b = buf;
+
+	while (size) {
+		ssize_t n = pwrite(fd, b, size, (off_t)offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return elfobj_error(obj, "cannot write: %s", n < 0 ? strerror(errno) : "short write"), -1;
+		b += n;
+		size -= (size_t)n;
+		offset += (uint64_t)n;
+	}
 	return 0;
+}
+
+/*
+ * The unchanged bytes: copied inside the kernel from the file read, else
+ * (another file system, an old kernel, a lent image) written from memory.
+ */
+static int copy_input(struct elfobj *obj, int fd)
+{
+	loff_t in_off = 0, out_off = 0;
+
+	while (obj->src_fd >= 0 && (size_t)out_off < obj->image_size) {
+		ssize_t n = copy_file_range(obj->src_fd, &in_off, fd, &out_off, obj->image_size - (size_t)out_off, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && out_off == 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+					      errno == EOPNOTSUPP))
+			break;
+		if (n < 0)
+			return elfobj_error(obj, "cannot write: %s", strerror(errno)), -1;
+		if (n == 0)
+			return elfobj_error(obj, "changed by another process while being processed: left as it is now"), -1;
+	}
+	if ((size_t)out_off == obj->image_size)
+		return 0;
+	return write_all(obj, fd, obj->image, obj->image_size, 0);
+}
+
+static void narrow_shdr(const GElf_Shdr *g, Elf32_Shdr *s)
+{
+	*s = (Elf32_Shdr){ g->sh_name, g->sh_type, (Elf32_Word)g->sh_flags, (Elf32_Addr)g->sh_addr,
+			   (Elf32_Off)g->sh_offset, (Elf32_Word)g->sh_size, g->sh_link, g->sh_info,
+			   (Elf32_Word)g->sh_addralign, (Elf32_Word)g->sh_entsize };
+}
+
+/* Section 0 carries the count and the name table's index when the header's fields cannot. */
+static GElf_Shdr header_of(const struct elfobj *obj, size_t i)
+{
+	GElf_Shdr sh0 = { 0 };
+
+	if (i)
+		return obj->sec[i].sh;
+	if (obj->nsec >= SHN_LORESERVE)
+		sh0.sh_size = obj->nsec;
+	if (obj->shstrndx >= SHN_LORESERVE)
+		sh0.sh_link = (Elf64_Word)obj->shstrndx;
+	return sh0;
+}
+
+/* The new section header table, encoded for the file, at the end. */
+static int write_shdrs(struct elfobj *obj, struct output *out, int fd, uint64_t *shoff)
+{
+	size_t ent = gelf_fsize(obj->elf, ELF_T_SHDR, 1, EV_CURRENT), size = ent * obj->nsec;
+	uint8_t *buf = malloc(size ? size : 1);
+	int rc = -1;
+
+	if (!buf)
+		return elfobj_error(obj, "out of memory"), -1;
+	for (size_t i = 0; i < obj->nsec; i++) {
+		GElf_Shdr g = header_of(obj, i);
+
+		if (obj->is64)
+			memcpy(buf + i * ent, &g, sizeof(g));
+		else
+			narrow_shdr(&g, (Elf32_Shdr *)(void *)(buf + i * ent));
+	}
+	*shoff = align_up(out->end, obj->is64 ? 8 : 4);
+	if (to_file_order(obj, out, &(Elf_Data){ .d_buf = buf, .d_size = size, .d_type = ELF_T_SHDR,
+						  .d_version = EV_CURRENT }) == 0)
+		rc = write_all(obj, fd, buf, size, *shoff);
+	out->end = *shoff + size;
+	free(buf);
+	return rc;
+}
+
+/* The ELF header, last: where the new table is and how many sections it has. */
+static int write_ehdr(struct elfobj *obj, struct output *out, int fd, uint64_t shoff)
+{
+	GElf_Ehdr eh = obj->ehdr;
+	size_t size = gelf_fsize(obj->elf, ELF_T_EHDR, 1, EV_CURRENT);
+	uint8_t buf[sizeof(Elf64_Ehdr)];
+	void *mem;
+
+	if (!obj->is64 && shoff > UINT32_MAX)
+		return elfobj_error(obj, "the output would pass 4 GiB, more than a 32-bit object can address"), -1;
+	eh.e_shoff = shoff;
+	eh.e_shnum = obj->nsec < SHN_LORESERVE ? (Elf64_Half)obj->nsec : 0;
+	eh.e_shstrndx = obj->shstrndx < SHN_LORESERVE ? (Elf64_Half)obj->shstrndx : SHN_XINDEX;
+	/* The scratch descriptor narrows it to the class's form. */
+	if (!gelf_update_ehdr(out->scratch, &eh) ||
+	    !(mem = obj->is64 ? (void *)elf64_getehdr(out->scratch) : (void *)elf32_getehdr(out->scratch)))
+		return elfobj_error(obj, "cannot write the ELF header: %s", elf_errmsg(-1)), -1;
+	memcpy(buf, mem, size);
+	if (to_file_order(obj, out, &(Elf_Data){ .d_buf = buf, .d_size = size, .d_type = ELF_T_EHDR,
+						  .d_version = EV_CURRENT }) < 0)
+		return -1;
+	return write_all(obj, fd, buf, size, 0);
+}
+
+/* Section i's new contents, if any, in their place. */
+static int emit_piece(struct elfobj *obj, struct output *out, int fd, size_t i)
+{
+	struct piece p;
+	int rc = -1;
+
+	if (section_piece(obj, out, i, &p) < 0)
+		goto out;
+	if (!p.buf && obj->sec[i].scn)
+		return 0;	/* untouched: already there */
+	if (!place(obj, out, i, &p)) {
+		elfobj_error(obj, "the output would take more than %llu bytes for %zu of input: "
+			     "section alignments too large", (unsigned long long)out->end, obj->image_size);
+		goto out;
+	}
+	rc = 0;
+	obj->sec[i].sh.sh_size = obj->sec[i].sh.sh_type == SHT_NOBITS ? obj->sec[i].size : p.size;
+	if (p.size)
+		rc = write_all(obj, fd, p.buf, p.size, p.offset);
+out:
+	if (p.owned)
+		free(p.buf);
+	return rc;
 }
 
 static int emit_elf(struct elfobj *obj, int fd)
 {
-	/*
-	 * libelf writes piece by piece (a pwrite per section and per header
-	 * table); with thousands of sections mapping the output is faster,
-	 * with few it is slower.
-	 */
-	Elf *out = elf_begin(fd, obj->nsec > WRITE_MMAP_SECTIONS ? ELF_C_WRITE_MMAP : ELF_C_WRITE, NULL);
-	struct out_buffers ob = { calloc(obj->nsec + 1, sizeof(void *)), 0 };
-	GElf_Ehdr eh = obj->ehdr;
+	struct output out = { elf_begin(fd, ELF_C_WRITE, NULL), obj->image_size };
+	uint64_t shoff;
 	int rc = -1;
 
-	if (!out || !ob.p) {
+	if (!out.scratch || !gelf_newehdr(out.scratch, obj->ehdr.e_ident[EI_CLASS])) {
 		elfobj_error(obj, "cannot create output: %s", elf_errmsg(-1));
-		goto out;
+		goto done;
 	}
-	if (!gelf_newehdr(out, obj->ehdr.e_ident[EI_CLASS])) {
-		elfobj_error(obj, "cannot create ELF header: %s", elf_errmsg(-1));
-		goto out;
-	}
+	if (copy_input(obj, fd) < 0)
+		goto done;
 	for (size_t i = 1; i < obj->nsec; i++)
-		if (emit_section(obj, out, i, &ob) < 0)
-			goto out;
-	eh.e_shstrndx = obj->shstrndx < SHN_LORESERVE ? (Elf64_Half)obj->shstrndx : SHN_XINDEX;
-	if (obj->shstrndx >= SHN_LORESERVE) {
-		GElf_Shdr sh0;
-		Elf_Scn *scn0 = elf_getscn(out, 0);
-
-		if (!scn0 || !gelf_getshdr(scn0, &sh0)) {
-			elfobj_error(obj, "no section 0: %s", elf_errmsg(-1));
-			goto out;
-		}
-		sh0.sh_link = (Elf64_Word)obj->shstrndx;
-		gelf_update_shdr(scn0, &sh0);
-	}
-	if (!gelf_update_ehdr(out, &eh)) {
-		elfobj_error(obj, "cannot write: %s", elf_errmsg(-1));
-		goto out;
-	}
-	if (reserve_output(obj, out, fd) < 0)
-		goto out;
-	/* libelf says only "cannot write data to file": the errno says why. */
-	errno = 0;
-	if (elf_update(out, ELF_C_WRITE) < 0) {
-		int err = errno;
-
-		elfobj_error(obj, "cannot write: %s%s%s", elf_errmsg(-1), err ? ": " : "",
-			     err ? strerror(err) : "");
-		goto out;
-	}
-	rc = 0;
-out:
-	if (out)
-		elf_end(out);
-	for (size_t i = 0; i < ob.n; i++)
-		free(ob.p[i]);
-	free(ob.p);
+		if (emit_piece(obj, &out, fd, i) < 0)
+			goto done;
+	if (write_shdrs(obj, &out, fd, &shoff) == 0)
+		rc = write_ehdr(obj, &out, fd, shoff);
+done:
+	if (out.scratch)
+		elf_end(out.scratch);
 	return rc;
 }
 
@@ -553,11 +705,7 @@ static int refuse_special(struct elfobj *obj, const char *shown, mode_t mode)
 	return elfobj_error(obj, "cannot write %s: %s: give a regular file or a device", shown, what), -1;
 }
 
-/*
- * The temporary file `.BASE.rmc-PID.tmp` (files.h); one of our pid is a
- * dead process's.  Readable too: libelf maps the output of an object of
- * many sections (ELF_C_WRITE_MMAP), else falls back to a pwrite each.
- */
+/* The temporary file `.BASE.rmc-PID.tmp` (files.h); one of our pid is a dead process's. */
 static int create_temp(const char *tmp)
 {
 	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

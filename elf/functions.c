@@ -104,7 +104,7 @@ static bool linked_descriptor_entry(const struct elfobj *obj, uint32_t dsec, uin
 /* Defined function symbols, one per address, sorted by (section, offset). */
 struct func_sym *function_index(struct elfobj *obj, size_t *n)
 {
-	struct func_sym *f = calloc(obj->nsym ? obj->nsym : 1, sizeof(*f));
+	struct func_sym *f = malloc((obj->nsym ? obj->nsym : 1) * sizeof(*f));
 	const struct section *opd = descriptor_relocs(obj);
 	size_t k = 0;
 

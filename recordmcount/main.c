@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,35 +250,79 @@ static int list_file(struct elfobj *obj)
 	return 0;
 }
 
+/*
+ * Objects are mapped (elfobj.h): another process truncating one while it is
+ * processed makes its pages vanish, and the next access raises SIGBUS.
+ * That file is then left to the other process, said in one line, and the
+ * run goes on with the next; what the interrupted work had allocated is
+ * not freed (the libraries' state is not known at that instant).  A SIGBUS
+ * anywhere else is a bug, and kills as it would have.
+ */
+static sigjmp_buf file_shrank;
+static volatile sig_atomic_t guarding;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ucontext)
+{
+	(void)ucontext;
+	if (guarding && elfobj_mapping_shrank(si->si_addr))
+		siglongjmp(file_shrank, 1);
+	signal(sig, SIG_DFL);	/* the access is made again, and kills */
+}
+
+static void guard_mappings(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+static int process_guarded(const char *path, const char *target, const struct options *opt, struct check_run *run);
+
 static int process(const char *path, const struct options *opt, struct check_run *run)
 {
-	struct elfobj obj;
-	struct stat st;
-	const char *why;
-	char *target;
-	int fd, rc;
+	char *volatile target;	/* freed after a jump too */
+	int rc;
 
 	if (!opt->list && !opt->check && !opt->output && is_kbuild_skip(path))
 		return 0;
 	target = resolve_target(path);
-	if (opt->check) {
-		rc = check_file(run, path, target);
-		free(target);
-		return rc;
-	}
-	if ((why = file_open_input(target, false, &fd, &st))) {
-		fprintf(stderr, "recordmcount: %s: %s\n", path, why);
+	if (sigsetjmp(file_shrank, 1)) {
+		guarding = 0;
+		fprintf(stderr, "recordmcount: %s: changed by another process while being read\n", path);
+		if (run)
+			run->failed++;
 		free(target);
 		return -1;
 	}
+	guarding = 1;
+	rc = process_guarded(path, target, opt, run);
+	guarding = 0;
+	free(target);
+	return rc;
+}
+
+static int process_guarded(const char *path, const char *target, const struct options *opt, struct check_run *run)
+{
+	struct elfobj obj;
+	struct stat st;
+	const char *why;
+	int fd, rc;
+
+	if (opt->check)
+		return check_file(run, path, target);
+	if ((why = file_open_input(target, false, &fd, &st))) {
+		fprintf(stderr, "recordmcount: %s: %s\n", path, why);
+		return -1;
+	}
 	rc = elfobj_load(&obj, path, fd);
-	close(fd);
+	obj.src_fd = fd;	/* elfobj_write copies from it */
 	if (rc == 0)
 		rc = opt->list ? list_file(&obj) : record_file(&obj, opt, target, st.st_mode);
 	if (rc < 0)
 		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.err);
 	elfobj_free(&obj);
-	free(target);
+	close(fd);
 	return rc;
 }
 
@@ -399,6 +445,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "recordmcount: libelf is out of date\n");
 		return 2;
 	}
+	guard_mappings();
 	if (opt.check) {
 		struct check_run run = { .json = opt.json, .fix = opt.fix };
 

@@ -35,6 +35,9 @@ bool elfobj_has_tables(const struct elfobj *obj)
 	for (size_t i = 1; i < obj->nsec; i++) {
 		const char *n = obj->sec[i].name;
 
+		/* Thousands of sections, none of them tables but these four: the cheap test first. */
+		if (n[0] != '_' || n[1] != '_')
+			continue;
 		if (strcmp(n, KERNEL_TABLE) == 0 || strcmp(n, USER_TABLE) == 0 ||
 		    strcmp(n, ENTRY_TABLE) == 0 || strcmp(n, PATCHABLE_TABLE) == 0)
 			return true;

@@ -4,13 +4,15 @@
 # byte-identical to what it was or to the complete result, never half-written,
 # and the status and the one-line message say what happened.
 #  * Failing calls (testdata/faults/failwrite.c, LD_PRELOAD into a dynamically
-#    linked build): every call of the writer's two paths (pwrite, and a mapped
-#    output for objects of more than 1000 sections) and of -o's copy, failing
-#    with ENOSPC and with EIO, first, midway (short writes) and last.
+#    linked build): every call of the writer (the input copied by
+#    copy_file_range, or by pwrite where the kernel cannot, then what changed
+#    appended by pwrite), on objects of few and of 2200 sections, of the
+#    reading where the input cannot be mapped, and of -o's copy, failing with
+#    ENOSPC and with EIO, first, midway (short writes) and last.
 #  * A real full file system: a small tmpfs with less free space than the
 #    result at ten levels, so the write stops at ten different places.
-#  * SIGKILL before each system call of a run, on an object written by
-#    pwrite and on one written through a mapping (testdata/faults/race.pl).
+#  * SIGKILL before each system call of a run, on an object of few sections
+#    and on one of 2200 (testdata/faults/race.pl).
 #  * Read-only: a read-only mount, an immutable file, unwritable and sticky
 #    directories and unreadable files as an unprivileged user.
 #  * The file replaced or rewritten while being processed, stopped before
@@ -50,8 +52,8 @@ O=$T_TMP/obj
 mkdir -p "$O"
 $CC -O2 -pg -fno-pic -c "$SRC/calls.c" -o "$O/small.o" || { echo "Bail out! cannot compile"; exit 1; }
 $CC -O0 -pg -fno-pic -c "$SRC/calls.c" -o "$O/repl.o"	# a different object, to replace it with
-# 3000 functions in one .text (written by pwrite), and 1100 in sections of
-# their own (2200 sections: written through a mapping).
+# 3000 functions in one .text, and 1100 in sections of their own (2200
+# sections, with a section header table of more than a page).
 perl -e 'print "int f$_(int x) { return x * $_ + 1; }\n" for 0 .. 2999' > "$O/mid.c"
 perl -e 'print "int f$_(int x) { return x * $_ + 1; }\n" for 0 .. 1099' > "$O/many.c"
 $CC -O1 -pg -fno-pic -c "$O/mid.c" -o "$O/mid.o" &&
@@ -67,7 +69,7 @@ hook_calls() { readelf -rW "$1" | grep -cE ' (_?mcount|__fentry__|__gnu_mcount_n
 is "$("$TOOL" --list "$O/mid.done" | wc -l)" "$(hook_calls "$O/mid.o")" "mid.o: the result lists every call (3000)"
 n=$(readelf -hW "$O/many.o" | awk '/Number of section headers/ {print $NF}')
 [ "$n" -gt 1000 ]
-ok $? "many.o has more than 1000 sections ($n): written through a mapping"
+ok $? "many.o has more than 1000 sections ($n)"
 
 # The injector itself changes nothing when no fault is asked for.
 mkdir -p "$T_TMP/plain"
@@ -121,25 +123,58 @@ fresh() {	# fresh OBJECT [OUT-CONTENTS]: $W holds a copy as x.o (and out.o)
 	[ $# -lt 2 ] || cp "$2" "$W/out.o"
 }
 
+# The writer's calls on the temporary file, counted by strace on a clean run:
+# the last pwrite is the ELF header's, which makes the result an object.
+pwrites() {	# pwrites OBJECT [VAR=VALUE...]: "COUNT BYTES" of the pwrites of a run
+	local obj=$1
+	shift
+	rm -rf "$W" && mkdir -p "$W" && cp "$obj" "$W/x.o"
+	env "$@" strace -f -qq -e trace=pwrite64 -e signal=none -o "$T_TMP/pw.trace" "$DYN" "$W/x.o" 2>/dev/null
+	awk '/^[0-9]+ +pwrite64\(/ { n++; b += $NF } END { print n + 0, b + 0 }' "$T_TMP/pw.trace"
+}
 small_out=$(stat -c %s "$O/small.done")
+read -r small_pw small_pw_bytes < <(pwrites "$O/small.o")
+read -r many_pw _ < <(pwrites "$O/many.o")
+read -r nocopy_pw nocopy_pw_bytes < <(pwrites "$O/small.o" LD_PRELOAD="$SHIM" FAULT_NO_COPY=1)
+small_in=$(stat -c %s "$O/small.o")
+[ "$small_pw" -ge 3 ] && [ "$many_pw" -ge 3 ] && [ "$nocopy_pw" = $((small_pw + 1)) ] &&
+	[ "$nocopy_pw_bytes" = $((small_pw_bytes + small_in)) ]
+ok $? "the writer's pwrites counted: $small_pw on small.o ($small_pw_bytes bytes), $many_pw on many.o; one more, of the whole input, without copy_file_range"
+
 for errno in ENOSPC EIO; do
-	# pwrite path (few sections)
-	for spec in mkstemp ftruncate pwrite:0 pwrite:4 fchmod close rename read; do
+	for spec in mkstemp copy_file_range pwrite:0 pwrite:$((small_pw - 1)) fchmod close rename; do
 		call=${spec%%:*}
 		skip=0
 		[ "$call" = "$spec" ] || skip=${spec#*:}
 		fresh "$O/small.o"
-		inject "pwrite path: $call (after $skip)" "$errno" FAULT_CALL="$call" FAULT_SKIP="$skip" -- "$W/x.o"
+		inject "$call (after $skip)" "$errno" FAULT_CALL="$call" FAULT_SKIP="$skip" -- "$W/x.o"
 	done
-	for bytes in 1 64 $((small_out / 2)) $((small_out - 1)); do
+	for bytes in 1 $((small_in / 2)) $((small_in - 1)); do
 		fresh "$O/small.o"
-		inject "pwrite path: short write after $bytes of $small_out bytes" "$errno" \
+		inject "copy_file_range: short copy after $bytes of $small_in bytes" "$errno" \
+			FAULT_CALL=copy_file_range FAULT_BYTES="$bytes" -- "$W/x.o"
+	done
+	for bytes in 1 $((small_pw_bytes / 2)) $((small_pw_bytes - 1)); do
+		fresh "$O/small.o"
+		inject "pwrite: short write after $bytes of $small_pw_bytes bytes" "$errno" \
 			FAULT_CALL=pwrite FAULT_BYTES="$bytes" -- "$W/x.o"
 	done
-	# mapped output (more than 1000 sections)
-	for call in mkstemp posix_fallocate ftruncate fchmod close rename read; do
+	# A file system that cannot map: the input is read.
+	fresh "$O/small.o"
+	inject "no mmap: pread" "$errno" FAULT_NO_MMAP=1 FAULT_CALL=pread -- "$W/x.o"
+	# Without copy_file_range the input is written from memory.
+	for bytes in 1 $((small_in / 2)) $((nocopy_pw_bytes - 1)); do
+		fresh "$O/small.o"
+		inject "no copy_file_range: short pwrite after $bytes of $nocopy_pw_bytes bytes" "$errno" \
+			FAULT_NO_COPY=1 FAULT_CALL=pwrite FAULT_BYTES="$bytes" -- "$W/x.o"
+	done
+	# 2200 sections
+	for spec in copy_file_range pwrite:0 pwrite:$((many_pw - 1)) rename; do
+		call=${spec%%:*}
+		skip=0
+		[ "$call" = "$spec" ] || skip=${spec#*:}
 		fresh "$O/many.o"
-		inject "mapped path: $call" "$errno" FAULT_CALL="$call" -- "$W/x.o"
+		inject "2200 sections: $call (after $skip)" "$errno" FAULT_CALL="$call" FAULT_SKIP="$skip" -- "$W/x.o"
 	done
 	# -o OUT over an existing file, from an unprocessed input and from a
 	# processed one (then the input is copied by write())
@@ -151,6 +186,15 @@ for errno in ENOSPC EIO; do
 		[ "$call" = "$spec" ] || vars+=(FAULT_BYTES="${spec#*:}")
 		fresh "$O/small.done" "$O/repl.o"
 		inject "-o copy: $call${vars[1]:+ after ${spec#*:} bytes}" "$errno" "${vars[@]}" -- -o "$W/out.o" "$W/x.o"
+	done
+done
+# Where the kernel cannot copy or map, the result is the same.
+for f in small many; do
+	for no in COPY MMAP; do
+		fresh "$O/$f.o"
+		env LD_PRELOAD="$SHIM" FAULT_NO_$no=1 "$DYN" "$W/x.o" && cmp -s "$O/$f.done" "$W/x.o" &&
+			[ "$(ls -A "$W")" = x.o ]
+		ok $? "$f.o without $(tr A-Z a-z <<< "$no"): the same result"
 	done
 done
 
@@ -168,25 +212,6 @@ cat "$FAULT_LOG" >> "$T_TMP/all-faults.log"
 	[ "$(ls -A "$W" | wc -l)" = 3 ]
 ok $? "three files, the second failing: status 1, its message, it intact, the others processed"
 
-# msync: libelf writes a mapped output, then msync()s it and discards the
-# result (elf32_updatefile.c).  The data is in the page cache: the file is the
-# complete result, the failed write-back is not reported (as with the pwrite
-# path, which does not fsync: like the compiler and the linker).
-for errno in ENOSPC EIO; do
-	fresh "$O/many.o"
-	: > "$FAULT_LOG"
-	err=$(LD_PRELOAD=$SHIM FAULT_CALL=msync FAULT_ERRNO=$errno FAULT_LOG=$FAULT_LOG "$DYN" "$W/x.o" 2>&1)
-	rc=$?
-	INJECTED=$((INJECTED + $(wc -l < "$FAULT_LOG")))
-	cat "$FAULT_LOG" >> "$T_TMP/all-faults.log"
-	if [ "$rc" = 0 ]; then
-		cmp -s "$O/many.done" "$W/x.o"
-	else
-		[[ $err == "recordmcount: $W/x.o: "*"$(text_of "$errno")" ]] && cmp -s "$O/many.o" "$W/x.o"
-	fi
-	ok $? "mapped path: msync $errno: complete result or clean failure (status $rc; libelf ignores msync's error)"
-	is "$(ls -A "$W")" x.o "mapped path: msync $errno: no temporary file"
-done
 diag "faults injected through LD_PRELOAD: $INJECTED ($(awk '{print $1}' "$T_TMP/all-faults.log" | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}'))"
 
 # ---- a real full file system ----
@@ -205,7 +230,7 @@ if mount -t tmpfs -o size=$((3 * mid_out / 1024 + 64))k rmc-faults "$W" 2>/dev/n
 		[ "$avail" -le "$free" ] || fallocate -l $((avail - free)) "$W/filler" || { bad=$((bad + 1)); continue; }
 		err=$("$TOOL" "$W/x.o" 2>&1)
 		rc=$?
-		if [ "$rc" = 1 ] && [ "$err" = "recordmcount: $W/x.o: cannot write: cannot write data to file: No space left on device" ] &&
+		if [ "$rc" = 1 ] && [ "$err" = "recordmcount: $W/x.o: cannot write: No space left on device" ] &&
 		   cmp -s "$O/mid.o" "$W/x.o"; then
 			nfail=$((nfail + 1))
 		elif [ "$rc" = 0 ] && cmp -s "$O/mid.done" "$W/x.o"; then
@@ -349,13 +374,30 @@ replace_at() {	# replace_at CALL HOW EXPECT: HOW = mv or cat; EXPECT = theirs or
 	ok "${#why}" "replaced ($how) before $call: $( [ "$expect" = theirs ] && echo 'noticed, the new file kept' || echo 'our complete result')${why:+ ($why)}"
 }
 for how in mv cat; do
-	for call in read ftruncate pwrite fchmod close; do
+	for call in mmap copy_file_range pwrite fchmod close; do
 		replace_at "$call" "$how" theirs
 	done
 	replace_at rename "$how" ours
 done
 
-# Before each system call, by rename, on each write path: the file ends
+# Truncated under the tool's mapping of it (the injector maps what a
+# truncation to 4 KiB would leave): SIGBUS on the first page past it, which
+# the tool turns into one line and status 1, the file kept, the run going on
+# with the next file; --check counts it as a file it could not check.
+fresh "$O/mid.o"
+cp "$O/mid.o" "$W/y.o"
+err=$(LD_PRELOAD=$SHIM FAULT_SHRUNK_NAME=/x.o FAULT_SHRUNK_MAP=4096 "$DYN" "$W/x.o" "$W/y.o" 2>&1)
+rc=$?
+[ "$rc" = 1 ] && [ "$err" = "recordmcount: $W/x.o: changed by another process while being read" ] &&
+	cmp -s "$O/mid.o" "$W/x.o" && cmp -s "$O/mid.done" "$W/y.o" && [ "$(ls -A "$W" | tr '\n' ' ')" = "x.o y.o " ]
+ok $? "truncated while mapped (SIGBUS): status 1, one line, the file kept, the next file processed"
+[ "$rc" = 1 ] || diag "status $rc: $err"
+err=$(LD_PRELOAD=$SHIM FAULT_SHRUNK_NAME=/x.o FAULT_SHRUNK_MAP=4096 "$DYN" --check "$W/x.o" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" = 2 ] && [ "$err" = "recordmcount: $W/x.o: changed by another process while being read" ]
+ok $? "--check of a file truncated while mapped: a file that could not be checked (status $rc)"
+
+# Before each system call, by rename, on both objects: the file ends
 # whole, as one of three files (the replacement, our result, or our result
 # of the replacement when it came before we read), and a status 1 comes with
 # the replacement kept and the message (testdata/faults/race.pl).

@@ -97,16 +97,25 @@ for kind in plain same-offset same-value huge-size one-symbol many-sections; do
 		[ "$st" -le 1 ]
 	ok $? "$kind: 16000 functions take ${t16:-?} CPU s, 1000 take ${t1:-?} s (status $st)"
 done
-while read -r name _ secs st msg; do
-	[ "$st" = 1 ] && awk -v s="$secs" 'BEGIN { exit !(s < 0.5) }'
-	ok $? "$name: refused in ${secs} CPU s: $msg"
+# The sections whose forged alignment the writer never applies (it leaves
+# them where they are) are processed, the output growing by what it adds.
+while read -r name grown secs st msg; do
+	case $name in
+	claim-rela-align | claim-text-align)
+		[ "$st" = 0 ] && [ "$grown" -le 1048576 ] && awk -v s="$secs" 'BEGIN { exit !(s < 0.5) }'
+		ok $? "$name: processed in ${secs} CPU s, the file grown by $grown bytes (the section is not moved)" ;;
+	*)
+		[ "$st" = 1 ] && [ "$grown" = 0 ] && awk -v s="$secs" 'BEGIN { exit !(s < 0.5) }'
+		ok $? "$name: refused in ${secs} CPU s: $msg" ;;
+	esac
 done < <(grep '^claim-' "$T_TMP/scaled.out")
 
 # ---- the regression inputs ----
 # Inputs that once crashed, hung or misled the tool (testdata/malformed/):
 # processed or rejected cleanly, in both modes, within 2 s of CPU time (a
 # limit that a busy machine's wall clock cannot trip; timeout only catches
-# hangs), the result no more than 4 times the input plus 1 MiB.  (A forged
+# hangs), the result no more than 4 times the input plus 1 MiB, warnings
+# only.  (A forged
 # sh_addralign once made libelf pad a 1.6 KB object to 2 GB, or to 1 TB
 # until the disk was full: the files the tool may write are limited to
 # 128 MiB here.)
@@ -116,7 +125,7 @@ for f in "$SRC"/malformed/*.o; do
 		cp "$f" "$T_TMP/r.o"
 		err=$(ulimit -f 131072 -t 2 && timeout 60 "$TOOL" --mode=$mode "$T_TMP/r.o" 2>&1 >/dev/null)
 		rc=$?
-		{ [ "$rc" = 0 ] && [ -z "$err" ] && "$TOOL" --list "$T_TMP/r.o" >/dev/null &&
+		{ [ "$rc" = 0 ] && [ -z "$(grep -v ': warning: ' <<< "$err" | grep .)" ] && "$TOOL" --list "$T_TMP/r.o" >/dev/null &&
 			[ "$(stat -c %s "$T_TMP/r.o")" -le $((4 * $(stat -c %s "$f") + 1048576)) ]; } ||
 			{ [ "$rc" = 1 ] && [[ $err != *$'\n'* && $err == "recordmcount: $T_TMP/r.o: "?* ]] && cmp -s "$f" "$T_TMP/r.o"; }
 		ok $? "regression ${f##*/} ($mode mode): handled cleanly (status $rc)"

@@ -21,6 +21,8 @@
 
 OBJPATCH=$TOP/build/objpatch
 D=$T_TMP
+# A killed objpatch cannot remove its socket's directory: in ours, not /tmp.
+export TMPDIR=$T_TMP
 MAX_REQUESTS=3000
 
 attach_host_only

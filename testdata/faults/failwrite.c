@@ -4,24 +4,34 @@
  * atomic writer of recordmcount (and the libelf it uses) depends on fail
  * with a chosen errno, the way a full or failing disk would.
  *
- *   FAULT_CALL   mkstemp ftruncate pwrite write posix_fallocate msync fchmod
- *                close rename read (the call to fail)
+ *   FAULT_CALL   mkstemp copy_file_range pwrite write fchmod close rename mmap
+ *                pread (the call to fail)
  *   FAULT_ERRNO  ENOSPC, EIO, EDQUOT, EROFS, EPERM or a number (default EIO)
  *   FAULT_SKIP   let this many calls of that kind succeed first (default 0)
  *   FAULT_TIMES  fail this many calls, then let them succeed again (default:
  *                all, as a full disk stays full)
- *   FAULT_BYTES  pwrite/write: let this many bytes in total be written first
+ *   FAULT_BYTES  copy_file_range/pwrite/write: let this many bytes in total be
+ *                written first
  *                (the call that crosses the limit writes the part that fits:
  *                a short write, as a disk that fills up gives), then fail
  *   FAULT_LOG    append one line per injected fault to this file, so the
  *                test knows the fault really happened
  *   FAULT_STALL  instead of failing, stop before the first such call: create
  *                $FAULT_STALL.ready, wait until $FAULT_STALL.go exists
+ *   FAULT_NO_COPY  copy_file_range fails with EXDEV, as between two file
+ *                systems on an older kernel: the writer falls back to pwrite
+ *   FAULT_NO_MMAP  mapping an object (a file named *.o) fails with ENODEV, as
+ *                on a file system that cannot map: the reader falls back to
+ *                pread
+ *   FAULT_SHRUNK_MAP=N  an object named FAULT_SHRUNK_NAME is mapped as if
+ *                another process had truncated it to N bytes just after:
+ *                the pages past N raise SIGBUS (the file is untouched)
  *
  * Only the temporary file counts (its descriptor comes from mkstemp, or from
  * the open that creates `.BASE.rmc-PID.tmp`: FAULT_CALL=mkstemp), except
- * for read (the input), msync (addresses) and rename (a path).
+ * for mmap and pread (the input) and rename (a path).
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -185,11 +195,6 @@ int open64(const char *path, int flags, ...)
 	return open_temp(REAL(open64), path, flags, mode);
 }
 
-int ftruncate(int fd, off_t len)
-{
-	return hit("ftruncate", fd) ? inject("ftruncate") : REAL(ftruncate)(fd, len);
-}
-
 /* A write of up to N bytes under the FAULT_BYTES budget; -1 when it is spent. */
 static ssize_t budgeted(const char *call, int fd, size_t n, size_t *allowed)
 {
@@ -236,25 +241,87 @@ ssize_t write(int fd, const void *buf, size_t n)
 	return r;
 }
 
-ssize_t read(int fd, void *buf, size_t n)
+/* An object, not the memfd the DWARF reader maps. */
+static bool is_object(int fd)
 {
-	return hit("read", -2) ? inject("read") : REAL(read)(fd, buf, n);
+	char link[64], path[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	return n > 2 && path[n - 2] == '.' && path[n - 1] == 'o';
 }
 
-int posix_fallocate(int fd, off_t off, off_t len)
+static bool named(int fd, const char *name)
 {
-	if (hit("posix_fallocate", fd)) {
-		int err = fault_errno();
+	char link[64], path[4096];
+	ssize_t n;
+	size_t len = strlen(name);
 
-		log_fault("posix_fallocate", err);
-		return err;	/* it returns the error, errno is untouched */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	return n >= (ssize_t)len && memcmp(path + n - len, name, len) == 0;
+}
+
+/* A copy of the first N bytes of FD, mapped LEN long: what a truncation leaves. */
+static void *shrunk_map(size_t len, int prot, int flags, int fd, off_t off, size_t n)
+{
+	int mem = memfd_create("shrunk", 0);
+	char buf[4096];
+	void *p = MAP_FAILED;
+
+	for (size_t done = 0; mem >= 0 && done < n;) {
+		ssize_t r = REAL(pread)(fd, buf, n - done < sizeof(buf) ? n - done : sizeof(buf), (off_t)done);
+
+		if (r <= 0 || write(mem, buf, (size_t)r) != r)
+			goto out;
+		done += (size_t)r;
 	}
-	return REAL(posix_fallocate)(fd, off, len);
+	if (mem >= 0)
+		p = REAL(mmap)(NULL, len, prot, flags, mem, off);
+out:
+	if (mem >= 0)
+		REAL(close)(mem);
+	return p;
 }
 
-int msync(void *addr, size_t len, int flags)
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return hit("msync", -2) ? inject("msync") : REAL(msync)(addr, len, flags);
+	const char *shrunk = getenv("FAULT_SHRUNK_NAME");
+
+	if (fd >= 0 && is_object(fd)) {
+		if (getenv("FAULT_NO_MMAP"))
+			return errno = ENODEV, MAP_FAILED;
+		if (hit("mmap", -2))
+			return inject("mmap"), MAP_FAILED;
+		if (shrunk && named(fd, shrunk)) {
+			log_fault("shrunk_map", 0);
+			return shrunk_map(len, prot, flags, fd, off, env_num("FAULT_SHRUNK_MAP", 0));
+		}
+	}
+	return REAL(mmap)(addr, len, prot, flags, fd, off);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	return hit("pread", -2) ? inject("pread") : REAL(pread)(fd, buf, n, off);
+}
+
+ssize_t copy_file_range(int in, loff_t *in_off, int out, loff_t *out_off, size_t n, unsigned int flags)
+{
+	size_t allowed;
+	ssize_t r;
+
+	if (out == temp_fd && getenv("FAULT_NO_COPY"))
+		return errno = EXDEV, -1;
+	if (!getenv("FAULT_BYTES") && hit("copy_file_range", out))
+		return inject("copy_file_range");
+	if (budgeted("copy_file_range", out, n, &allowed) < 0)
+		return -1;
+	r = REAL(copy_file_range)(in, in_off, out, out_off, allowed, flags);
+	if (r > 0 && out == temp_fd)
+		bytes_done += (unsigned long long)r;
+	return r;
 }
 
 int fchmod(int fd, mode_t mode)
