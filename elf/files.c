@@ -151,6 +151,29 @@ static long temp_pid(const char *name, const char *base)
 	return pid;
 }
 
+/*
+ * Whether PID may still be writing its temporary file: alive (or not ours to
+ * signal: EPERM), and not a zombie, which a killed run is until its parent
+ * (or init, when strace or a shell died first) reaps it.
+ */
+static bool pid_may_write(long pid)
+{
+	char path[64], buf[256], *paren;
+	FILE *f;
+	bool zombie = false;
+
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "re"))) {
+		/* "PID (COMM) STATE ...": COMM may hold anything, the state follows its last ')' */
+		if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')) && paren[1] == ' ')
+			zombie = paren[2] == 'Z';
+		fclose(f);
+	}
+	return !zombie;
+}
+
 unsigned file_remove_stale_temps(const char *path)
 {
 	const char *base;
@@ -168,11 +191,8 @@ unsigned file_remove_stale_temps(const char *path)
 		long pid = temp_pid(e->d_name, base);
 		struct stat st;
 
-		/*
-		 * A live pid (or one not ours to signal: EPERM) may be a run on the
-		 * same object right now; a reused pid leaves its file to make clean.
-		 */
-		if (!pid || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		/* A live pid may be a run on the same object right now; a reused pid leaves its file to make clean. */
+		if (!pid || pid == getpid() || pid_may_write(pid))
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 			removed += unlinkat(dirfd(d), e->d_name, 0) == 0;
