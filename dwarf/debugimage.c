@@ -146,10 +146,8 @@ static inline void relocate_word(const struct elfobj *obj, uint8_t *p, unsigned 
 /*
  * Apply the absolute relocations the arch descriptor names; other types
  * (RISC-V label differences, TLS offsets) describe nothing libdw needs here.
- * They are read through elfobj_parse_relocs, into the object's arrays, not
- * straight from the section's data: when the tables add symbols,
- * elfobj_insert_locals parses every relocation section to renumber it, and
- * would read these a second time.
+ * Read a chunk at a time and not kept: .rel.debug_info is most of an
+ * object's relocations, and nothing else needs them.
  */
 static int apply_relocations(struct elfobj *obj, const struct debug_image *img, size_t relidx,
 			     uint8_t *bytes, size_t size)
@@ -160,35 +158,40 @@ static int apply_relocations(struct elfobj *obj, const struct debug_image *img, 
 	uint32_t type = 0, symidx = 0;
 	unsigned width = 0;
 	uint64_t symval = 0;
-	bool have_sym = false;
+	bool have_type = false, have_sym = false;
+	struct reloc chunk[512];
+	ssize_t n;
 
-	if (elfobj_parse_relocs(obj, relidx) < 0)
-		return -1;
-	for (size_t i = 0; i < obj->sec[relidx].nrelocs; i++) {
-		const struct reloc *r = &obj->sec[relidx].relocs[i];
+	for (size_t first = 0; (n = elfobj_read_relocs(obj, relidx, first, chunk, ARRAY_SIZE(chunk))) > 0;
+	     first += (size_t)n) {
+		for (ssize_t i = 0; i < n; i++) {
+			const struct reloc *r = &chunk[i];
 
-		/*
-		 * Runs of relocations share a type and a symbol (.debug_str's):
-		 * the descriptor and the symbol are read when they change.
-		 */
-		if (i == 0 || r->type != type) {
-			type = r->type;
-			width = arch_abs_width(arch, type, obj->is64);
+			/*
+			 * Runs of relocations share a type and a symbol (.debug_str's):
+			 * the descriptor and the symbol are read when they change.
+			 */
+			if (!have_type || r->type != type) {
+				have_type = true;
+				type = r->type;
+				width = arch_abs_width(arch, type, obj->is64);
+			}
+			if (!width || r->offset > size || size - r->offset < width)
+				continue;
+			if (!have_sym || r->sym != symidx) {
+				const struct symbol *sym = &obj->sym[r->sym];
+
+				have_sym = true;
+				symidx = r->sym;
+				symval = sym->s.st_value;
+				if (sym->shndx && sym->shndx < obj->nsec && sym->s.st_shndx != SHN_ABS)
+					symval += img->base[sym->shndx];
+			}
+			relocate_word(obj, bytes + r->offset, width, symval + (uint64_t)r->addend, in_place,
+				      host_order);
 		}
-		if (!width || r->offset > size || size - r->offset < width)
-			continue;
-		if (!have_sym || r->sym != symidx) {
-			const struct symbol *sym = &obj->sym[r->sym];
-
-			have_sym = true;
-			symidx = r->sym;
-			symval = sym->s.st_value;
-			if (sym->shndx && sym->shndx < obj->nsec && sym->s.st_shndx != SHN_ABS)
-				symval += img->base[sym->shndx];
-		}
-		relocate_word(obj, bytes + r->offset, width, symval + (uint64_t)r->addend, in_place, host_order);
 	}
-	return 0;
+	return n < 0 ? -1 : 0;
 }
 
 struct mini_section {

@@ -493,7 +493,7 @@ static inline void rinfo_split(const struct elfobj *obj, uint64_t info, struct r
  * does not set are zero: the array is not zeroed.  Returns the index of
  * the first entry naming a symbol out of range, else n.
  */
-static size_t relocs_from_array(const struct elfobj *obj, const Elf_Data *data, bool rela, size_t n,
+static size_t relocs_from_array(const struct elfobj *obj, const void *array, bool rela, size_t n,
 				struct reloc *out)
 {
 	size_t i;
@@ -502,7 +502,7 @@ static size_t relocs_from_array(const struct elfobj *obj, const Elf_Data *data, 
 		for (i = 0; i < n; i++) {
 			Elf64_Rela e;
 
-			memcpy(&e, (const Elf64_Rela *)data->d_buf + i, sizeof(e));
+			memcpy(&e, (const Elf64_Rela *)array + i, sizeof(e));
 			out[i] = (struct reloc){ .offset = e.r_offset, .addend = e.r_addend };
 			rinfo_split(obj, e.r_info, &out[i]);
 			if (out[i].sym >= obj->nsym)
@@ -512,7 +512,7 @@ static size_t relocs_from_array(const struct elfobj *obj, const Elf_Data *data, 
 		for (i = 0; i < n; i++) {
 			Elf64_Rel e;
 
-			memcpy(&e, (const Elf64_Rel *)data->d_buf + i, sizeof(e));
+			memcpy(&e, (const Elf64_Rel *)array + i, sizeof(e));
 			out[i] = (struct reloc){ .offset = e.r_offset };
 			rinfo_split(obj, e.r_info, &out[i]);
 			if (out[i].sym >= obj->nsym)
@@ -522,7 +522,7 @@ static size_t relocs_from_array(const struct elfobj *obj, const Elf_Data *data, 
 		for (i = 0; i < n; i++) {
 			Elf32_Rela e;
 
-			memcpy(&e, (const Elf32_Rela *)data->d_buf + i, sizeof(e));
+			memcpy(&e, (const Elf32_Rela *)array + i, sizeof(e));
 			out[i] = (struct reloc){ .offset = e.r_offset, .addend = e.r_addend };
 			rinfo_split(obj, GELF_R_INFO(ELF32_R_SYM(e.r_info), ELF32_R_TYPE(e.r_info)), &out[i]);
 			if (out[i].sym >= obj->nsym)
@@ -532,7 +532,7 @@ static size_t relocs_from_array(const struct elfobj *obj, const Elf_Data *data, 
 		for (i = 0; i < n; i++) {
 			Elf32_Rel e;
 
-			memcpy(&e, (const Elf32_Rel *)data->d_buf + i, sizeof(e));
+			memcpy(&e, (const Elf32_Rel *)array + i, sizeof(e));
 			out[i] = (struct reloc){ .offset = e.r_offset };
 			rinfo_split(obj, GELF_R_INFO(ELF32_R_SYM(e.r_info), ELF32_R_TYPE(e.r_info)), &out[i]);
 			if (out[i].sym >= obj->nsym)
@@ -542,59 +542,103 @@ static size_t relocs_from_array(const struct elfobj *obj, const Elf_Data *data, 
 	return i;
 }
 
-/* Decode the section's `n` entries into s->relocs; -1 with obj->err set as gelf or a symbol fails. */
-static int relocs_decode(struct elfobj *obj, struct section *s, Elf_Data *data, bool rela, size_t n)
+/* The size of one entry in the host's layout libelf translates to. */
+static size_t memory_entry_size(const struct elfobj *obj, bool rela)
+{
+	if (obj->is64)
+		return rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
+	return rela ? sizeof(Elf32_Rela) : sizeof(Elf32_Rel);
+}
+
+/*
+ * Decode entries [first, first + n) of the section's data into out; -1 with
+ * obj->err set as gelf or a symbol fails.
+ */
+static int relocs_decode(struct elfobj *obj, const struct section *s, Elf_Data *data, bool rela, size_t first,
+			 size_t n, struct reloc *out)
 {
 	size_t bad = n;
 
 	if (data->d_type == (rela ? ELF_T_RELA : ELF_T_REL)) {
-		bad = relocs_from_array(obj, data, rela, n, s->relocs);
+		bad = relocs_from_array(obj, (const uint8_t *)data->d_buf + first * memory_entry_size(obj, rela), rela,
+					n, out);
 	} else {
 		for (size_t i = 0; i < n && bad == n; i++) {
 			uint64_t info;
 
-			if (!reloc_read_gelf(data, rela, i, &s->relocs[i], &info))
+			if (!reloc_read_gelf(data, rela, first + i, &out[i], &info))
 				return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), -1;
-			elfobj_decode_rinfo(obj, info, &s->relocs[i].sym, &s->relocs[i].type);
-			if (s->relocs[i].sym >= obj->nsym)
+			elfobj_decode_rinfo(obj, info, &out[i].sym, &out[i].type);
+			if (out[i].sym >= obj->nsym)
 				bad = i;
 		}
 	}
 	if (bad < n)
-		return elfobj_error(obj, "%s: relocation %zu names symbol %u, out of range", s->name, bad,
-				    s->relocs[bad].sym), -1;
+		return elfobj_error(obj, "%s: relocation %zu names symbol %u, out of range", s->name, first + bad,
+				    out[bad].sym), -1;
 	return 0;
+}
+
+/* The section's data and its number of entries, checked. */
+static Elf_Data *reloc_data(struct elfobj *obj, const struct section *s, size_t *n)
+{
+	bool rela = s->sh.sh_type == SHT_RELA;
+	size_t entsize = gelf_fsize(obj->elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
+	Elf_Data *data;
+
+	if (s->sh.sh_entsize != entsize)
+		return elfobj_error(obj, "%s: relocation entry size %llu, expected %zu", s->name,
+				    (unsigned long long)s->sh.sh_entsize, entsize), NULL;
+	data = elf_getdata(s->scn, NULL);
+	if (!data)
+		return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), NULL;
+	*n = data->d_size / entsize;
+	return data;
+}
+
+ssize_t elfobj_read_relocs(struct elfobj *obj, size_t secidx, size_t first, struct reloc *out, size_t max)
+{
+	struct section *s = &obj->sec[secidx];
+	Elf_Data *data;
+	size_t n;
+
+	if (s->relocs_parsed) {
+		n = first < s->nrelocs ? s->nrelocs - first : 0;
+		n = n < max ? n : max;
+		if (n)
+			memcpy(out, s->relocs + first, n * sizeof(*out));
+		return (ssize_t)n;
+	}
+	if (!(data = reloc_data(obj, s, &n)))
+		return -1;
+	n = first < n ? n - first : 0;
+	n = n < max ? n : max;
+	if (n && relocs_decode(obj, s, data, s->sh.sh_type == SHT_RELA, first, n, out) < 0)
+		return -1;
+	return (ssize_t)n;
 }
 
 int elfobj_parse_relocs(struct elfobj *obj, size_t secidx)
 {
 	struct section *s = &obj->sec[secidx];
-	bool rela = s->sh.sh_type == SHT_RELA;
-	size_t entsize = gelf_fsize(obj->elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
 	Elf_Data *data;
 	size_t n;
 
 	if (s->relocs_parsed)
 		return 0;
-	if (s->sh.sh_entsize != entsize)
-		return elfobj_error(obj, "%s: relocation entry size %llu, expected %zu", s->name,
-				    (unsigned long long)s->sh.sh_entsize, entsize), -1;
-	data = elf_getdata(s->scn, NULL);
-	if (!data)
-		return elfobj_error(obj, "%s: %s", s->name, elf_errmsg(-1)), -1;
-	n = data->d_size / entsize;
+	if (!(data = reloc_data(obj, s, &n)))
+		return -1;
 	/* Every field is written below: no zeroing (.rel.debug_info holds thousands). */
 	s->relocs = malloc((n ? n : 1) * sizeof(*s->relocs));
 	if (!s->relocs)
 		return elfobj_error(obj, "out of memory for %zu relocations", n), -1;
-	if (relocs_decode(obj, s, data, rela, n) < 0)
-		goto fail;
+	if (relocs_decode(obj, s, data, s->sh.sh_type == SHT_RELA, 0, n, s->relocs) < 0) {
+		/* A caller that goes on may ask again: nothing kept from this attempt. */
+		free(s->relocs);
+		s->relocs = NULL;
+		return -1;
+	}
 	s->nrelocs = n;
 	s->relocs_parsed = true;
 	return 0;
-fail:
-	/* A caller that goes on may ask again: nothing kept from this attempt. */
-	free(s->relocs);
-	s->relocs = NULL;
-	return -1;
 }

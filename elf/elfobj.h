@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <gelf.h>
 #include "arch/arch.h"
 
@@ -36,6 +37,7 @@ struct section {
 	size_t nrelocs;
 	bool relocs_parsed;
 	bool relocs_dirty;
+	bool relocs_renumbered;	/* by the last elfobj_insert_locals: it named a global */
 	uint32_t secsym;	/* its STT_SECTION symbol, 0 if none */
 	uint32_t group;		/* the SHT_GROUP section it belongs to, 0 if none */
 	uint32_t rela_for;	/* for REL/RELA: the section it relocates, 0 if none */
@@ -109,6 +111,12 @@ void elfobj_free(struct elfobj *obj);
 /* A relocation's symbol index and type word, in the file's r_info layout. */
 void elfobj_decode_rinfo(const struct elfobj *obj, uint64_t info, uint32_t *sym, uint32_t *type);
 int elfobj_parse_relocs(struct elfobj *obj, size_t secidx);
+/*
+ * Up to `max` relocations of section secidx from entry `first` into `out`,
+ * without keeping them: for a reader that looks at each once.  Returns how
+ * many (0 past the end), or -1 with obj->err set.
+ */
+ssize_t elfobj_read_relocs(struct elfobj *obj, size_t secidx, size_t first, struct reloc *out, size_t max);
 /* Make a section's contents writable. */
 uint8_t *elfobj_edit_bytes(struct elfobj *obj, size_t secidx);
 

@@ -111,6 +111,26 @@ static int uleb_remap(struct elfobj *obj, size_t secidx, size_t old_nsym)
 	return 0;
 }
 
+/*
+ * Whether relocation section i names a symbol at index `from` or above (1),
+ * read in chunks without keeping them: the debug sections' relocations,
+ * the bulk of an object's, name only local symbols, which an insertion
+ * does not move.
+ */
+static int names_symbol_from(struct elfobj *obj, size_t i, size_t from)
+{
+	struct reloc chunk[256];
+	ssize_t n;
+
+	if (!obj->sec[i].scn && !obj->sec[i].relocs_parsed)
+		return 0;	/* added, its relocations not set yet */
+	for (size_t first = 0; (n = elfobj_read_relocs(obj, i, first, chunk, ARRAY_SIZE(chunk))) > 0; first += (size_t)n)
+		for (ssize_t k = 0; k < n; k++)
+			if (chunk[k].sym >= from)
+				return 1;
+	return n < 0 ? -1 : 0;
+}
+
 int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_t *shndx,
 			 size_t n, uint32_t *out_idx)
 {
@@ -125,10 +145,14 @@ int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_
 		if (shndx[i] >= SHN_LORESERVE && !obj->symtab_shndx)
 			return elfobj_error(obj, "section %u needs an extended section index table, "
 					    "which the object lacks", shndx[i]), -1;
-	/* Parse every relocation section now: all of them get renumbered. */
-	for (size_t i = 1; i < obj->nsec; i++)
-		if (obj->sec[i].rela_for && elfobj_parse_relocs(obj, i) < 0)
+	/* Only the relocation sections naming a global symbol change. */
+	for (size_t i = 1; i < obj->nsec; i++) {
+		int names = obj->sec[i].rela_for ? names_symbol_from(obj, i, at) : 0;
+
+		if (names < 0 || (names && elfobj_parse_relocs(obj, i) < 0))
 			return -1;
+		obj->sec[i].relocs_renumbered = names;
+	}
 
 	ns = xrealloc_array(NULL, old + n, sizeof(*ns));
 	free(obj->sym_map);
@@ -161,6 +185,8 @@ int elfobj_insert_locals(struct elfobj *obj, const GElf_Sym *syms, const uint32_
 		if (s->secsym)
 			s->secsym = obj->sym_map[s->secsym];
 		if (s->rela_for) {
+			if (!s->relocs_renumbered)
+				continue;
 			for (size_t r = 0; r < s->nrelocs; r++)
 				s->relocs[r].sym = obj->sym_map[s->relocs[r].sym];
 			s->relocs_dirty = true;
