@@ -22,13 +22,16 @@
 # matrix's linux-source-7.3, built into build/ref-7.3/; else
 # scripts/ref-recordmcount.sh's), RMC_FLAGS (arguments before the object,
 # as Kbuild gives them: none on ARM), BENCH_RESULTS (default
-# bench/RESULTS-kernel-corpus.md).
+# bench/RESULTS-kernel-corpus.md), BENCH_WORK (where the copies are made,
+# default build/bench-kernel; a tmpfs such as /dev/shm/kc takes the file
+# system's own cost, which drifts from run to run on ext4, out of the
+# comparison).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 corpus=$(realpath "${1:-$top/build/kernel-corpus/arm}")
 reps=${BENCH_REPS:-5}
 results=${BENCH_RESULTS:-$top/bench/RESULTS-kernel-corpus.md}
-work=$top/build/bench-kernel
+work=${BENCH_WORK:-$top/build/bench-kernel}
 read -ra flags <<< "${RMC_FLAGS:-}"
 
 die() { echo "kernel-corpus: $*" >&2; exit 1; }
@@ -109,7 +112,7 @@ rss_ratio() { awk -v a="${rss[$1]}" -v b="${rss[$2]}" 'BEGIN { printf "%.2fx", b
 	echo "# recordmcount on a real kernel's objects"
 	echo
 	echo "Written by \`bench/kernel-corpus.sh\` ($(date -u '+%Y-%m-%d %H:%M UTC'), load average before: $(cut -d' ' -f1-3 /proc/loadavg), $reps repetitions)."
-	echo "Corpus: ${#objs[@]} objects, $(du -sh "$corpus" | cut -f1), \`$corpus\`; the kernel's tool: \`$kernel\`."
+	echo "Corpus: ${#objs[@]} objects, $(du -sh "$corpus" | cut -f1), \`$corpus\`; the kernel's tool: \`$kernel\`; copies made in \`$work\` ($(stat -f -c %T "$work"))."
 	echo "CPU: median over the repetitions of the summed user + system time of every process; RSS: the largest peak of one process."
 	echo
 	echo "| mode | kernel CPU | ours CPU | ratio | ours --no-protos CPU | ratio | kernel max RSS | ours | ratio | --no-protos | ratio |"
