@@ -255,11 +255,13 @@ static int list_file(struct elfobj *obj)
  * processed makes its pages vanish, and the next access raises SIGBUS.
  * That file is then left to the other process, said in one line, and the
  * run goes on with the next; what the interrupted work had allocated is
- * not freed (the libraries' state is not known at that instant).  A SIGBUS
+ * not freed (the libraries' state is not known at that instant), only the
+ * file's descriptor is closed.  A SIGBUS
  * anywhere else is a bug, and kills as it would have.
  */
 static sigjmp_buf file_shrank;
 static volatile sig_atomic_t guarding;
+static volatile int guarded_fd = -1;	/* closed after a jump: a run of many files must not run out */
 
 static void on_sigbus(int sig, siginfo_t *si, void *ucontext)
 {
@@ -290,6 +292,9 @@ static int process(const char *path, const struct options *opt, struct check_run
 	if (sigsetjmp(file_shrank, 1)) {
 		guarding = 0;
 		fprintf(stderr, "recordmcount: %s: changed by another process while being read\n", path);
+		if (guarded_fd >= 0)
+			close(guarded_fd);
+		guarded_fd = -1;
 		if (run)
 			run->failed++;
 		free(target);
@@ -315,6 +320,7 @@ static int process_guarded(const char *path, const char *target, const struct op
 		fprintf(stderr, "recordmcount: %s: %s\n", path, why);
 		return -1;
 	}
+	guarded_fd = fd;
 	rc = elfobj_load(&obj, path, fd);
 	obj.src_fd = fd;	/* elfobj_write copies from it */
 	if (rc == 0)
@@ -322,6 +328,7 @@ static int process_guarded(const char *path, const char *target, const struct op
 	if (rc < 0)
 		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.err);
 	elfobj_free(&obj);
+	guarded_fd = -1;
 	close(fd);
 	return rc;
 }
