@@ -559,6 +559,8 @@ static int relocs_decode(struct elfobj *obj, const struct section *s, Elf_Data *
 {
 	size_t bad = n;
 
+	if (!n)
+		return 0;	/* an empty section's data may have no buffer at all */
 	if (data->d_type == (rela ? ELF_T_RELA : ELF_T_REL)) {
 		bad = relocs_from_array(obj, (const uint8_t *)data->d_buf + first * memory_entry_size(obj, rela), rela,
 					n, out);
