@@ -5,7 +5,8 @@
 #  - bounded memory: `objpatch run` of 100 M traced calls (bench/runtime/calls.c
 #    built as bench/runtime.sh builds it) stays within 64 MiB plus a
 #    thread's buffer, the program's RSS and objpatch's (/usr/bin/time %M is
-#    the larger of the two);
+#    the larger of the two); `objpatch report` of a recording of over 250 MB
+#    within 64 MiB;
 #  - signals: a SIGINT or SIGTERM sent to objpatch reaches the program,
 #    whose trace is finished, and objpatch exits as the program did (its
 #    status, 128+N when the signal killed it); the program is not left
@@ -50,6 +51,19 @@ if pg calls "$TOP/bench/runtime/calls.c"; then
 	ok $? "100 M calls: max RSS ${rss:-?} KiB <= $limit KiB (64 MiB + a thread's buffer)"
 	grep -q 'events lost' "$D/calls.err"
 	ok $((!$?)) "100 M calls: policy wait lost no event"
+	# A recording of 15 M calls (over 250 MB) formatted by objpatch report
+	# (what objpatch attach runs once its session ends): the recording's
+	# pages are given back as they are read, so its size is not objpatch's RSS.
+	"$OBJPATCH" record -o "$D/calls.data" -- "$D/calls" 3000000 > /dev/null 2>&1
+	bytes=$(stat -c %s "$D/calls.data" 2>/dev/null)
+	/usr/bin/time -o "$D/rss" -f %M "$OBJPATCH" report --summary -o "$D/calls.summary" "$D/calls.data" 2> "$D/report.err"
+	is "$?" 0 "a recording of 15 M calls: objpatch report exits 0"
+	rss=$(tail -1 "$D/rss")
+	[ "${bytes:-0}" -ge $((250 << 20)) ] && [ "${rss:-999999999}" -le $((64 * 1024)) ]
+	ok $? "a recording of ${bytes:-?} bytes reported within 64 MiB of RSS (${rss:-?} KiB)"
+	calls=$(awk '$1 ~ /^[0-9]+$/ { n += $1 } END { print n + 0 }' "$D/calls.summary")
+	is "$calls" 15000001 "... and every call is in it (the summary's counts)"
+	rm -f "$D/calls.data" "$D/calls.summary"
 fi
 
 # ---- signals ----

@@ -83,6 +83,7 @@ struct thread {
 	size_t nsegs, cap_segs;
 	size_t seg, pos;	/* where the writer reads next */
 	uint64_t limit;		/* events later than this are not read */
+	struct report *rp;	/* whose mapping the events may lie in */
 };
 
 /*
@@ -111,6 +112,7 @@ struct report {
 	 */
 	const uint8_t *map;
 	size_t map_len;
+	size_t map_read;	/* bytes of it read since its pages were last given back */
 	size_t nthreads, cap_threads;
 	uint64_t ts0;
 	double ns_per_tick;
@@ -535,7 +537,7 @@ static struct thread *thread_of(struct report *rp, int tid)
 			return &rp->threads[i];
 	if (!grow_array(&rp->threads, rp->nthreads, &rp->cap_threads, sizeof(*rp->threads)))
 		return NULL;
-	rp->threads[rp->nthreads] = (struct thread){ .tid = tid };
+	rp->threads[rp->nthreads] = (struct thread){ .tid = tid, .rp = rp };
 	return &rp->threads[rp->nthreads++];
 }
 
@@ -579,11 +581,30 @@ static const uint64_t *thread_peek(void *ctx)
 	return t->segs[t->seg].w[t->pos] <= t->limit ? &t->segs[t->seg].w[t->pos] : NULL;
 }
 
+/*
+ * The mapping's pages stay resident once read: a recording of gigabytes
+ * (a second of a hot loop) would be as much RSS, twice read (the checking
+ * pass, then the formatting).  Every MAP_GIVE_BACK bytes read they are
+ * given back: the mapping is private, read-only and never written, so a
+ * page read again comes back from the page cache as it was, and objpatch's
+ * RSS stays bounded whatever the recording's size.
+ */
+#define MAP_GIVE_BACK (32u << 20)
+
+static void map_was_read(struct report *rp, size_t bytes)
+{
+	if (!rp->map || (rp->map_read += bytes) < MAP_GIVE_BACK)
+		return;
+	madvise((void *)rp->map, rp->map_len, MADV_DONTNEED);
+	rp->map_read = 0;
+}
+
 static void thread_consume(void *ctx, size_t words)
 {
 	struct thread *t = ctx;
 
 	t->pos += words;
+	map_was_read(t->rp, words * 8);
 }
 
 static void free_thread_events(struct thread *t)
@@ -734,7 +755,11 @@ oom:
 	return -1;
 }
 
-/* Read-only and private: the reader checks the events there (raw_reader.map), and reads the rest through `fd`. */
+/*
+ * Read-only and private: the reader checks the events there (raw_reader.map),
+ * and reads the rest through `fd`.  Not populated: its pages come as they
+ * are read and go back every MAP_GIVE_BACK bytes.
+ */
 static void map_recording(struct report *rp, int fd)
 {
 	struct stat st;
@@ -742,7 +767,7 @@ static void map_recording(struct report *rp, int fd)
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
 		return;
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		return;
 	rp->map = m;
@@ -794,9 +819,10 @@ static int read_recording(struct report *rp)
 	rc = raw_read_header(&rp->r, f);
 	rp->r.map = rp->map;
 	rp->r.map_len = rp->map_len;
-	while (rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1) {
+	for (uint64_t read_to = rp->r.off; rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1; read_to = rp->r.off) {
 		records++;
 		rc = apply_record(rp, &rec);
+		map_was_read(rp, (size_t)(rp->r.off - read_to));
 	}
 	if (rc < 0 && rp->r.err[0])
 		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
