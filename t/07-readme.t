@@ -5,7 +5,8 @@
 # directory with build/ first on PATH, and what they print (each command's
 # standard output, then its standard error) is the block between the
 # <!-- workflow-output --> markers, once process IDs and durations, which
-# change from run to run, are set aside.  Under 2 seconds.
+# change from run to run, are set aside.  No heading appears twice.  Under
+# 2 seconds.
 import os, re, shutil, subprocess, sys, tempfile
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
@@ -30,6 +31,10 @@ def normal(line):
     return re.sub(r'^\s*\d+\)\s*(?:[+!#*@]?\s*[\d.]+ [mun]?s)?\s*\|', 'TID) DURATION |', line).rstrip()
 
 readme = open(os.path.join(TOP, 'README.md')).read()
+# A section pasted twice (an edit gone wrong) reads as two truths: each heading once.
+headings = [l for l in readme.splitlines() if re.match(r'#{2,3} ', l)]
+twice = sorted({h for h in headings if headings.count(h) > 1})
+ok(not twice, 'no README heading appears twice (%d headings)' % len(headings), ['twice: %r' % twice])
 commands, expected = block(readme, 'workflow'), block(readme, 'workflow-output')
 ok(len(commands) >= 5 and len(expected) >= 5, 'README has the workflow and its output',
    ['commands: %r' % commands, 'output: %r' % expected])
