@@ -241,17 +241,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	return r;
 }
 
-/* An object, not the memfd the DWARF reader maps. */
-static bool is_object(int fd)
-{
-	char link[64], path[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	return n > 2 && path[n - 2] == '.' && path[n - 1] == 'o';
-}
-
+/* Whether FD's path ends in NAME. */
 static bool named(int fd, const char *name)
 {
 	char link[64], path[4096];
@@ -289,7 +279,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	const char *shrunk = getenv("FAULT_SHRUNK_NAME");
 
-	if (fd >= 0 && is_object(fd)) {
+	if (fd >= 0 && named(fd, ".o")) {	/* an object, not the memfd the DWARF reader maps */
 		if (getenv("FAULT_NO_MMAP"))
 			return errno = ENODEV, MAP_FAILED;
 		if (hit("mmap", -2))
