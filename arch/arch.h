@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
-#include "arch/args.h"
+#include "arch/abi_args.h"
 
 /*
  * An instruction pattern: a run of units (bytes, halfwords or words, read in
@@ -257,14 +257,14 @@ struct arch {
 		/* A struct returned in memory: its address comes back in the first integer register. */
 		bool memory_address_returned;
 	} values;
-	/* Where its C ABI passes a function's arguments (arch/args.h); NULL: not known. */
+	/* Where its C ABI passes a function's arguments (arch/abi_args.h); NULL: not known. */
 	arg_placer *place_args;
 	/* A variadic function's named parameters, where the ABI passes them otherwise (armhf); NULL: the same. */
 	arg_placer *place_args_variadic;
 	/*
 	 * Whether a function's value comes back in memory whose address the
 	 * caller passes before the arguments, as a hidden first parameter
-	 * (arch/args.h).  NULL: never in an argument's place.
+	 * (arch/abi_args.h).  NULL: never in an argument's place.
 	 */
 	arg_ret_by_address *ret_by_address;
 	/*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Calling a function in a thread of another process that ptrace holds
- * stopped (`objpatch attach`, objpatch/cli/inject.c): what a machine's
+ * stopped (`objpatch attach`, objpatch/attach/inject.c): what a machine's
  * port gives the generic caller.  The port knows the host's ptrace
  * register sets and the target's calling convention; the caller knows
  * /proc, the threads and the target's memory.

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "fuzz/fuzz.h"
-#include "objpatch/cli/annotate.h"
+#include "objpatch/engine/annotate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

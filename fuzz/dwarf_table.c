@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The prototype table builder (dwarf/debugimage.c, protos.c, table.c:
+ * The prototype table builder (dwarf/debugimage.c, prototypes.c, table.c:
  * emit_protos) on an object.  The functions asked about are every function
  * of the object, so that DWARF is read for objects without a single hook
  * call too; or, with bit 0 of the options byte (e_ident[15], fuzz.h), the
@@ -15,7 +15,7 @@
 #include "fuzz/fuzz.h"
 #include "elf/functions.h"
 #include "recordmcount/record.h"
-#include "recordmcount/protos.h"
+#include "recordmcount/proto_tables.h"
 #include "tables/sig.h"
 
 enum { OPT_RECORDED = 1, OPT_COMPACT = 2 };

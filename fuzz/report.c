@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "fuzz/fuzz.h"
-#include "objpatch/cli/report.h"
+#include "objpatch/engine/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include "fuzz/fuzz.h"
 #include "recordmcount/record.h"
-#include "recordmcount/protos.h"
+#include "recordmcount/proto_tables.h"
 #include "tables/sig.h"
 
 enum { OPT_USER = 1, OPT_NO_PROTOS = 2, OPT_NOP = 4, OPT_WARN = 8, OPT_COMPACT = 16 };

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "recordmcount/check_internal.h"
-#include "recordmcount/protos.h"
+#include "recordmcount/proto_tables.h"
 
 /* A prototype record whose function holds `addr` (it outlives its symbol). */
 static const struct proto_entry *proto_holding(const struct linked *l, uint64_t addr)

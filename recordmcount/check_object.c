@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "recordmcount/check_internal.h"
-#include "recordmcount/protos.h"
+#include "recordmcount/proto_tables.h"
 #include "recordmcount/record.h"
 
 /*

@@ -18,7 +18,7 @@
 #include "elf/lto.h"
 #include "recordmcount/check.h"
 #include "recordmcount/record.h"
-#include "recordmcount/protos.h"
+#include "recordmcount/proto_tables.h"
 
 #ifndef VERSION
 #define VERSION "0.1"

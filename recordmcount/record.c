@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
 #include <string.h>
-#include "recordmcount/protos.h"
+#include "recordmcount/proto_tables.h"
 #include "recordmcount/emit.h"
 #include "elf/functions.h"
 #include "elf/lto.h"

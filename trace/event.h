@@ -28,7 +28,7 @@ enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST, EV_ARGS };
  */
 #define ARGS_UNPLACED	0x01	/* the site's places were not known: no words, every argument "?" */
 #define ARGS_PACKED	0x08	/* the words as trace_arg_pack() says (always, since it exists) */
-/* ARGS_NO_STACK, ARGS_NO_REGS (arch/args.h): those pieces' words are 0, their arguments print "?" */
+/* ARGS_NO_STACK, ARGS_NO_REGS (arch/abi_args.h): those pieces' words are 0, their arguments print "?" */
 
 /*
  * Events are runs of 64-bit words: {timestamp, word}.  An entry's word is

@@ -17,7 +17,7 @@
 #include <string.h>
 #include "trace/event.h"
 #include "trace/filter.h"
-#include "trace/ramap.h"
+#include "trace/retaddr_map.h"
 
 enum fstate { F_DROP, F_KEEP, F_PENDING };
 

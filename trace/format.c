@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "arch/arch.h"
-#include "arch/args.h"
+#include "arch/abi_args.h"
 #include "trace/digits.h"
 #include "trace/format.h"
 #include "tables/tables.h"

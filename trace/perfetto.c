@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace/args.h"
+#include "trace/arg_text.h"
 #include "trace/event.h"
 #include "trace/format.h"
 #include "trace/machine.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include "trace/calltree.h"
 #include "trace/event.h"
-#include "trace/ramap.h"
+#include "trace/retaddr_map.h"
 #include "trace/summary.h"
 
 struct func {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "trace/args.h"
+#include "trace/arg_text.h"
 #include "trace/calltree.h"
 #include "trace/digits.h"
 #include "trace/event.h"

@@ -19,7 +19,7 @@
  * too: floats and doubles in r-registers and the stack, as integers of
  * their size would be.
  */
-#include "arch/args.h"
+#include "arch/abi_args.h"
 #include "arch/arm/args_arm.h"
 
 #define GPRS 4

@@ -2,7 +2,7 @@
 #ifndef ARCH_ARM_ARGS_ARM_H
 #define ARCH_ARM_ARGS_ARM_H
 
-#include "arch/args.h"
+#include "arch/abi_args.h"
 
 /* AAPCS with the VFP variant (armhf), and the base standard variadic functions use. */
 arg_placer arg_place_arm;

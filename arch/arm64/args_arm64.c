@@ -5,7 +5,7 @@
  * When an argument of one class goes to the stack, no later argument of
  * that class uses a register (NGRN or NSRN becomes 8).
  */
-#include "arch/args.h"
+#include "arch/abi_args.h"
 #include "arch/arm64/args_arm64.h"
 
 static const struct arg_abi aapcs64_le = { .gprs = 8, .fprs = 8, .word = 8 };

@@ -2,7 +2,7 @@
 #ifndef ARCH_ARM64_ARGS_ARM64_H
 #define ARCH_ARM64_ARGS_ARM64_H
 
-#include "arch/args.h"
+#include "arch/abi_args.h"
 
 arg_placer arg_place_aarch64;
 

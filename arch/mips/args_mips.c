@@ -22,7 +22,7 @@
  * $f12 or $f14 instead, as long as no argument before it was an integer
  * or aggregate; its words are skipped in $a0-$a3.  long double is double.
  */
-#include "arch/args.h"
+#include "arch/abi_args.h"
 #include "arch/mips/args_mips.h"
 
 static const struct arg_abi n64_le = { .gprs = 8, .fprs = 8, .word = 8 };

@@ -2,7 +2,7 @@
 #ifndef ARCH_MIPS_ARGS_MIPS_H
 #define ARCH_MIPS_ARGS_MIPS_H
 
-#include "arch/args.h"
+#include "arch/abi_args.h"
 
 arg_placer arg_place_mips_o32;
 arg_placer arg_place_mips_n64;

@@ -12,7 +12,7 @@
  * split between r10 and the stack if they must.  __int128 takes two
  * doublewords with no alignment (gcc and clang agree).
  */
-#include "arch/args.h"
+#include "arch/abi_args.h"
 #include "arch/powerpc/args_ppc64le.h"
 
 #define SAVE_AREA_GPRS 8	/* r3-r10 */

@@ -2,7 +2,7 @@
 #ifndef ARCH_POWERPC_ARGS_PPC64LE_H
 #define ARCH_POWERPC_ARGS_PPC64LE_H
 
-#include "arch/args.h"
+#include "arch/abi_args.h"
 
 arg_placer arg_place_ppc64le;
 arg_ret_by_address arg_ret_by_address_ppc64le;

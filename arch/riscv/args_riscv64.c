@@ -13,7 +13,7 @@
  * or a float and an integer goes in FP registers (and an integer one)
  * when enough of them are free: the FP calling convention's flattening.
  */
-#include "arch/args.h"
+#include "arch/abi_args.h"
 #include "arch/riscv/args_riscv64.h"
 
 static const struct arg_abi lp64d = { .gprs = 8, .fprs = 8, .word = 8 };

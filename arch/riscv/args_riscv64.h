@@ -2,7 +2,7 @@
 #ifndef ARCH_RISCV_ARGS_RISCV64_H
 #define ARCH_RISCV_ARGS_RISCV64_H
 
-#include "arch/args.h"
+#include "arch/abi_args.h"
 
 arg_placer arg_place_riscv64;
 arg_ret_by_address arg_ret_by_address_riscv64;

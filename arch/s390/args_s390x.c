@@ -10,7 +10,7 @@
  * long double and __int128 as the address of a copy (one GPR or slot).
  * Aggregates and what goes by address print "?", but take their room.
  */
-#include "arch/args.h"
+#include "arch/abi_args.h"
 #include "arch/s390/args_s390x.h"
 
 /* FPR numbers are f0, f2, f4, f6 as the trampoline saves them: 0-3. */

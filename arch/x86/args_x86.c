@@ -5,7 +5,7 @@
  * 8-byte stack slots above the return address) and i386's (everything on
  * the stack, in 4-byte slots).
  */
-#include "arch/args.h"
+#include "arch/abi_args.h"
 #include "arch/x86/args_x86.h"
 
 static const struct arg_abi sysv64 = { .gprs = 6, .fprs = 8, .word = 8 };

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "objpatch/cc/args.h"
+#include "objpatch/cc/cmdline.h"
 #include "objpatch/cc/cc.h"
-#include "objpatch/cc/run.h"
+#include "objpatch/cc/compiler.h"
 
 #ifndef VERSION
 #define VERSION "0.1"

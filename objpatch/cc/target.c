@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "arch/arch.h"
-#include "objpatch/cc/run.h"
+#include "objpatch/cc/compiler.h"
 
 struct machine_row {
 	const char *name, *prefix, *port;

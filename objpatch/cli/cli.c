@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "elf/files.h"
-#include "objpatch/cli/annotate.h"
-#include "objpatch/cli/attach.h"
-#include "objpatch/cli/listing.h"
-#include "objpatch/cli/opts.h"
-#include "objpatch/cli/report.h"
+#include "objpatch/engine/annotate.h"
+#include "objpatch/attach/attach.h"
+#include "objpatch/engine/listing.h"
+#include "objpatch/engine/opts.h"
+#include "objpatch/engine/report.h"
 #include "objpatch/cli/run.h"
 
 static int list_file(const char *path, bool json)

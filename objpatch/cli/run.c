@@ -28,11 +28,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "elf/files.h"
-#include "objpatch/cli/analyses.h"
-#include "objpatch/cli/opts.h"
-#include "objpatch/cli/report.h"
+#include "objpatch/engine/analyses.h"
+#include "objpatch/engine/opts.h"
+#include "objpatch/engine/report.h"
+#include "objpatch/engine/runtime_path.h"
 #include "objpatch/cli/run.h"
-#include "objpatch/cli/salvage.h"
+#include "objpatch/engine/dead_chunks.h"
 #include "trace/event.h"
 #include "trace/filter.h"
 
@@ -97,64 +98,6 @@ static const struct foreign foreign_machines[] = {
 #include "arch/machines.h"
 #undef MACHINE
 };
-
-/*
- * Where the runtime may be, in order: beside this binary (the build tree);
- * in LIBDIR as make install put it, first relative to this binary (a tree
- * moved as a whole), then where it was installed.  An installed host runtime
- * is the SONAME's file; another machine's is LIBDIR/objpatch/NAME/.
- * OBJPATCH_LIBDIR_REL, OBJPATCH_LIBDIR and OBJPATCH_SONAME come from the
- * header make writes from BINDIR and LIBDIR (Makefile, INSTALL_DIRS_H).
- */
-struct runtime_place {
-	const char *dir;	/* relative to this binary's directory, or absolute */
-	bool installed;
-};
-
-static const struct runtime_place runtime_places[] = {
-	{ "", false },
-	{ OBJPATCH_LIBDIR_REL, true },
-	{ OBJPATCH_LIBDIR, true },
-};
-
-/* The runtime's path at `p`; sub: "" or "NAME/". */
-static bool runtime_at(char *out, size_t len, const char *self, const struct runtime_place *p, const char *sub)
-{
-	char dir[PATH_MAX];
-	int n;
-
-	if (p->dir[0] == '/')
-		n = snprintf(dir, sizeof(dir), "%s", p->dir);
-	else
-		n = snprintf(dir, sizeof(dir), "%s%s%s", self, p->dir[0] ? "/" : "", p->dir);
-	if (n < 0 || (size_t)n >= sizeof(dir))
-		return false;
-	if (!p->installed)
-		n = snprintf(out, len, "%s/%slibobjpatch.so", dir, sub);
-	else if (!sub[0])
-		n = snprintf(out, len, "%s/%s", dir, OBJPATCH_SONAME);
-	else
-		n = snprintf(out, len, "%s/objpatch/%slibobjpatch.so", dir, sub);
-	return n > 0 && (size_t)n < len && access(out, R_OK) == 0;
-}
-
-int run_find_runtime(char *out, size_t len, const char *sub)
-{
-	char self[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		return -1;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	for (size_t i = 0; i < sizeof(runtime_places) / sizeof(runtime_places[0]); i++)
-		if (runtime_at(out, len, self, &runtime_places[i], sub))
-			return 0;
-	return -1;
-}
 
 /* e_ident's class and byte order and e_machine of an ELF file; false if it is not one (a script...). */
 static bool elf_machine(const char *path, uint8_t *elfclass, uint8_t *data, uint16_t *machine)
@@ -288,16 +231,9 @@ static const struct cli_opt record_options[] = {
 };
 
 /* What the runtime cannot read back: a ',' (its separator), nothing, an unclosed '['. */
-const char *run_bad_glob(const char *glob)
-{
-	if (strchr(glob, ','))
-		return "a pattern cannot hold ',': give one --filter per pattern";
-	return trace_glob_error(glob[0] == '!' ? glob + 1 : glob);
-}
-
 static int add_filter(const char *cmd, struct run_opts *o, const char *glob)
 {
-	const char *why = run_bad_glob(glob);
+	const char *why = cli_bad_filter_glob(glob);
 	char *f, **globs;
 
 	if (why) {
@@ -434,10 +370,10 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 			fprintf(stderr, "objpatch run: %s: %s\n", o->lib, strerror(errno));
 			return -1;
 		}
-	} else if (run_find_runtime(lib, PATH_MAX, sub) < 0) {
+	} else if (find_runtime(lib, PATH_MAX, sub) < 0) {
 		fprintf(stderr, "objpatch run: %slibobjpatch.so is neither beside objpatch nor installed in %s%s: "
 			"build it with make (and make install), or give one with --lib\n",
-			sub, OBJPATCH_LIBDIR, sub[0] ? "/objpatch" : "");
+			sub, runtime_install_dir(), sub[0] ? "/objpatch" : "");
 		return -1;
 	}
 	/* The program may change directory: the output's path must not depend on it. */

@@ -77,7 +77,7 @@ enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW, FMT_SVG, FMT_PERFETTO 
 
 /* The first process's pid, for the processes it starts (rt_settings.c, rt_output.c). */
 #define RT_FIRST_PID_VAR "OBJPATCH_FIRST_PID"
-/* The name of the thread of an objpatch attach session (rt_attach.c; objpatch/cli/attach_trace.c reads it). */
+/* The name of the thread of an objpatch attach session (rt_attach.c; objpatch/attach/attach_trace.c reads it). */
 #define RT_SESSION_THREAD "objpatch-attach"
 /* Set in a process's environment by objpatch attach for the length of its dlopen (rt_api.c). */
 #define RT_ATTACH_VAR "OBJPATCH_ATTACH"

@@ -3,7 +3,7 @@
  * What an entry records of its function's arguments (OBJPATCH_ARGS=1),
  * and what an exit copies of a value returned in memory.
  * When a site is enabled, its function's parameters are placed by the
- * ABI (trace/args.c, the same code a reader places them with) and the
+ * ABI (trace/arg_text.c, the same code a reader places them with) and the
  * places are kept under the site's return address in a table that entries
  * read without a lock: one multiply and, most often, one cache line.
  * Tables only grow, under rt.lock; a grown table is published whole and
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "objpatch/lib/rt.h"
-#include "trace/args.h"
+#include "trace/arg_text.h"
 
 _Static_assert(TRACE_MAX_ARGS * ARG_MAX_PIECES <= ARGS_MAX_PIECES, "an event holds every piece");
 
