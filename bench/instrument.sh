@@ -58,7 +58,7 @@ machines=${INSTRUMENT_MACHINES:-$(cut -d: -f1 <<< "$rows" | tr '\n' ' ')}
 
 # The forms: name, compiler flags, recordmcount flags ("-" for none: not
 # recorded), machines it is built on ("*" every one).  Pads only where the
-# runtime traces them (README, "Sites the compiler recorded itself").
+# runtime traces them (docs/architectures.md, "Sites the compiler recorded itself").
 FORMS=(
 	"plain||-|*"
 	"fp|-fno-omit-frame-pointer|-|x86_64"

@@ -12,7 +12,7 @@
 # well-formed (check_trace.py).  Small buffers (8 MiB) keep the trace a
 # size the checker reads quickly: later events are dropped and counted, and
 # frames whose exit was dropped are closed as "lost".  It found four bugs
-# in the runtime (see README, Reliability); the last, a signal landing in a
+# in the runtime (see docs/reliability.md); the last, a signal landing in a
 # few instructions of the return path, met about one run in ten, is now hit
 # on every run by t/92-sigstep.t.
 . "$(dirname "$0")/lib.sh"

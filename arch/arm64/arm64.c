@@ -66,7 +66,7 @@ const struct arch arch_aarch64 = {
 	.pad_site_offset = 4,
 	/*
 	 * objpatch-cc: the kernel's ftrace pads; C++ exceptions through pad
-	 * frames need frame pointers (README).
+	 * frames need frame pointers (docs/architectures.md).
 	 */
 	.cc = { ARM64_CC_FORM, ARM64_CC_FORM },
 };

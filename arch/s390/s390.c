@@ -67,6 +67,6 @@ const struct arch arch_s390x = {
 	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 113 },
 	.place_args = arg_place_s390x,
 	.ret_by_address = arg_ret_by_address_s390x,
-	/* objpatch-cc: the runtime refuses clang's -pg here (README): -mfentry for both */
+	/* objpatch-cc: the runtime refuses clang's -pg here (docs/architectures.md): -mfentry for both */
 	.cc = { "-pg -mfentry", "-pg -mfentry" },
 };

@@ -61,7 +61,7 @@ static char **split_flags(char *flags)
  * The instrumentation: the machine's form, and -g for the prototypes unless
  * the user chose.  The prototypes need types, not where variables live:
  * without var-tracking the same code is built with the same prototypes in
- * about half of -g's extra time (README, "objpatch-cc").
+ * about half of -g's extra time (docs/usage.md, "Tracing a real project").
  */
 static void add_flags(struct argvec *a, char **flags, const struct cmdline *c)
 {
