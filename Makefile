@@ -54,6 +54,7 @@ endif
 # The layers (README, "Layout"), bottom up; each folder depends only on the
 # ones before it.  Every architecture's runtime port (arch/*/rt_*) is built
 # into the runtime only.
+UTIL_SRC := $(wildcard util/*.c)
 ARCH_SRC := arch/arch.c arch/abi_args.c arch/remote.c $(foreach f,$(wildcard arch/*/*.c),$(if $(filter rt_%,$(notdir $(f))),,$(f)))
 # Relocation names, for the tools' messages only.
 ARCH_TOOL_SRC := arch/reloc_names.c
@@ -92,6 +93,7 @@ $(call layer_a,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(2))
 	rm -f $$@
 	$$(AR) rcs $$@ $$^
 endef
+$(eval $(call layer_archive,util,$(UTIL_SRC)))
 $(eval $(call layer_archive,arch,$(ARCH_SRC) $(ARCH_TOOL_SRC)))
 $(eval $(call layer_archive,elf,$(ELF_SRC)))
 $(eval $(call layer_archive,tables,$(TABLES_SRC)))
@@ -100,22 +102,22 @@ $(eval $(call layer_archive,dwarf,$(DWARF_SRC)))
 # The recorder without its command, for objpatch-cc (which records in process).
 $(eval $(call layer_archive,recordmcount,$(filter-out recordmcount/main.c,$(wildcard recordmcount/*.c))))
 
-RMC_SRC := $(wildcard recordmcount/*.c) $(DWARF_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(ARCH_TOOL_SRC)
+RMC_SRC := $(wildcard recordmcount/*.c) $(DWARF_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(ARCH_TOOL_SRC) $(UTIL_SRC)
 RMC_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard recordmcount/*.c)) \
-	$(foreach l,dwarf tables elf arch,$(call layer_a,$(l)))
+	$(foreach l,dwarf tables elf arch util,$(call layer_a,$(l)))
 
 # The compiler wrapper (objpatch/cc): objpatch-c++ is a link to it.
 CC_WRAP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard objpatch/cc/*.c)) \
-	$(foreach l,recordmcount dwarf tables elf arch,$(call layer_a,$(l)))
+	$(foreach l,recordmcount dwarf tables elf arch util,$(call layer_a,$(l)))
 
 # The tracing runtime: PIC objects for libobjpatch.so (LD_PRELOAD) and
 # libobjpatch.a, only the API and the interposed symbols exported.
-RT_SRC := $(wildcard objpatch/lib/*.c) $(TRACE_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(RT_PORT)
+RT_SRC := $(wildcard objpatch/lib/*.c) $(TRACE_SRC) $(TABLES_SRC) $(ELF_SRC) $(ARCH_SRC) $(UTIL_SRC) $(RT_PORT)
 RT_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC)) $(patsubst %.S,$(BUILD)/pic/%-S.o,$(RT_PORT_S))
 # The objpatch command reads recordings and tables of any machine with the
 # trace layer's writer, and links no part of the runtime (t/05-layers.t).
 OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard objpatch/cli/*.c objpatch/attach/*.c objpatch/engine/*.c)) \
-	$(foreach l,trace tables elf arch,$(call layer_a,$(l)))
+	$(foreach l,trace tables elf arch util,$(call layer_a,$(l)))
 # The runtime is preloaded into programs that have no sanitizer runtime, so
 # SANITIZE=1 leaves it uninstrumented (its shared code is checked under
 # ASan/UBSan by t/70 and t/80).

@@ -16,6 +16,8 @@
 #include "dwarf/producer.h"
 #include "dwarf/prototypes.h"
 #include "tables/sig.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 /* ---- a growable string ---- */
 
@@ -861,7 +863,7 @@ static bool type_cache_grow(struct type_cache *c)
 	for (size_t i = 0; i < c->nslots; i++) {
 		if (!c->slot[i].desc)
 			continue;
-		size_t j = (size_t)(c->slot[i].off * 0x9e3779b97f4a7c15ull >> 20) & (n - 1);
+		size_t j = (size_t)(hash_mix64(c->slot[i].off) >> 20) & (n - 1);
 
 		while (slot[j].desc)
 			j = (j + 1) & (n - 1);
@@ -881,7 +883,7 @@ static char *describe_type_cached(struct type_cache *c, Dwarf_Die *type, bool ha
 
 	if ((c->used + 1) * 2 > c->nslots && !type_cache_grow(c))
 		return NULL;
-	for (j = (size_t)(off * 0x9e3779b97f4a7c15ull >> 20) & (c->nslots - 1); c->slot[j].desc;
+	for (j = (size_t)(hash_mix64(off) >> 20) & (c->nslots - 1); c->slot[j].desc;
 	     j = (j + 1) & (c->nslots - 1))
 		if (c->slot[j].off == off)
 			return strdup(c->slot[j].desc);

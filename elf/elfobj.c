@@ -29,21 +29,6 @@ bool elfobj_error(struct elfobj *obj, const char *fmt, ...)
 	return false;
 }
 
-bool grow_array(void *vp, size_t n, size_t *cap, size_t size)
-{
-	void **v = vp;
-	size_t want = *cap * 2 + 64;
-	void *p;
-
-	if (n < *cap)
-		return true;
-	if (want > SIZE_MAX / size || !(p = realloc(*v, want * size)))
-		return false;
-	*v = p;
-	*cap = want;
-	return true;
-}
-
 uint64_t elfobj_read_word(const struct elfobj *obj, const uint8_t *p, unsigned size)
 {
 	uint64_t v = 0;

@@ -140,12 +140,6 @@ int elfobj_write(struct elfobj *obj, const char *path, mode_t mode);
 /* Write the input as it was read, atomically. */
 int elfobj_copy(struct elfobj *obj, const char *path, mode_t mode);
 
-/*
- * Room for one more element in the growable array *vp of *n used and *cap
- * allocated elements of `size` bytes: false when memory is out.
- */
-bool grow_array(void *vp, size_t n, size_t *cap, size_t size);
-
 bool elfobj_error(struct elfobj *obj, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 uint64_t elfobj_read_word(const struct elfobj *obj, const uint8_t *p, unsigned size);

@@ -19,6 +19,7 @@
 #include "elf/files.h"
 #include "recordmcount/check_internal.h"
 #include "recordmcount/record.h"
+#include "util/array.h"
 
 static const char *const kind_names[CHECK_NKINDS] = {
 	[CHECK_MISSING] = "missing",

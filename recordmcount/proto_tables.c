@@ -19,6 +19,7 @@
 #include "elf/functions.h"
 #include "dwarf/prototypes.h"
 #include "recordmcount/proto_tables.h"
+#include "util/hash.h"
 
 /* ---- a string table with each string once ---- */
 
@@ -30,15 +31,6 @@ struct strtab {
 	bool oom;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-	return h;
-}
-
 static bool strtab_grow_slots(struct strtab *t)
 {
 	size_t n = t->nslots ? t->nslots * 2 : 256;
@@ -49,7 +41,7 @@ static bool strtab_grow_slots(struct strtab *t)
 	for (size_t i = 0; i < t->nslots; i++) {
 		if (!t->slots[i])
 			continue;
-		size_t j = hash_str((char *)t->bytes + t->slots[i] - 1) & (n - 1);
+		size_t j = hash_fnv1a64((char *)t->bytes + t->slots[i] - 1) & (n - 1);
 
 		while (slots[j])
 			j = (j + 1) & (n - 1);
@@ -71,7 +63,7 @@ static uint32_t strtab_add(struct strtab *t, const char *s)
 		t->oom = true;
 		return 0;
 	}
-	for (j = hash_str(s) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
+	for (j = hash_fnv1a64(s) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
 		if (strcmp((char *)t->bytes + t->slots[j] - 1, s) == 0)
 			return t->slots[j] - 1;
 	if (t->size + len > t->cap) {

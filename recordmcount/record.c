@@ -6,6 +6,7 @@
 #include "elf/functions.h"
 #include "elf/lto.h"
 #include "recordmcount/record.h"
+#include "util/array.h"
 
 static const char *const traceable_sections[] = {
 	".init.text", ".ref.text", ".sched.text", ".spinlock.text", ".irqentry.text",

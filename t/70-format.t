@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # format.c reads each machine's conventions from its descriptor (arch/).
-SRC=("$TOP/testdata/format/format_test.c" "$TOP/trace/format.c" "$TOP/tables/sig.c" "$TOP/arch/arch.c" "$TOP/arch/args.c")
+SRC=("$TOP/testdata/format/format_test.c" "$TOP/trace/format.c" "$TOP/tables/sig.c" "$TOP/arch/arch.c" "$TOP/arch/abi_args.c")
 for f in "$TOP"/arch/*/*.c; do
 	case ${f##*/} in rt_*) ;; *) SRC+=("$f") ;; esac
 done

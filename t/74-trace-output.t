@@ -141,7 +141,7 @@ ok $((!$?)) "a recording without functions, file rebuilt: no wrong names"
 # ---- the writer's clock across passes (ASan/UBSan) ----
 if compile_ok "clock.c (ASan/UBSan)" gcc -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -g -I"$TOP" \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -o clock "$TOP/testdata/trace/clock.c" \
-	"$TOP"/build/obj/layer-{trace,tables,dwarf,elf,arch}.a -ldw -lelf; then
+	"$TOP"/build/obj/layer-{trace,tables,dwarf,elf,arch,util}.a -ldw -lelf; then
 	./clock > clock.json 2> clock.err
 	ok $? "clock: exit 0, no sanitizer report"
 	[ -s clock.err ] && diag "$(head -5 clock.err)"

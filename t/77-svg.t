@@ -72,7 +72,7 @@ ok $? "objpatch run --format svg with no --output: objpatch.svg"
 # ---- trace/svg.c alone, on graphs no test program's trace makes ----
 if compile_ok "svg_unit.c (ASan/UBSan)" gcc -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -g -I"$TOP" \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -o svg_unit "$SRC/svg_unit.c" "$TOP/trace/svg.c" \
-	"$TOP"/build/obj/layer-{trace,tables,elf,arch}.a -lelf; then
+	"$TOP"/build/obj/layer-{trace,tables,elf,arch,util}.a -lelf; then
 	for c in "names 11" "deep 20001" "wide 3" "skew 4" "empty 1"; do
 		set -- $c
 		run_ok "[unit $1] svg_unit $1: exit 0, no sanitizer report" ./svg_unit "$1" "$1.svg"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tables/calls.h"
+#include "util/array.h"
 
 struct hook_range {
 	uint64_t from, to;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "elf/functions.h"
 #include "tables/tables.h"
+#include "util/array.h"
 
 struct entries {
 	struct table_entry *v;

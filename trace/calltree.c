@@ -6,8 +6,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "elf/elfobj.h"
 #include "trace/calltree.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 void calltree_init(struct calltree *t, size_t size)
 {
@@ -29,7 +30,7 @@ static struct calltree_link *link_of(const struct calltree *t, uint32_t i)
 /* The first slot to probe: keys are pointers or small numbers, both spread by a multiply. */
 static size_t home(const struct calltree *t, uint32_t parent, uintptr_t key)
 {
-	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull ^ parent * 0xc2b2ae3d27d4eb4full;
+	uint64_t h = hash_mix64(key) ^ parent * 0xc2b2ae3d27d4eb4full;
 
 	return (size_t)(h >> 17) & (t->nslots - 1);
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include "trace/event.h"
 #include "trace/filter.h"
-#include "trace/retaddr_map.h"
+#include "util/u64map.h"
 
 enum fstate { F_DROP, F_KEEP, F_PENDING };
 
@@ -27,7 +27,7 @@ struct trace_filter_set {
 	double ns_per_tick;
 	trace_symbolizer symbolize;
 	void *symbolize_ctx;
-	struct ramap cache;	/* what an address's function matches (bits of 1 << TF_*) */
+	struct u64map cache;	/* what an address's function matches (bits of 1 << TF_*) */
 	bool matched[TF_KINDS];
 };
 
@@ -98,12 +98,12 @@ static uint8_t match_bits(const struct trace_filter_set *s, uint64_t ra)
 /* Out of memory: decided again every time, which is only slower. */
 static uint8_t matches(struct trace_filter_set *s, uint64_t ra)
 {
-	struct ramap_entry *e = ra ? ramap_find(&s->cache, ra) : NULL;
+	struct u64map_entry *e = ra ? u64map_find(&s->cache, ra) : NULL;
 
 	if (!e)
 		return match_bits(s, ra);
-	if (!e->ra)
-		ramap_add(&s->cache, e, ra, match_bits(s, ra));
+	if (!e->key)
+		u64map_add(&s->cache, e, ra, match_bits(s, ra));
 	return (uint8_t)e->value;
 }
 
@@ -400,7 +400,7 @@ void trace_filter_set_free(struct trace_filter_set *s)
 {
 	if (!s)
 		return;
-	ramap_free(&s->cache);
+	u64map_free(&s->cache);
 	free(s);
 }
 

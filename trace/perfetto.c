@@ -19,6 +19,7 @@
 #include "trace/format.h"
 #include "trace/machine.h"
 #include "trace/perfetto.h"
+#include "util/hash.h"
 
 /*
  * Field numbers, from Perfetto's protos (github.com/google/perfetto,
@@ -282,17 +283,6 @@ static void packet_end(struct perfetto *p)
 
 /* ---- interning ---- */
 
-static uint32_t hash_name(const char *s, size_t *len)
-{
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	size_t n = 0;
-
-	for (; s[n]; n++)
-		h = (h ^ (unsigned char)s[n]) * 16777619u;
-	*len = n;
-	return h;
-}
-
 static bool rehash(struct perfetto *p)
 {
 	size_t size = p->size ? 2 * p->size : 256;
@@ -323,7 +313,7 @@ static bool rehash(struct perfetto *p)
 static uint64_t intern(struct perfetto *p, const char *name, bool *fresh)
 {
 	size_t len, k;
-	uint32_t h = hash_name(name, &len);
+	uint32_t h = hash_fnv1a32(name, &len);
 	char *copy;
 
 	*fresh = false;

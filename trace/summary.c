@@ -16,8 +16,10 @@
 #include <string.h>
 #include "trace/calltree.h"
 #include "trace/event.h"
-#include "trace/retaddr_map.h"
+#include "util/hash.h"
+#include "util/u64map.h"
 #include "trace/summary.h"
+#include "util/array.h"
 
 struct func {
 	const char *name;
@@ -57,7 +59,7 @@ struct trace_stats {
 	size_t nfuncs, cap_funcs;
 	uint32_t *by_name;	/* func index + 1 */
 	size_t by_name_size;
-	struct ramap by_ra;	/* an address's func index */
+	struct u64map by_ra;	/* an address's func index */
 	struct calltree tree;	/* the --graph trees, of struct gnode */
 	uint64_t calls;
 	struct trace_stats_thread *threads;
@@ -67,10 +69,8 @@ struct trace_stats {
 
 static size_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = hash_fnv1a64(s);
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
 	return (size_t)(h ^ h >> 29);
 }
 
@@ -130,21 +130,21 @@ static uint32_t func_named(struct trace_stats *s, const char *name, bool copy)
 
 static uint32_t func_of_ra(struct trace_stats *s, uint64_t ra)
 {
-	struct ramap_entry *e = NULL;
+	struct u64map_entry *e = NULL;
 	struct sym_func *sf;
 	char buf[32];
 	uint32_t fi;
 
-	if (ra && !(e = ramap_find(&s->by_ra, ra)))
+	if (ra && !(e = u64map_find(&s->by_ra, ra)))
 		return UINT32_MAX;
-	if (e && e->ra)
+	if (e && e->key)
 		return e->value;
 	sf = s->symbolize(s->symbolize_ctx, ra);
 	if (!sf)
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, ra);
 	fi = sf ? func_named(s, sf->name, false) : func_named(s, buf, true);
 	if (e && fi != UINT32_MAX)
-		ramap_add(&s->by_ra, e, ra, fi);
+		u64map_add(&s->by_ra, e, ra, fi);
 	return fi;
 }
 
@@ -204,7 +204,7 @@ void trace_stats_free(struct trace_stats *s)
 		free(s->funcs[i].owned);
 	free(s->funcs);
 	free(s->by_name);
-	ramap_free(&s->by_ra);
+	u64map_free(&s->by_ra);
 	calltree_free(&s->tree);
 	free(s);
 }

@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elf/elfobj.h"
 #include "trace/calltree.h"
 #include "trace/format.h"
 #include "trace/svg.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 /* ---- the frames ---- */
 
@@ -278,15 +279,6 @@ static const struct family {
 	{ 0, 45 }, { 205, 30 }, { 95, 40 }, { 265, 30 }, { 170, 20 }, { 48, 12 }, { 315, 25 },
 };
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 static double hsl_part(double p, double q, double t)
 {
 	t += t < 0 ? 1 : t > 1 ? -1 : 0;
@@ -309,7 +301,7 @@ static void rgb_text(char *buf, size_t len, double hue, double sat, double light
  */
 static void frame_colour(char *buf, size_t len, uint32_t module, const char *name)
 {
-	uint32_t h = name_hash(name);
+	uint32_t h = hash_fnv1a32(name, NULL);
 	double vary = (double)(h & 0xff) / 255, light = 0.52 + 0.12 * (double)(h >> 8 & 0xff) / 255;
 	const struct family *f;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "elf/functions.h"
 #include "trace/symbols.h"
+#include "util/array.h"
 
 /* ---- sites ---- */
 

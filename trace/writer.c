@@ -19,6 +19,7 @@
 #include "trace/svg.h"
 #include "trace/perfetto.h"
 #include "trace/writer.h"
+#include "util/array.h"
 
 /* Folded stacks: a trie of (parent, function) nodes, keyed by the name's pointer; node 0 is unused. */
 struct node {

@@ -35,6 +35,7 @@
 #include "objpatch/engine/analyses.h"
 #include "objpatch/attach/proc.h"
 #include "objpatch/engine/runtime_path.h"
+#include "util/array.h"
 
 /* Holds tried when PTRACE_SEIZE says EPERM and no tracer is left to name (one let go meanwhile). */
 #define HOLD_TRIES 3

@@ -26,6 +26,7 @@
 #include "objpatch/attach/attach_list.h"
 #include "objpatch/engine/listing.h"
 #include "objpatch/attach/proc.h"
+#include "util/array.h"
 
 #define DELETED_SUFFIX " (deleted)"
 

@@ -39,6 +39,7 @@
 #include "elf/elfobj.h"
 #include "objpatch/attach/inject.h"
 #include "objpatch/attach/proc.h"
+#include "util/array.h"
 
 /*
  * How long a call may take before the other threads are suspected of

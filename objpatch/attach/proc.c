@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "elf/elfobj.h"
 #include "objpatch/attach/proc.h"
+#include "util/array.h"
 
 bool proc_status_field(pid_t pid, const char *field, char *out, size_t len)
 {

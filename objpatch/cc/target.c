@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "arch/arch.h"
 #include "objpatch/cc/compiler.h"
+#include "util/hash.h"
 
 struct machine_row {
 	const char *name, *prefix, *port;
@@ -123,10 +124,8 @@ static bool cache_key(const struct compiler *cc, const struct cmdline *c, char *
 static bool cache_path(const char *key, char *path, size_t size)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = hash_fnv1a64(key);
 
-	for (const char *k = key; *k; k++)
-		h = (h ^ (uint8_t)*k) * 0x100000001b3ull;
 	if (xdg && *xdg == '/')
 		return (size_t)snprintf(path, size, "%s/objpatch-cc/%016" PRIx64, xdg, h) < size;
 	return home && *home == '/' &&

@@ -36,6 +36,7 @@
 #include "objpatch/engine/dead_chunks.h"
 #include "trace/event.h"
 #include "trace/filter.h"
+#include "util/array.h"
 
 static void usage_of(FILE *f, bool record)
 {

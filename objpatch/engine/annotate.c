@@ -29,8 +29,10 @@
 #include "objpatch/engine/annotate_args.h"
 #include "objpatch/engine/opts.h"
 #include "trace/format.h"
+#include "util/hash.h"
 #include "tables/sig.h"
 #include "tables/tables.h"
+#include "util/array.h"
 
 /* ---- the functions of the images ---- */
 
@@ -593,7 +595,7 @@ struct stacks {
 
 static size_t slot_of(const struct stacks *st, uint64_t key)
 {
-	size_t h = (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (st->cap - 1);
+	size_t h = (size_t)(hash_mix64(key) >> 32) & (st->cap - 1);
 
 	while (st->t[h].key && st->t[h].key != key)
 		h = (h + 1) & (st->cap - 1);

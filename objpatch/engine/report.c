@@ -26,6 +26,7 @@
 #include "trace/event.h"
 #include "trace/raw.h"
 #include "trace/writer.h"
+#include "util/array.h"
 
 static void report_usage(FILE *f)
 {

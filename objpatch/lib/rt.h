@@ -17,6 +17,7 @@
 #include "elf/elfobj.h"
 #include "trace/event.h"
 #include "trace/symbols.h"
+#include "util/hash.h"
 
 /* What each port provides and calls: arch/port.h. */
 
@@ -220,7 +221,7 @@ extern _Atomic(struct rt_arg_table *) rt_arg_table RT_HIDDEN;
 
 static inline size_t rt_args_hash(uintptr_t ra, unsigned bits)
 {
-	return (size_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+	return (size_t)(hash_mix64(ra) >> (64 - bits));
 }
 
 /* The places of the site whose hook call returns to `ra`, or NULL; inline, as every traced entry asks. */

@@ -26,6 +26,7 @@
 #include "arch/patch.h"
 #include "objpatch/lib/rt.h"
 #include "tables/tables.h"
+#include "util/array.h"
 
 /* Error-checking: a thread that records while it holds the lock must not wait for the writer (rt_output.c). */
 struct rt_state rt = { .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP, .depth = 256 };

@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "objpatch/lib/rt.h"
 #include "trace/writer.h"
+#include "util/array.h"
 
 /* ---- time ---- */
 

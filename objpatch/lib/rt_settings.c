@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "objpatch/lib/rt.h"
+#include "util/array.h"
 
 /* Every variable the runtime and its patcher (arch/patch.h) read. */
 static const char *const known_vars[] = {

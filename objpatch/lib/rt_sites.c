@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "arch/patch.h"
 #include "objpatch/lib/rt.h"
+#include "util/array.h"
 
 /* ---- the filter history, replayed on modules loaded later ---- */
 
