@@ -87,7 +87,7 @@ enum rt_format { FMT_TEXT, FMT_JSON, FMT_FOLDED, FMT_RAW, FMT_SVG, FMT_PERFETTO 
 void rt_read_settings(void) RT_HIDDEN;
 /*
  * objpatch attach's settings for a session, from the environment it put in
- * place for the call (read from environ itself): -1 with rt.err set for a
+ * place for the call (read from environ itself): -1 with runtime.err set for a
  * value the runtime cannot use; nothing printed, nothing exits.
  */
 int rt_read_attach_settings(void) RT_HIDDEN;
@@ -134,7 +134,7 @@ void rt_attach_fork_child(void) RT_HIDDEN;
 /* rt_api.c: the runtime's fork handlers registered (once per process); 0 or pthread_atfork's error. */
 int rt_fork_handlers(void) RT_HIDDEN;
 
-extern struct rt_state rt RT_HIDDEN;
+extern struct rt_state runtime RT_HIDDEN;
 
 /* rt_sites.c: every new module's sites as the filters want them; the filters. */
 int rt_scan_modules(size_t *patched) RT_HIDDEN;
@@ -145,7 +145,7 @@ int rt_set_filter(const char *glob, bool on, size_t *matched) RT_HIDDEN;
  * function decides): each site goes straight to its final state in one
  * change, so no thread runs a site that one pattern enables and a later
  * one disables.  `fresh`: earlier patterns are forgotten and every site
- * the patterns do not name is disabled.  0, or -1 with rt.err set.
+ * the patterns do not name is disabled.  0, or -1 with runtime.err set.
  */
 int rt_set_filters(const struct rt_filter *f, size_t n, bool fresh) RT_HIDDEN;
 /* Why a pattern cannot be used (an unclosed '[', a trailing '\\'), or NULL. */
@@ -161,7 +161,7 @@ void rt_report_uncalled(void) RT_HIDDEN;
 /* The functions with a site that the pattern names. */
 size_t rt_count_matches(const char *glob) RT_HIDDEN;
 
-/* rt_modules.c: new modules appended to rt.mods from *first on, their sites checked. */
+/* rt_modules.c: new modules appended to runtime.mods from *first on, their sites checked. */
 int rt_load_modules(bool quiescent, size_t *first) RT_HIDDEN;
 /* The module's function names and which function each site is in; loaded on first use. */
 int rt_module_functions(struct rt_module *m) RT_HIDDEN;
@@ -203,7 +203,7 @@ struct rt_arg_spec {
 		} lo, hi;
 	} word[ARGS_MAX_PIECES];
 };
-/* Called for each site being enabled (with --args, or returning in memory), under rt.lock; -1 when out of memory. */
+/* Called for each site being enabled (with --args, or returning in memory), under runtime.lock; -1 when out of memory. */
 int rt_args_enable(const struct rt_module *m, const struct rt_site *s) RT_HIDDEN;
 /*
  * The sites' places, by the return address of their hook call: open
@@ -245,7 +245,7 @@ static inline const struct rt_arg_spec *rt_args_spec(uintptr_t ra)
 /* rt_unrecorded.c: one line per module whose functions call the hook without a table entry. */
 void rt_report_unrecorded(size_t first) RT_HIDDEN;
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
-/* A message for the user: on standard error, or in rt.err when objpatch attach loaded the runtime. */
+/* A message for the user: on standard error, or in runtime.err when objpatch attach loaded the runtime. */
 void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2))) RT_HIDDEN;
 
 /* Sites are a few bytes: a loop beats a call to memcmp 20,000 times over. */
@@ -285,7 +285,7 @@ struct tstate {
 	_Atomic(struct chunk *) head;	/* oldest chunk not yet freed by the writer */
 	struct chunk *cur;
 	struct frame *frames;
-	/* the writer's, under rt.lock: where reading resumes, and its state of the thread */
+	/* the writer's, under runtime.lock: where reading resumes, and its state of the thread */
 	struct chunk *read;
 	uint32_t read_pos;
 	struct trace_thread *out;
@@ -382,7 +382,7 @@ void rt_raw_note(const char *msg) RT_HIDDEN;
 /* Whether a write to the session's socket failed: objpatch is gone, or stopped reading. */
 bool rt_raw_failed(void) RT_HIDDEN;
 /*
- * The filter's patterns were (re)read (rt.start_filters): kept as the
+ * The filter's patterns were (re)read (runtime.start_filters): kept as the
  * recording's RAW_FILTER payload, made here since raw_open, which writes
  * it, may not allocate.
  */
@@ -395,7 +395,7 @@ void rt_writer_start(void) RT_HIDDEN;
  * then asked to do at once.
  */
 bool rt_writer_can_wait(void) RT_HIDDEN;
-/* A running thread's name as it is now, into t->comm (the writer's, under rt.lock). */
+/* A running thread's name as it is now, into t->comm (the writer's, under runtime.lock). */
 void rt_thread_comm(struct tstate *t) RT_HIDDEN;
 /* The program's name, for the trace's process name. */
 const char *rt_program_name(void) RT_HIDDEN;

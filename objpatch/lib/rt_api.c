@@ -28,16 +28,16 @@ static uint64_t clock_ns(clockid_t id)
 
 static void before_fork(void)
 {
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 }
 
 static void after_fork_parent(void)
 {
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 }
 
 /*
- * The child's thread is not the one that took rt.lock (another tid): an
+ * The child's thread is not the one that took runtime.lock (another tid): an
  * error-checking mutex (rt_modules.c) refuses its unlock, so it is made
  * anew, free.
  */
@@ -47,7 +47,7 @@ static void reset_lock(void)
 
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
-	pthread_mutex_init(&rt.lock, &a);
+	pthread_mutex_init(&runtime.lock, &a);
 	pthread_mutexattr_destroy(&a);
 }
 
@@ -87,18 +87,18 @@ static void check_filter(void)
 	char note[512];
 
 	rt_count_functions(&funcs, &traced);
-	if (!funcs || !rt.nstart_filters)
+	if (!funcs || !runtime.nstart_filters)
 		return;
-	for (size_t i = 0; i < rt.nstart_filters && (traced || !run); i++)
-		if (!rt_count_matches(rt.start_filters[i].glob))
+	for (size_t i = 0; i < runtime.nstart_filters && (traced || !run); i++)
+		if (!rt_count_matches(runtime.start_filters[i].glob))
 			fprintf(stderr, "objpatch: %s \"%s\" matches none of the %zu functions with a call site: see "
 				"their names with `objpatch list PROGRAM`\n", run ? "--filter" : "OBJPATCH_FILTER:",
-				rt.start_filters[i].glob, funcs);
+				runtime.start_filters[i].glob, funcs);
 	if (traced)
 		return;
 	snprintf(note, sizeof(note), "no function traced: %s%s selects none of the %zu functions with a call site",
 		 run ? "--filter " : "OBJPATCH_FILTER=", f, funcs);
-	rt.note = strdup(note);
+	runtime.note = strdup(note);
 }
 
 /*
@@ -142,17 +142,17 @@ __attribute__((constructor)) static void rt_init(void)
 	rt_read_settings();
 	rt_timestamp_init();
 	rt_output_init();
-	rt_record_init(rt.buffer_mb);
+	rt_record_init(runtime.buffer_mb);
 	/* The patcher's fork handler first: ours then run first, in lock order. */
 	if (patch_init(err, sizeof(err)) < 0)
 		fprintf(stderr, "objpatch: %s\n", err);
 	rt_fork_handlers();
-	pthread_mutex_lock(&rt.lock);
-	rt_set_filters(rt.start_filters, rt.nstart_filters, false);
+	pthread_mutex_lock(&runtime.lock);
+	rt_set_filters(runtime.start_filters, runtime.nstart_filters, false);
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (rt_scan_modules(&patched) < 0)
-		fprintf(stderr, "objpatch: %s\n", rt.err[0] ? rt.err : "out of memory");
+		fprintf(stderr, "objpatch: %s\n", runtime.err[0] ? runtime.err : "out of memory");
 	wall = clock_ns(CLOCK_MONOTONIC) - t0;
 	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	ready = true;
@@ -161,16 +161,16 @@ __attribute__((constructor)) static void rt_init(void)
 	rt_signals_install();
 	/* The checks below are not start-up's cost: they come after the figures. */
 	check_filter();
-	if (rt.stats) {
+	if (runtime.stats) {
 		size_t sites = 0;
 
-		for (size_t i = 0; i < rt.nmods; i++)
-			sites += rt.mods[i]->nsites;
+		for (size_t i = 0; i < runtime.nmods; i++)
+			sites += runtime.mods[i]->nsites;
 		fprintf(stderr, "objpatch: %zu sites in %zu modules, %zu patched in %" PRIu64 " ns (%" PRIu64
-			" ns of CPU)\n", sites, rt.nmods, patched, wall, cpu);
+			" ns of CPU)\n", sites, runtime.nmods, patched, wall, cpu);
 		rt_report_unrecorded(0);
 	}
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 }
 
 /*
@@ -184,9 +184,9 @@ __attribute__((destructor)) static void rt_fini(void)
 	if (!ready)
 		return;
 	rt_stop();
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 	rt_status_report(rt_flush(true) == 0);
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 }
 
 /*
@@ -208,17 +208,17 @@ static int set_filter(const char *glob, bool on)
 		rt_error("%s(\"%s\"): %s", what, glob, why);
 		return -1;
 	}
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 	rc = rt_set_filter(glob, on, &matched);
 	if (rc > 0 && on) {
-		free(rt.note);	/* the trace is no longer empty by the filter's doing */
-		rt.note = NULL;
+		free(runtime.note);	/* the trace is no longer empty by the filter's doing */
+		runtime.note = NULL;
 	}
 	if (rc >= 0 && !matched) {
 		rt_error("%s(\"%s\"): no function with a call site matches (kept for modules loaded later)", what, glob);
 		rc = -1;
 	}
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 	return rc;
 }
 
@@ -236,9 +236,9 @@ API int objpatch_flush(void)
 {
 	int rc;
 
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 	rc = rt_flush(false);
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 	return rc;
 }
 
@@ -246,17 +246,17 @@ API int objpatch_rescan(void)
 {
 	int rc;
 
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 	rc = rt_scan_modules(NULL);
 	if (ready)
 		rt_raw_begin();
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 	return rc;
 }
 
 API const char *objpatch_error(void)
 {
-	return rt.err;
+	return runtime.err;
 }
 
 /*

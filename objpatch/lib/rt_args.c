@@ -6,7 +6,7 @@
  * ABI (trace/arg_text.c, the same code a reader places them with) and the
  * places are kept under the site's return address in a table that entries
  * read without a lock: one multiply and, most often, one cache line.
- * Tables only grow, under rt.lock; a grown table is published whole and
+ * Tables only grow, under runtime.lock; a grown table is published whole and
  * the old one is kept, since entries may still be reading it.
  */
 #include <stdatomic.h>
@@ -140,7 +140,7 @@ int rt_args_enable(const struct rt_module *m, const struct rt_site *s)
 	uintptr_t ra = s->addr + (rt_arch_host.ra_from_site ? rt_arch_host.ra_from_site
 							    : s->len + rt_arch_host.ra_after_site);
 
-	if (!(rt.args || ret_bytes) || rt_args_spec(ra))
+	if (!(runtime.args || ret_bytes) || rt_args_spec(ra))
 		return 0;
 	if (!(spec = spec_of(m, s)) || make_room() < 0)
 		return -1;

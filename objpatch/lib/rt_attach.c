@@ -26,7 +26,7 @@
  * (the core sync, membarrier, interrupts running threads only).  Until
  * then the session's thread waits, and ends the session if objpatch
  * closes the socket instead.  The calls report failure by their value
- * and rt.err (objpatch_error()), never on the process's standard error.
+ * and runtime.err (objpatch_error()), never on the process's standard error.
  *
  * The session's thread streams the raw recording (trace/raw.h) to the
  * socket every OBJPATCH_FLUSH_MS, polling it meanwhile: anything to read
@@ -63,7 +63,7 @@
 bool rt_attached;
 bool rt_all_held;
 
-/* Under rt.lock: the session's socket is open.  session_thread: a session runs (start refused). */
+/* Under runtime.lock: the session's socket is open.  session_thread: a session runs (start refused). */
 static bool in_session;
 static _Atomic bool session_thread;
 static int session_fd = -1;
@@ -101,7 +101,7 @@ static int first_start(void)
 		return 0;
 	rt_timestamp_init();
 	rt_output_init();
-	rt_record_init(rt.buffer_mb);
+	rt_record_init(runtime.buffer_mb);
 	/* The patcher's fork handler first: ours then run first, in lock order. */
 	if (patch_init(err, sizeof(err)) < 0) {
 		rt_error("%s", err);
@@ -165,7 +165,7 @@ static void scan_new_modules(void)
 	rt_scan_modules(NULL);
 }
 
-/* Under rt.lock: the recording's header sent, the session's clock started; threads record from here on. */
+/* Under runtime.lock: the recording's header sent, the session's clock started; threads record from here on. */
 static void open_recording(void)
 {
 	rt_output_init();
@@ -174,15 +174,15 @@ static void open_recording(void)
 	atomic_store(&rt_dormant, false);
 }
 
-/* Under rt.lock: every site the filters want enabled, from a state where all are off (a forked child keeps its parent's). */
+/* Under runtime.lock: every site the filters want enabled, from a state where all are off (a forked child keeps its parent's). */
 static void enable_sites(void)
 {
-	rt_set_filters(rt.start_filters, rt.nstart_filters, true);
+	rt_set_filters(runtime.start_filters, runtime.nstart_filters, true);
 	dl_adds = 0;
 	scan_new_modules();
 }
 
-/* Under rt.lock, in the session's thread: the sites, unless the start call did them; the modules recorded. */
+/* Under runtime.lock, in the session's thread: the sites, unless the start call did them; the modules recorded. */
 static void begin(void)
 {
 	if (!patched)
@@ -191,7 +191,7 @@ static void begin(void)
 }
 
 /*
- * Under rt.lock: the session's end.  `sites`: every site back to its NOP
+ * Under runtime.lock: the session's end.  `sites`: every site back to its NOP
  * (not at the process's exit, where it would only delay it).
  */
 static void end(bool sites)
@@ -241,15 +241,15 @@ static void *session_main(void *arg)
 	/* What ps -L shows, and how objpatch tells a session runs (a second attach waits for it). */
 	pthread_setname_np(pthread_self(), RT_SESSION_THREAD);
 	stop = wait_for_held_sites(fd);
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 	begin();
 	if (stop)
 		end(true);
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 	while (!stop) {
 		/* A socket the program closed: its number may be a file of the program's now, not ours to poll. */
-		stop = !rt_raw_session_ours() || asked_to_stop(fd, rt.flush_ms);
-		pthread_mutex_lock(&rt.lock);
+		stop = !rt_raw_session_ours() || asked_to_stop(fd, runtime.flush_ms);
+		pthread_mutex_lock(&runtime.lock);
 		if (!in_session) {
 			stop = true;	/* the process's exit ended it */
 		} else {
@@ -259,7 +259,7 @@ static void *session_main(void *arg)
 			if (stop)
 				end(true);
 		}
-		pthread_mutex_unlock(&rt.lock);
+		pthread_mutex_unlock(&runtime.lock);
 	}
 	return NULL;
 }
@@ -285,7 +285,7 @@ static int start_thread(int fd)
 
 /*
  * 0: the session runs; 2: another session runs (objpatch_attach_owner
- * names its objpatch); -1 with rt.err set.  Called by objpatch attach
+ * names its objpatch); -1 with runtime.err set.  Called by objpatch attach
  * (OBJPATCH_ATTACH in environ), every other thread of the process stopped.
  */
 API int objpatch_attach_start(void)
@@ -308,22 +308,22 @@ API int objpatch_attach_start(void)
 	atomic_store(&session_thread, true);
 	objpatch_attach_owner = owner_setting();
 	/* The lock is free: no session thread, and the stopped threads were not inside fork(). */
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 	session_fd = fd;
 	in_session = true;
 	open_recording();
 	patched = rt_attach_setting("OBJPATCH_ATTACH_HELD") != NULL;
 	atomic_store(&held_pending, patched);
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 	if (start_thread(fd) < 0) {
 		/* No final flush: its records could fill the socket while objpatch holds the process. */
-		pthread_mutex_lock(&rt.lock);
+		pthread_mutex_lock(&runtime.lock);
 		atomic_store(&held_pending, false);
 		atomic_store(&rt_dormant, true);
 		rt_raw_session_end();
 		session_fd = -1;
 		in_session = false;
-		pthread_mutex_unlock(&rt.lock);
+		pthread_mutex_unlock(&runtime.lock);
 		objpatch_attach_owner = 0;
 		atomic_store(&session_thread, false);
 		return -1;
@@ -332,7 +332,7 @@ API int objpatch_attach_start(void)
 }
 
 /*
- * 0, or -1 with rt.err set.  Called by objpatch attach after
+ * 0, or -1 with runtime.err set.  Called by objpatch attach after
  * objpatch_attach_start() with OBJPATCH_ATTACH_HELD, every other thread
  * of the process stopped and none inside a pad, malloc or the loader.
  */
@@ -343,22 +343,22 @@ API int objpatch_attach_enable_held(void)
 		return -1;
 	}
 	/* Free: the session's thread waits for this call before it takes the lock. */
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 	if (in_session) {
 		rt_all_held = true;
 		enable_sites();
 		rt_all_held = false;
 	}
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 	atomic_store(&held_pending, false);
 	return 0;
 }
 
 void rt_attach_exit(void)
 {
-	pthread_mutex_lock(&rt.lock);
+	pthread_mutex_lock(&runtime.lock);
 	end(false);
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 }
 
 /*

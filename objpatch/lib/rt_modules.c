@@ -29,14 +29,14 @@
 #include "util/array.h"
 
 /* Error-checking: a thread that records while it holds the lock must not wait for the writer (rt_output.c). */
-struct rt_state rt = { .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP, .depth = 256 };
+struct rt_state runtime = { .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP, .depth = 256 };
 
 void rt_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(rt.err, sizeof(rt.err), fmt, ap);
+	vsnprintf(runtime.err, sizeof(runtime.err), fmt, ap);
 	va_end(ap);
 }
 
@@ -46,7 +46,7 @@ void rt_error(const char *fmt, ...)
  */
 static const char *shown_to_objpatch(const char *msg)
 {
-	static char out[sizeof(rt.err) + 4096];
+	static char out[sizeof(runtime.err) + 4096];
 	char exe[4096];
 	ssize_t n;
 
@@ -59,19 +59,19 @@ static const char *shown_to_objpatch(const char *msg)
 
 /*
  * A process objpatch attached to must see nothing on its standard error:
- * the message is kept in rt.err there (objpatch_error()) and goes to
+ * the message is kept in runtime.err there (objpatch_error()) and goes to
  * objpatch in the session's recording, else it is printed.
  */
 void rt_warn(const char *fmt, ...)
 {
-	char msg[sizeof(rt.err)];
+	char msg[sizeof(runtime.err)];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (rt_attached) {
-		memcpy(rt.err, msg, sizeof(msg));
+		memcpy(runtime.err, msg, sizeof(msg));
 		rt_raw_note(shown_to_objpatch(msg));
 	} else
 		fprintf(stderr, "objpatch: %s\n", msg);
@@ -94,8 +94,8 @@ struct scan {
 
 static bool known_module(const char *path, uintptr_t bias)
 {
-	for (size_t i = 0; i < rt.nmods; i++)
-		if (rt.mods[i]->bias == bias && strcmp(rt.mods[i]->path, path) == 0)
+	for (size_t i = 0; i < runtime.nmods; i++)
+		if (runtime.mods[i]->bias == bias && strcmp(runtime.mods[i]->path, path) == 0)
 			return true;
 	return false;
 }
@@ -388,7 +388,7 @@ bool rt_args_supported(void)
 void (*rt_entry_trampoline(unsigned kind, unsigned capture))(void)
 {
 	/* Attached, each session chooses: the entries then skip the arguments when it does not want them. */
-	if ((rt.args || rt_attached) && rt_args_supported())
+	if ((runtime.args || rt_attached) && rt_args_supported())
 		return rt_arch_host.entry_args[kind][capture];
 	return rt_arch_host.entry[kind][capture];
 }
@@ -460,13 +460,13 @@ static void free_module(struct rt_module *m)
 	free(m);
 }
 
-/* NULL with rt.err set on failure; a module without sites is not kept (NULL, no error). */
+/* NULL with runtime.err set on failure; a module without sites is not kept (NULL, no error). */
 static struct rt_module *load_module(struct found *f)
 {
 	struct rt_module *m = calloc(1, sizeof(*m));
 	int fd;
 
-	rt.err[0] = 0;
+	runtime.err[0] = 0;
 	init_forms();
 	if (!m)
 		return NULL;
@@ -495,7 +495,7 @@ static struct rt_module *load_module(struct found *f)
 
 /*
  * The modules loaded since the last scan (at start-up: all), appended to
- * rt.mods from *first on; their sites are read and checked, not written.
+ * runtime.mods from *first on; their sites are read and checked, not written.
  * `quiescent`: no other thread runs.  0, or -1 when one could not be kept.
  */
 int rt_load_modules(bool quiescent, size_t *first)
@@ -503,7 +503,7 @@ int rt_load_modules(bool quiescent, size_t *first)
 	struct scan sc = { 0 };
 	int rc = 0;
 
-	*first = rt.nmods;
+	*first = runtime.nmods;
 	dl_iterate_phdr(collect, &sc);
 	for (size_t i = 0; i < sc.n; i++) {
 		struct rt_module *m, **mods;
@@ -512,18 +512,18 @@ int rt_load_modules(bool quiescent, size_t *first)
 		m = load_module(&sc.v[i]);
 		free(sc.v[i].path);
 		if (!m) {
-			if (rt.err[0])
-				rt_warn("%s", rt.err);
+			if (runtime.err[0])
+				rt_warn("%s", runtime.err);
 			continue;
 		}
-		mods = realloc(rt.mods, (rt.nmods + 1) * sizeof(*rt.mods));
+		mods = realloc(runtime.mods, (runtime.nmods + 1) * sizeof(*runtime.mods));
 		if (!mods) {
 			free_module(m);	/* none of its sites written yet */
 			rc = -1;
 			continue;
 		}
-		rt.mods = mods;
-		rt.mods[rt.nmods++] = m;
+		runtime.mods = mods;
+		runtime.mods[runtime.nmods++] = m;
 	}
 	free(sc.v);
 	return rc;
@@ -550,8 +550,8 @@ struct sym_func *rt_func_for_ra(uintptr_t ra)
 	/* MIPS: a recording's sites are the sequences' first words, up to ra_span before ra. */
 	uintptr_t span = rt_arch_host.desc->ra_span ? rt_arch_host.desc->ra_span : RT_MAX_SITE;
 
-	for (size_t i = 0; i < rt.nmods; i++) {
-		struct rt_module *m = rt.mods[i];
+	for (size_t i = 0; i < runtime.nmods; i++) {
+		struct rt_module *m = runtime.mods[i];
 		const struct rt_site *s;
 
 		if (ra <= m->lo || ra > m->hi + span)

@@ -2,7 +2,7 @@
 /*
  * The runtime's trace: its threads' event chunks fed to the trace writer
  * (trace/writer.c), with names from the loaded modules, into the output
- * file; or, for raw recordings, to rt_raw.c.  Runs under rt.lock, never on
+ * file; or, for raw recordings, to rt_raw.c.  Runs under runtime.lock, never on
  * the recording path: at exit, on objpatch_flush(), from any thread, and
  * every OBJPATCH_FLUSH_MS in a writer thread of its own, which streams the
  * trace while the program runs and frees the chunks it has formatted, so
@@ -113,12 +113,12 @@ static struct sym_func *symbolize(void *ctx, uint64_t ra)
 static const char *module_of(void *ctx, const struct sym_func *f)
 {
 	(void)ctx;
-	for (size_t i = 0; i < rt.nmods; i++) {
-		const struct sym_table *s = &rt.mods[i]->syms;
+	for (size_t i = 0; i < runtime.nmods; i++) {
+		const struct sym_table *s = &runtime.mods[i]->syms;
 
 		/* The program is read through /proc/self/exe: its name says more. */
 		if (s->nfuncs && (uintptr_t)f >= (uintptr_t)s->funcs && (uintptr_t)f < (uintptr_t)(s->funcs + s->nfuncs))
-			return strcmp(rt.mods[i]->path, "/proc/self/exe") ? rt.mods[i]->path : rt_program_name();
+			return strcmp(runtime.mods[i]->path, "/proc/self/exe") ? runtime.mods[i]->path : rt_program_name();
 	}
 	return NULL;
 }
@@ -182,7 +182,7 @@ static enum trace_format writer_format(void)
 						     [FMT_FOLDED] = TRACE_FOLDED, [FMT_SVG] = TRACE_SVG,
 						     [FMT_PERFETTO] = TRACE_PERFETTO };
 
-	return (unsigned)rt.format < sizeof(formats) / sizeof(formats[0]) ? formats[rt.format] : TRACE_TEXT;
+	return (unsigned)runtime.format < sizeof(formats) / sizeof(formats[0]) ? formats[runtime.format] : TRACE_TEXT;
 }
 
 /*
@@ -193,7 +193,7 @@ static enum trace_format writer_format(void)
  */
 int rt_output_path(char *buf, size_t size, pid_t pid)
 {
-	const char *name = rt.output, *base = strrchr(name, '/'), *dot;
+	const char *name = runtime.output, *base = strrchr(name, '/'), *dot;
 	size_t len = strlen(name), ext, at, k = 0;
 	char digits[16];
 
@@ -204,7 +204,7 @@ int rt_output_path(char *buf, size_t size, pid_t pid)
 	ext = dot && dot > base ? (size_t)(dot - name) : len;	/* ".trace" is a name, not an extension */
 	memcpy(buf, name, ext);
 	at = ext;
-	if (pid != rt.output_pid) {
+	if (pid != runtime.output_pid) {
 		for (unsigned long p = (unsigned long)pid; p && k < sizeof(digits); p /= 10)
 			digits[k++] = (char)('0' + p % 10);
 		buf[at++] = '.';
@@ -219,12 +219,12 @@ static int open_file(void)
 {
 	char path[4096];
 
-	if (!rt.output) {
+	if (!runtime.output) {
 		out_fd = 2;
 		return 0;
 	}
 	if (rt_output_path(path, sizeof(path), out_pid) < 0) {
-		fprintf(stderr, "objpatch: OBJPATCH_OUTPUT=%s: the name is too long: use a shorter one\n", rt.output);
+		fprintf(stderr, "objpatch: OBJPATCH_OUTPUT=%s: the name is too long: use a shorter one\n", runtime.output);
 		return -1;
 	}
 	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -237,9 +237,9 @@ static int open_file(void)
 
 static int open_output(void)
 {
-	struct trace_settings s = { .format = writer_format(), .depth = rt.depth, .hex = rt.hex,
-				    .errno_names = rt.errno_names, .process_name = rt_program_name(),
-				    .strlen_max = rt.strlen_max, .machine = &machine, .symbolize = symbolize,
+	struct trace_settings s = { .format = writer_format(), .depth = runtime.depth, .hex = runtime.hex,
+				    .errno_names = runtime.errno_names, .process_name = rt_program_name(),
+				    .strlen_max = runtime.strlen_max, .machine = &machine, .symbolize = symbolize,
 				    .module_of = module_of, .read_args = rt_read_own };
 
 	if (out_fd >= 0 && out_pid == getpid())
@@ -407,15 +407,15 @@ static void running_frames(void)
  */
 static bool anything_traceable(void)
 {
-	for (size_t i = 0; i < rt.nmods; i++)
-		if (rt.mods[i]->nsites)
+	for (size_t i = 0; i < runtime.nmods; i++)
+		if (runtime.mods[i]->nsites)
 			return true;
 	return false;
 }
 
 void rt_raw_begin(void)
 {
-	if (rt.format == FMT_RAW && anything_traceable())
+	if (runtime.format == FMT_RAW && anything_traceable())
 		rt_raw_start(ts0, ns0);
 }
 
@@ -426,18 +426,18 @@ int rt_flush(bool final)
 
 	if (!anything_traceable() || (finished && out_pid == getpid()))
 		return 0;
-	if (rt.format == FMT_RAW)
+	if (runtime.format == FMT_RAW)
 		return rt_raw_flush(final, ts0, ns0);
 	if (open_output() < 0)
 		return -1;
 	trace_writer_clock(writer, ts0, ns_per_tick, calibrate());	/* 0: the rate goes on */
-	trace_writer_note(writer, rt.note);	/* objpatch_enable() may have cleared it */
+	trace_writer_note(writer, runtime.note);	/* objpatch_enable() may have cleared it */
 	if (gather_threads() < 0)
 		return -1;
 	limit = now;
 	last_pass = final;
 	/* A file always gets a whole trace. */
-	trace_write(writer, threads, nthreads, rt.output != NULL);
+	trace_write(writer, threads, nthreads, runtime.output != NULL);
 	limit = UINT64_MAX;
 	finished = final;
 	if (final) {
@@ -461,7 +461,7 @@ static void writer_sleep(void)
 {
 	const struct timespec ms = { 0, 1000000L };
 
-	for (unsigned i = 0; i < rt.flush_ms && !atomic_exchange(&writer_wanted, false); i++)
+	for (unsigned i = 0; i < runtime.flush_ms && !atomic_exchange(&writer_wanted, false); i++)
 		nanosleep(&ms, NULL);
 }
 
@@ -476,12 +476,12 @@ static void *writer_main(void *arg)
 
 		writer_sleep();
 		final = atomic_load(&finish_wanted);
-		pthread_mutex_lock(&rt.lock);
+		pthread_mutex_lock(&runtime.lock);
 		if (final && !finished)
 			rt_status_report(rt_flush(true) == 0);
 		else if (!finished)
 			rt_flush(false);
-		pthread_mutex_unlock(&rt.lock);
+		pthread_mutex_unlock(&runtime.lock);
 		if (final)
 			atomic_store(&finish_done, true);
 	}
@@ -514,9 +514,9 @@ void rt_writer_start(void)
 	sigset_t all, old;
 
 	atomic_store(&writer_running, false);
-	if (rt.format == FMT_RAW || !anything_traceable())
+	if (runtime.format == FMT_RAW || !anything_traceable())
 		return;
-	if (!rt.flush_ms || under_qemu()) {
+	if (!runtime.flush_ms || under_qemu()) {
 		rt_record_without_writer();
 		return;
 	}
@@ -532,7 +532,7 @@ void rt_writer_start(void)
 }
 
 /*
- * Whether this thread holds rt.lock, which the writer needs: a signal
+ * Whether this thread holds runtime.lock, which the writer needs: a signal
  * handler's traced calls on a thread that is toggling filters or flushing.
  * The lock checks errors: a lock attempt that is already past its
  * deadline says EDEADLK for its owner, without blocking anyone.
@@ -540,16 +540,16 @@ void rt_writer_start(void)
 static bool holds_lock(void)
 {
 	const struct timespec past = { 0, 0 };
-	int e = pthread_mutex_timedlock(&rt.lock, &past);
+	int e = pthread_mutex_timedlock(&runtime.lock, &past);
 
 	if (e == 0)
-		pthread_mutex_unlock(&rt.lock);
+		pthread_mutex_unlock(&runtime.lock);
 	return e == EDEADLK;
 }
 
 bool rt_writer_can_wait(void)
 {
-	if (rt.drop || !atomic_load(&writer_running) || finished || pthread_equal(pthread_self(), writer_id) ||
+	if (runtime.drop || !atomic_load(&writer_running) || finished || pthread_equal(pthread_self(), writer_id) ||
 	    holds_lock())
 		return false;
 	atomic_store(&writer_wanted, true);
@@ -573,7 +573,7 @@ static void finish_here(bool (*give_up)(void))
 	sigset_t alrm;
 	unsigned waited = 0;
 
-	while (pthread_mutex_trylock(&rt.lock) != 0) {
+	while (pthread_mutex_trylock(&runtime.lock) != 0) {
 		if (++waited >= FINISH_TIMEOUT_MS || give_up())
 			return;
 		nanosleep(&ms, NULL);
@@ -585,14 +585,14 @@ static void finish_here(bool (*give_up)(void))
 	alarm(FINISH_TIMEOUT_MS / 1000);
 	rt_status_report(rt_flush(true) == 0);
 	alarm(0);
-	pthread_mutex_unlock(&rt.lock);
+	pthread_mutex_unlock(&runtime.lock);
 }
 
 void rt_output_finish(bool (*give_up)(void))
 {
 	const struct timespec ms = { 0, 1000000L };
 
-	if (rt.format == FMT_RAW || !anything_traceable() || holds_lock())
+	if (runtime.format == FMT_RAW || !anything_traceable() || holds_lock())
 		return;
 	/* The signal's instant ends every thread's trace, as exit's does. */
 	rt_stop();

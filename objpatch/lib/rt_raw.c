@@ -59,7 +59,7 @@ static ssize_t send_iov(struct iovec *iov, int n, bool droppable)
 {
 	struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
 
-	return sendmsg(raw_fd, &m, MSG_NOSIGNAL | (droppable && rt.drop ? MSG_DONTWAIT : 0));
+	return sendmsg(raw_fd, &m, MSG_NOSIGNAL | (droppable && runtime.drop ? MSG_DONTWAIT : 0));
 }
 
 /*
@@ -99,7 +99,7 @@ static bool raw_writev(struct iovec *iov, int n, bool droppable)
 			return true;
 		}
 		w = rt_attached ? send_iov(iov, n, droppable) : writev(raw_fd, iov, n);
-		if (rt_attached && w < 0 && errno != EINTR && !(errno == EAGAIN && droppable && rt.drop)) {
+		if (rt_attached && w < 0 && errno != EINTR && !(errno == EAGAIN && droppable && runtime.drop)) {
 			session_broken();
 			return true;
 		}
@@ -164,19 +164,19 @@ void rt_raw_filter_read(void)
 	size_t len = 0;
 	char *p;
 
-	for (size_t i = 0; i < rt.nstart_filters; i++)
-		len += !rt.start_filters[i].on + strlen(rt.start_filters[i].glob) + 1;
+	for (size_t i = 0; i < runtime.nstart_filters; i++)
+		len += !runtime.start_filters[i].on + strlen(runtime.start_filters[i].glob) + 1;
 	free(filter_payload);
 	filter_len = 0;
 	/* No pattern: every function, as the runtime traces then. */
 	if (!(filter_payload = p = malloc(len ? len : 2)))
 		return;
-	if (!rt.nstart_filters)
+	if (!runtime.nstart_filters)
 		memcpy(p, "*", 2);
-	for (size_t i = 0; i < rt.nstart_filters; i++) {
-		if (!rt.start_filters[i].on)
+	for (size_t i = 0; i < runtime.nstart_filters; i++) {
+		if (!runtime.start_filters[i].on)
 			*p++ = '!';
-		p = stpcpy(p, rt.start_filters[i].glob) + 1;
+		p = stpcpy(p, runtime.start_filters[i].glob) + 1;
 	}
 	filter_len = len ? len : 2;
 }
@@ -193,9 +193,9 @@ static void raw_identity(void)
 static int raw_open(void)
 {
 	struct raw_header h = { .machine = rt_arch_host.desc->machine, .elfclass = rt_arch_host.desc->elfclass,
-				.flags = (rt.errno_names ? RAW_FLAG_ERRNO_NAMES : 0) |
-					 (rt.args && rt_args_supported() ? RAW_FLAG_ARGS : 0),
-				.depth = rt.depth, .pid = (int32_t)getpid() };
+				.flags = (runtime.errno_names ? RAW_FLAG_ERRNO_NAMES : 0) |
+					 (runtime.args && rt_args_supported() ? RAW_FLAG_ARGS : 0),
+				.depth = runtime.depth, .pid = (int32_t)getpid() };
 	char path[4096];
 
 	if (raw_fd >= 0 && raw_pid == h.pid)
@@ -208,7 +208,7 @@ static int raw_open(void)
 	raw_modules_written = 0;
 	if (rt_output_path(path, sizeof(path), raw_pid) < 0)
 		return raw_fd = -1;
-	raw_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | (rt.drop ? O_NONBLOCK : 0), 0644);
+	raw_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | (runtime.drop ? O_NONBLOCK : 0), 0644);
 	if (raw_fd < 0)
 		return -1;
 	raw_header_init(&h, h.machine, h.elfclass, h.flags, h.depth, h.pid);	/* version 3 or, with arguments, 4 */
@@ -347,8 +347,8 @@ out:
 
 static void raw_modules(void)
 {
-	for (; raw_modules_written < rt.nmods; raw_modules_written++) {
-		const struct rt_module *m = rt.mods[raw_modules_written];
+	for (; raw_modules_written < runtime.nmods; raw_modules_written++) {
+		const struct rt_module *m = runtime.mods[raw_modules_written];
 		uint64_t bias = m->bias;
 		char exe[4096];
 		ssize_t n;
@@ -361,7 +361,7 @@ static void raw_modules(void)
 		}
 		raw_record(RAW_MODULE, &bias, sizeof(bias), path, strlen(path) + 1);
 		raw_module_identity(raw_modules_written, m);
-		raw_module_functions(raw_modules_written, rt.mods[raw_modules_written]);
+		raw_module_functions(raw_modules_written, runtime.mods[raw_modules_written]);
 	}
 }
 
@@ -395,7 +395,7 @@ int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0)
 
 	if (raw_open() < 0) {
 		if (!rt_attached)
-			rt_warn("%s: %s", rt.output, strerror(errno));
+			rt_warn("%s: %s", runtime.output, strerror(errno));
 		return -1;
 	}
 	raw_modules();
@@ -421,10 +421,10 @@ int rt_raw_flush(bool final, uint64_t ts0, uint64_t ns0)
 void rt_raw_session_begin(int fd)
 {
 	struct raw_header h;
-	uint32_t flags = (rt.errno_names ? RAW_FLAG_ERRNO_NAMES : 0) | (rt.args && rt_args_supported() ? RAW_FLAG_ARGS : 0);
+	uint32_t flags = (runtime.errno_names ? RAW_FLAG_ERRNO_NAMES : 0) | (runtime.args && rt_args_supported() ? RAW_FLAG_ARGS : 0);
 	struct iovec iov = { &h, sizeof(h) };
 
-	raw_header_init(&h, rt_arch_host.desc->machine, rt_arch_host.desc->elfclass, flags, rt.depth, (int32_t)getpid());
+	raw_header_init(&h, rt_arch_host.desc->machine, rt_arch_host.desc->elfclass, flags, runtime.depth, (int32_t)getpid());
 	while (atomic_flag_test_and_set_explicit(&write_lock, memory_order_acquire))
 		sched_yield();
 	raw_fd = fd;

@@ -4,7 +4,7 @@
  *
  * Each thread has a shadow stack of the return addresses it replaced and a
  * list of event chunks that only it writes; the trace writer reads them
- * under rt.lock up to each chunk's release-stored count.  Nothing here takes
+ * under runtime.lock up to each chunk's release-stored count.  Nothing here takes
  * a lock or calls malloc: a signal handler may run traced code at any point,
  * so thread state and chunks come from mmap, and a handler that interrupts
  * the recorder itself is not traced (counted instead).
@@ -257,7 +257,7 @@ void rt_record_init(size_t buffer_mb)
 		max_bytes = buffer_mb << 20;
 	while (chunk_bytes > FIRST_CHUNK && chunk_bytes > max_bytes / 4)
 		chunk_bytes /= 2;
-	if (rt.format == FMT_RAW)
+	if (runtime.format == FMT_RAW)
 		map_shared();
 	pthread_key_create(&exit_key, thread_exit);
 }
@@ -271,7 +271,7 @@ extern void __lsan_register_root_region(const void *p, size_t size) __attribute_
 
 static struct tstate *make_thread_state(void)
 {
-	size_t size = sizeof(struct tstate) + rt.depth * sizeof(struct frame);
+	size_t size = sizeof(struct tstate) + runtime.depth * sizeof(struct frame);
 	struct tstate *t = map_zeroed(size);
 
 	if (!t)
@@ -279,7 +279,7 @@ static struct tstate *make_thread_state(void)
 	t->frames = (struct frame *)(t + 1);
 	t->tid = (pid_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->comm);
-	t->cur = rt.format == FMT_RAW ? raw_chunk() : new_chunk(FIRST_CHUNK);
+	t->cur = runtime.format == FMT_RAW ? raw_chunk() : new_chunk(FIRST_CHUNK);
 	if (!t->cur) {
 		munmap(t, size);
 		return NULL;
@@ -462,7 +462,7 @@ void rt_raw_drain(struct tstate *t)
 }
 
 /*
- * objpatch attach, at a session's end (under rt.lock, after the final
+ * objpatch attach, at a session's end (under runtime.lock, after the final
  * flush): the chunk of each thread that has exited goes, so that a
  * process attached to again and again, its threads coming and going,
  * does not keep 512 KiB for each one for good.  Its state (a few KiB)
@@ -494,7 +494,7 @@ static uint64_t *reserve(struct tstate *t, size_t n)
 		return NULL;	/* a forked child that found no chunk of its own */
 	used = atomic_load_explicit(&c->count, memory_order_relaxed);
 
-	if (used + n > c->cap && rt.format == FMT_RAW) {
+	if (used + n > c->cap && runtime.format == FMT_RAW) {
 		/* Raw recording: write the chunk out and fill it again, from the start. */
 		spill(t);
 		return &c->w[0];
@@ -655,13 +655,13 @@ static inline __attribute__((always_inline)) void enter(uintptr_t ra, uintptr_t 
 	tail = is_return_trampoline(*slot);
 	if (!tail && t->depth && (uintptr_t)t->frames[t->depth - 1].slot <= dead)
 		drop_dead_frames(t, dead, ts);
-	if (t->depth >= rt.depth) {
+	if (t->depth >= runtime.depth) {
 		t->missed_depth++;
 		goto out;
 	}
 	if (tail && !t->depth)
 		goto out;	/* no frame it could belong to: left as it is */
-	if (!(regs && rt.args ? emit_entry_args(t, ra, t->depth - t->base, ts, stack, regs, unknown) :
+	if (!(regs && runtime.args ? emit_entry_args(t, ra, t->depth - t->base, ts, stack, regs, unknown) :
 		     emit_entry(t, ra, t->depth - t->base, ts)))
 		goto out;
 	f = &t->frames[t->depth];
@@ -838,7 +838,7 @@ size_t rt_read_own(void *ctx, uint64_t addr, void *buf, size_t n)
 static size_t capture_string(uintptr_t addr, uint64_t *w)
 {
 	uint8_t *dst = (uint8_t *)w + 1;
-	size_t want = rt.strlen_max + 1, got = 0;
+	size_t want = runtime.strlen_max + 1, got = 0;
 
 	if (want > STRING_WORDS * 8 - 1)
 		want = STRING_WORDS * 8 - 1;

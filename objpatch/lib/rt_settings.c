@@ -10,7 +10,7 @@
  * Loaded by objpatch attach, the runtime reads the settings objpatch put
  * in environ for the call that starts a session, which objpatch checked
  * before: a value it cannot use (a mismatched objpatch and runtime) is
- * the call's error, in rt.err, and the process sees nothing.
+ * the call's error, in runtime.err, and the process sees nothing.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -160,9 +160,9 @@ static bool add_start_filter(const char *glob, bool on)
 {
 	static size_t cap;
 
-	if (!grow_array(&rt.start_filters, rt.nstart_filters, &cap, sizeof(*rt.start_filters)))
+	if (!grow_array(&runtime.start_filters, runtime.nstart_filters, &cap, sizeof(*runtime.start_filters)))
 		return false;
-	rt.start_filters[rt.nstart_filters++] = (struct rt_filter){ glob, on };
+	runtime.start_filters[runtime.nstart_filters++] = (struct rt_filter){ glob, on };
 	return true;
 }
 
@@ -203,7 +203,7 @@ static void read_filter(void)
 			refuse("OBJPATCH_FILTER", f, valid);
 			continue;
 		}
-		if (!rt.nstart_filters && !on)
+		if (!runtime.nstart_filters && !on)
 			add_start_filter("*", true);
 		add_start_filter(g, on);
 	}
@@ -215,35 +215,35 @@ void rt_read_settings(void)
 	const char *outp = setting("OBJPATCH_OUTPUT");
 
 	unknown_vars();
-	rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
-	rt.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
-	rt.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 32, 1, 1 << 20);
-	rt.flush_ms = (unsigned)env_number("OBJPATCH_FLUSH_MS", 50, 0, 60000);
-	rt.drop = env_drop();
-	rt.hex = env_bool("OBJPATCH_HEX");
-	rt.stats = env_bool("OBJPATCH_STATS");
-	rt.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
-	rt.args = env_bool("OBJPATCH_ARGS");
+	runtime.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
+	runtime.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
+	runtime.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 32, 1, 1 << 20);
+	runtime.flush_ms = (unsigned)env_number("OBJPATCH_FLUSH_MS", 50, 0, 60000);
+	runtime.drop = env_drop();
+	runtime.hex = env_bool("OBJPATCH_HEX");
+	runtime.stats = env_bool("OBJPATCH_STATS");
+	runtime.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
+	runtime.args = env_bool("OBJPATCH_ARGS");
 	/* Asked for where the port cannot: said once, not an empty "()" on every call. */
-	if (rt.args && !rt_args_supported())
+	if (runtime.args && !rt_args_supported())
 		fprintf(stderr, "objpatch: OBJPATCH_ARGS (--args): the %s runtime does not capture arguments yet; "
 			"calls are traced without them\n", rt_arch_host.desc->name);
-	rt.format = env_format();
+	runtime.format = env_format();
 	/* Binary, into the program's own messages: never what was meant. */
-	if (rt.format == FMT_PERFETTO && !(outp && *outp))
+	if (runtime.format == FMT_PERFETTO && !(outp && *outp))
 		refuse("OBJPATCH_FORMAT", "perfetto", "a binary trace, and standard error is the default output: "
 			"set OBJPATCH_OUTPUT to a file too");
 	read_filter();
 	rt_raw_filter_read();
 	if (bad)
 		_exit(2);	/* before main: nothing of the program's has run */
-	rt.output = outp && *outp ? strdup(outp) : NULL;
+	runtime.output = outp && *outp ? strdup(outp) : NULL;
 	/* Not a terminal's kind of output. */
-	if (rt.format == FMT_RAW && !rt.output)
-		rt.output = strdup("objpatch.data");
-	if (rt.format == FMT_SVG && !rt.output)
-		rt.output = strdup("objpatch.svg");
-	rt.output_pid = first_process();
+	if (runtime.format == FMT_RAW && !runtime.output)
+		runtime.output = strdup("objpatch.data");
+	if (runtime.format == FMT_SVG && !runtime.output)
+		runtime.output = strdup("objpatch.svg");
+	runtime.output_pid = first_process();
 }
 
 /*
@@ -256,25 +256,25 @@ int rt_read_attach_settings(void)
 	static bool first = true;
 
 	bad = false;
-	rt.err[0] = 0;
-	rt.nstart_filters = 0;
+	runtime.err[0] = 0;
+	runtime.nstart_filters = 0;
 	if (first) {
-		rt.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
-		rt.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 32, 1, 1 << 20);
+		runtime.depth = (unsigned)env_number("OBJPATCH_DEPTH", 256, 1, EV_DEPTH_MAX);
+		runtime.buffer_mb = env_number("OBJPATCH_BUFFER_MB", 32, 1, 1 << 20);
 	}
-	rt.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
-	rt.flush_ms = (unsigned)env_number("OBJPATCH_FLUSH_MS", 50, 1, 60000);
-	rt.drop = env_drop();
-	rt.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
-	rt.args = env_bool("OBJPATCH_ARGS") && rt_args_supported();
-	rt.format = env_format();
-	if (rt.format != FMT_RAW)
+	runtime.strlen_max = env_number("OBJPATCH_STRLEN", 64, 1, STRING_WORDS * 8 - 2);
+	runtime.flush_ms = (unsigned)env_number("OBJPATCH_FLUSH_MS", 50, 1, 60000);
+	runtime.drop = env_drop();
+	runtime.errno_names = env_bool("OBJPATCH_ERRNO_NAMES");
+	runtime.args = env_bool("OBJPATCH_ARGS") && rt_args_supported();
+	runtime.format = env_format();
+	if (runtime.format != FMT_RAW)
 		refuse("OBJPATCH_FORMAT", setting("OBJPATCH_FORMAT"), "objpatch attach streams raw recordings only");
 	read_filter();
 	rt_raw_filter_read();
 	if (bad)
 		return -1;
 	first = false;
-	rt.output_pid = getpid();
+	runtime.output_pid = getpid();
 	return 0;
 }

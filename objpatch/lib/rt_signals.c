@@ -108,8 +108,8 @@ static void on_ending(int sig, siginfo_t *si, void *uc)
 /* Some module has a recorded site: a shell that only starts the traced programs has none. */
 static bool traceable(void)
 {
-	for (size_t i = 0; i < rt.nmods; i++)
-		if (rt.mods[i]->nsites)
+	for (size_t i = 0; i < runtime.nmods; i++)
+		if (runtime.mods[i]->nsites)
 			return true;
 	return false;
 }
@@ -118,7 +118,7 @@ void rt_signals_install(void)
 {
 	struct sigaction sa, old;
 
-	if (rt.format == FMT_RAW || !traceable())
+	if (runtime.format == FMT_RAW || !traceable())
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_ending;

@@ -378,8 +378,8 @@ int rt_scan_modules(size_t *patched)
 	size_t direct = 0, first;
 	int rc = rt_load_modules(quiescent, &first);
 
-	for (size_t i = first; i < rt.nmods; i++) {
-		struct rt_module *m = rt.mods[i];
+	for (size_t i = first; i < runtime.nmods; i++) {
+		struct rt_module *m = runtime.mods[i];
 
 		/*
 		 * s390x (encode_site): the disabled form holds the stub's
@@ -414,8 +414,8 @@ static bool first_site_of_function(const struct rt_module *m, size_t j)
 void rt_count_functions(size_t *funcs, size_t *traced)
 {
 	*funcs = *traced = 0;
-	for (size_t i = 0; i < rt.nmods; i++) {
-		const struct rt_module *m = rt.mods[i];
+	for (size_t i = 0; i < runtime.nmods; i++) {
+		const struct rt_module *m = runtime.mods[i];
 
 		for (size_t j = 0; j < m->nsites; j++) {
 			if (!first_site_of_function(m, j))
@@ -429,8 +429,8 @@ void rt_count_functions(size_t *funcs, size_t *traced)
 /* Whether OBJPATCH_FILTER names functions: not only "*" (trace everything), where most never run. */
 static bool filter_names_functions(void)
 {
-	for (size_t i = 0; i < rt.nstart_filters; i++)
-		if (rt.start_filters[i].on && strcmp(rt.start_filters[i].glob, "*"))
+	for (size_t i = 0; i < runtime.nstart_filters; i++)
+		if (runtime.start_filters[i].on && strcmp(runtime.start_filters[i].glob, "*"))
 			return true;
 	return false;
 }
@@ -453,8 +453,8 @@ void rt_report_uncalled(void)
 
 	if (!filter_names_functions())
 		return;
-	for (size_t i = 0; i < rt.nmods; i++) {
-		struct rt_module *m = rt.mods[i];
+	for (size_t i = 0; i < runtime.nmods; i++) {
+		struct rt_module *m = runtime.mods[i];
 
 		if (rt_module_functions(m) < 0)
 			continue;
@@ -475,8 +475,8 @@ size_t rt_count_matches(const char *glob)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < rt.nmods; i++) {
-		struct rt_module *m = rt.mods[i];
+	for (size_t i = 0; i < runtime.nmods; i++) {
+		struct rt_module *m = runtime.mods[i];
 
 		if (rt_module_functions(m) < 0)
 			continue;
@@ -493,8 +493,8 @@ int rt_set_filter(const char *glob, bool on, size_t *matched)
 
 	if (remember_filter(glob, on) < 0)
 		return rt_error("out of memory"), -1;
-	for (size_t i = 0; i < rt.nmods; i++) {
-		struct rt_module *m = rt.mods[i];
+	for (size_t i = 0; i < runtime.nmods; i++) {
+		struct rt_module *m = runtime.mods[i];
 
 		if (rt_module_functions(m) < 0) {
 			free_change(&ch);
@@ -529,8 +529,8 @@ int rt_set_filters(const struct rt_filter *f, size_t n, bool fresh)
 	for (size_t i = 0; i < n; i++)
 		if (remember_filter(f[i].glob, f[i].on) < 0)
 			return rt_error("out of memory"), -1;
-	for (size_t i = 0; i < rt.nmods; i++) {
-		struct rt_module *m = rt.mods[i];
+	for (size_t i = 0; i < runtime.nmods; i++) {
+		struct rt_module *m = runtime.mods[i];
 
 		if (rt_module_functions(m) < 0) {
 			rc = -1;

@@ -24,8 +24,8 @@ void rt_status_report(bool written)
 
 	if (!path || !*path)
 		return;
-	for (size_t i = 0; i < rt.nmods; i++)
-		sites += rt.mods[i]->nsites;
+	for (size_t i = 0; i < runtime.nmods; i++)
+		sites += runtime.mods[i]->nsites;
 	rt_count_functions(&funcs, &traced);
 	n = snprintf(line, sizeof(line), "%d %zu %d %zu %zu\n", (int)getpid(), sites, written, funcs, traced);
 	/* One write to an O_APPEND file: lines of processes exiting together do not mix. */

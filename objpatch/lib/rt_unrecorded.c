@@ -37,8 +37,8 @@ static size_t module_unrecorded(struct rt_module *m, const char **first)
 
 void rt_report_unrecorded(size_t first)
 {
-	for (size_t i = first; i < rt.nmods; i++) {
-		struct rt_module *m = rt.mods[i];
+	for (size_t i = first; i < runtime.nmods; i++) {
+		struct rt_module *m = runtime.mods[i];
 		const char *name = strcmp(m->path, "/proc/self/exe") == 0 ? program_invocation_name : m->path;
 		const char *example;
 		size_t n = module_unrecorded(m, &example);
