@@ -303,14 +303,6 @@ const char *arch_reloc_name(const struct arch *arch, uint32_t type);
 /* The width of an absolute data relocation, 0 if `type` is not one. */
 unsigned arch_abs_width(const struct arch *arch, uint32_t type, bool is64);
 
-/* Pattern helpers for the descriptor files. */
-#define B(v)		{ 1, (v), 0xff }
-#define H(v)		{ 2, (v), 0xffff }
-#define W(v)		{ 4, (v), 0xffffffffu }
-#define WM(v, m)	{ 4, (v), (m) }
-#define HM(v, m)	{ 2, (v), (m) }
-#define PAT(...)	{ .n = sizeof((struct insn_unit[]){ __VA_ARGS__ }) / sizeof(struct insn_unit), \
-			  .u = { __VA_ARGS__ } }
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 size_t insn_len(const struct insn_pattern *p);

@@ -8,21 +8,22 @@
 #include "arch/arm/arm.h"
 #include "arch/arm/args_arm.h"
 #include "arch/arm/insn.h"
+#include "arch/pattern.h"
 
 static const char *const arm_hooks[] = { "__gnu_mcount_nc", "mcount", "__fentry__", NULL };
 
-#define ARM_BL_PAT	WM(ARM_BL, ARM_BL_MASK)
-#define THUMB_BL_PAT	HM(T32_BL_HI, T32_BL_HI_MASK), HM(T32_BL_LO, T32_BL_LO_MASK)
+#define ARM_BL_PAT	U32M(ARM_BL, ARM_BL_MASK)
+#define THUMB_BL_PAT	U16M(T32_BL_HI, T32_BL_HI_MASK), U16M(T32_BL_LO, T32_BL_LO_MASK)
 
 static const struct call_form arm_calls[ARM_FORMS] = {
-	[ARM_FORM_BL] = { .rtype = R_ARM_CALL, .site_adjust = 0, .site = PAT(ARM_BL_PAT), .nop = PAT(W(ARM_NOP)),
-			  .prefix = PAT(W(ARM_PUSH_LR)), .prefix_nop = PAT(W(ARM_NOP)) },
-	[ARM_FORM_BL_PC24] = { .rtype = R_ARM_PC24, .site_adjust = 0, .site = PAT(ARM_BL_PAT), .nop = PAT(W(ARM_NOP)),
-			       .prefix = PAT(W(ARM_PUSH_LR)), .prefix_nop = PAT(W(ARM_NOP)) },
+	[ARM_FORM_BL] = { .rtype = R_ARM_CALL, .site_adjust = 0, .site = PAT(ARM_BL_PAT), .nop = PAT(U32(ARM_NOP)),
+			  .prefix = PAT(U32(ARM_PUSH_LR)), .prefix_nop = PAT(U32(ARM_NOP)) },
+	[ARM_FORM_BL_PC24] = { .rtype = R_ARM_PC24, .site_adjust = 0, .site = PAT(ARM_BL_PAT), .nop = PAT(U32(ARM_NOP)),
+			       .prefix = PAT(U32(ARM_PUSH_LR)), .prefix_nop = PAT(U32(ARM_NOP)) },
 	/* R_ARM_THM_CALL, named THM_PC22 in <elf.h> */
 	[ARM_FORM_THUMB_BL] = { .rtype = R_ARM_THM_PC22, .site_adjust = 0, .site = PAT(THUMB_BL_PAT),
-				.nop = PAT(H(T32_NOP), H(T32_NOP)),
-				.prefix = PAT(H(T32_PUSH_LR)), .prefix_nop = PAT(H(T32_NOP)) },
+				.nop = PAT(U16(T32_NOP), U16(T32_NOP)),
+				.prefix = PAT(U16(T32_PUSH_LR)), .prefix_nop = PAT(U16(T32_NOP)) },
 };
 
 static bool arm_bl_decode(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
@@ -57,16 +58,16 @@ static bool thumb_bl_decode(const uint8_t *code, size_t avail, bool be, uint64_t
 
 static const struct call_decoder arm_decoders[] = {
 	{ .insn = PAT(ARM_BL_PAT), .target = arm_bl_decode, .len = 4 },
-	{ .insn = PAT(WM(ARM_BLX, ARM_BLX_MASK)), .target = arm_bl_decode, .len = 4 },
+	{ .insn = PAT(U32M(ARM_BLX, ARM_BLX_MASK)), .target = arm_bl_decode, .len = 4 },
 	{ .insn = PAT(THUMB_BL_PAT), .target = thumb_bl_decode, .len = 4 },
-	{ .insn = PAT(WM(ARM_B, ARM_BL_MASK)), .target = arm_bl_decode, .len = 4, .ref = true },
+	{ .insn = PAT(U32M(ARM_B, ARM_BL_MASK)), .target = arm_bl_decode, .len = 4, .ref = true },
 };
 
 static const struct insn_pattern arm_pad_nops[] = {
-	PAT(H(T32_NOP)),
-	PAT(H(0x46c0)),		/* Thumb mov r8, r8 */
-	PAT(W(ARM_NOP)),
-	PAT(W(0xe320f000)),	/* nop */
+	PAT(U16(T32_NOP)),
+	PAT(U16(0x46c0)),		/* Thumb mov r8, r8 */
+	PAT(U32(ARM_NOP)),
+	PAT(U32(0xe320f000)),	/* nop */
 };
 
 const struct arch arch_arm = {

@@ -3,13 +3,14 @@
 #include "arch/arch.h"
 #include "arch/arm64/args_arm64.h"
 #include "arch/arm64/insn.h"
+#include "arch/pattern.h"
 
 static const char *const arm64_hooks[] = { "_mcount", "__fentry__", NULL };
 
-#define BL	WM(A64_BL, A64_BL_MASK)
+#define BL	U32M(A64_BL, A64_BL_MASK)
 
 static const struct call_form arm64_calls[] = {
-	{ .rtype = R_AARCH64_CALL26, .site_adjust = 0, .site = PAT(BL), .nop = PAT(W(A64_NOP)) },
+	{ .rtype = R_AARCH64_CALL26, .site_adjust = 0, .site = PAT(BL), .nop = PAT(U32(A64_NOP)) },
 };
 
 static bool arm64_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
@@ -22,14 +23,14 @@ static bool arm64_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, ui
 
 static const struct call_decoder arm64_decoders[] = {
 	{ .insn = PAT(BL), .target = arm64_bl, .len = 4 },
-	{ .insn = PAT(WM(A64_B, A64_BL_MASK)), .target = arm64_bl, .len = 4, .ref = true },
+	{ .insn = PAT(U32M(A64_B, A64_BL_MASK)), .target = arm64_bl, .len = 4, .ref = true },
 };
 
-static const struct insn_pattern arm64_pad_nops[] = { PAT(W(A64_NOP)) };
+static const struct insn_pattern arm64_pad_nops[] = { PAT(U32(A64_NOP)) };
 /* The kernel's ftrace writes `mov x9, x30` before the `bl`. */
-static const struct insn_pattern arm64_pad_patched[] = { PAT(W(A64_MOV_X9_X30)) };
+static const struct insn_pattern arm64_pad_patched[] = { PAT(U32(A64_MOV_X9_X30)) };
 /* bti c, j, jc */
-static const struct insn_pattern arm64_landing_pads[] = { PAT(WM(0xd503241f, 0xffffff3f)) };
+static const struct insn_pattern arm64_landing_pads[] = { PAT(U32M(0xd503241f, 0xffffff3f)) };
 
 #define ARM64_CC_FORM "-fpatchable-function-entry=2 -fno-omit-frame-pointer"
 

@@ -11,18 +11,19 @@
 #include "arch/arch.h"
 #include "arch/mips/args_mips.h"
 #include "arch/mips/insn.h"
+#include "arch/pattern.h"
 
 #define R_MIPS_PC32 248		/* GNU extension, not in every <elf.h> */
 
 static const char *const mips_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
-#define JAL		WM(MIPS_JAL, MIPS_OP_MASK)
-#define LUI		WM(MIPS_LUI, MIPS_OP_MASK)
-#define LW_T9		WM(MIPS_LW_T9, MIPS_OP_RT_MASK)
-#define LD_T9		WM(MIPS_LD_T9, MIPS_OP_RT_MASK)
-#define NOP		W(MIPS_NOP)
-#define LW_GP		WM(MIPS_I(MIPS_OP_LW, MIPS_GP, 0), MIPS_OP_RS_MASK)
-#define LD_GP		WM(MIPS_I(MIPS_OP_LD, MIPS_GP, 0), MIPS_OP_RS_MASK)
+#define JAL		U32M(MIPS_JAL, MIPS_OP_MASK)
+#define LUI		U32M(MIPS_LUI, MIPS_OP_MASK)
+#define LW_T9		U32M(MIPS_LW_T9, MIPS_OP_RT_MASK)
+#define LD_T9		U32M(MIPS_LD_T9, MIPS_OP_RT_MASK)
+#define NOP		U32(MIPS_NOP)
+#define LW_GP		U32M(MIPS_I(MIPS_OP_LW, MIPS_GP, 0), MIPS_OP_RS_MASK)
+#define LD_GP		U32M(MIPS_I(MIPS_OP_LD, MIPS_GP, 0), MIPS_OP_RS_MASK)
 
 /*
  * `jal _mcount` with the o32 `addiu sp,sp,-8` in its delay slot (which
@@ -34,8 +35,8 @@ static const char *const mips_hooks[] = { "_mcount", "mcount", "__fentry__", NUL
 			     .nop = PAT(NOP, NOP) }
 
 static const struct call_form mips_calls[] = {
-	JAL_SP_FORM(W(MIPS_ADDIU_SP_M8)),
-	JAL_SP_FORM(W(MIPS_DADDIU_SP_M8)),
+	JAL_SP_FORM(U32(MIPS_ADDIU_SP_M8)),
+	JAL_SP_FORM(U32(MIPS_DADDIU_SP_M8)),
 	{ .rtype = R_MIPS_26, .site = PAT(JAL), .nop = PAT(NOP) },
 	{ .rtype = R_MIPS_HI16, .site_adjust = 0, .site = PAT(LUI) },
 	{ .rtype = R_MIPS_HIGHEST, .site_adjust = 0, .site = PAT(LUI) },
@@ -144,8 +145,8 @@ static bool mips_lui_n64_calls(const uint8_t *code, size_t avail, bool be)
 	return avail >= 24 && mips_jalr_through(code, avail, be, RD(insn_load(code + 20, 4, be)), 24);
 }
 
-#define ADDIU	WM(MIPS_ADDIU, MIPS_OP_MASK)
-#define DADDIU	WM(MIPS_DADDIU, MIPS_OP_MASK)
+#define ADDIU	U32M(MIPS_ADDIU, MIPS_OP_MASK)
+#define DADDIU	U32M(MIPS_DADDIU, MIPS_OP_MASK)
 
 /*
  * PIC code loads the hook's address through $gp (%call16, and with
@@ -154,17 +155,17 @@ static bool mips_lui_n64_calls(const uint8_t *code, size_t avail, bool be)
  */
 static const struct call_decoder mips_decoders[] = {
 	{ .insn = PAT(JAL), .target = mips_jal_decode, .len = 4 },
-	{ .insn = PAT(WM(MIPS_J, MIPS_OP_MASK)), .target = mips_jal_decode, .len = 4, .ref = true },
+	{ .insn = PAT(U32M(MIPS_J, MIPS_OP_MASK)), .target = mips_jal_decode, .len = 4, .ref = true },
 	{ .insn = PAT(LUI, ADDIU), .target = mips_lui_addiu, .len = 8, .calls_after = mips_lui_addiu_calls },
 	{ .insn = PAT(LUI, DADDIU), .target = mips_lui_addiu, .len = 8, .calls_after = mips_lui_addiu_calls },
-	{ .insn = PAT(LUI, LUI, DADDIU, DADDIU, WM(0x0000003c, 0xffe007ff), WM(0x0000002d, 0xfc0007ff)),
+	{ .insn = PAT(LUI, LUI, DADDIU, DADDIU, U32M(0x0000003c, 0xffe007ff), U32M(0x0000002d, 0xfc0007ff)),
 	  .target = mips_lui_n64, .len = 24, .calls_after = mips_lui_n64_calls },
 	{ .insn = PAT(LW_T9), .len = 4 },
 	{ .insn = PAT(LD_T9), .len = 4 },
 	{ .insn = PAT(LW_GP), .len = 4 },
 	{ .insn = PAT(LD_GP), .len = 4 },
-	{ .insn = PAT(LUI, WM(MIPS_ADDU_GP, MIPS_ADDU_GP_MASK)), .len = 8 },
-	{ .insn = PAT(LUI, WM(MIPS_DADDU_GP, MIPS_ADDU_GP_MASK)), .len = 8 },
+	{ .insn = PAT(LUI, U32M(MIPS_ADDU_GP, MIPS_ADDU_GP_MASK)), .len = 8 },
+	{ .insn = PAT(LUI, U32M(MIPS_DADDU_GP, MIPS_ADDU_GP_MASK)), .len = 8 },
 };
 
 /* After the prologue's stack adjustment and register saves (clang). */

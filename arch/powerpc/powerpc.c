@@ -5,6 +5,7 @@
  * TOC-restore slot and stays as it is.
  */
 #include "arch/arch.h"
+#include "arch/pattern.h"
 #include "arch/powerpc/args_ppc64le.h"
 #include "arch/powerpc/insn.h"
 
@@ -12,8 +13,8 @@
 
 static const char *const ppc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
-#define BL	PAT(WM(PPC_BL, PPC_BL_MASK))
-#define NOP	PAT(W(PPC_NOP))
+#define BL	PAT(U32M(PPC_BL, PPC_BL_MASK))
+#define NOP	PAT(U32(PPC_NOP))
 
 /* bl: LI:00 relative to the instruction (AA clear: the pattern requires it). */
 static bool ppc_bl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)

@@ -6,14 +6,15 @@
  * site gets a local symbol of its own.
  */
 #include "arch/arch.h"
+#include "arch/pattern.h"
 #include "arch/riscv/args_riscv64.h"
 #include "arch/riscv/insn.h"
 
 static const char *const riscv_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
 /* The call's auipc links through ra: `tail _mcount` (auipc t1; jr t1) is a jump, not a site. */
-#define AUIPC		WM(RV_AUIPC_RA, RV_OPCODE_RD)
-#define NOP		W(RV_NOP)
+#define AUIPC		U32M(RV_AUIPC_RA, RV_OPCODE_RD)
+#define NOP		U32(RV_NOP)
 
 static bool riscv_jal(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
 {
@@ -37,9 +38,9 @@ static bool riscv_auipc_jalr(const uint8_t *code, size_t avail, bool be, uint64_
 }
 
 static const struct call_decoder riscv_decoders[] = {
-	{ .insn = PAT(WM(RV_JAL_RA, RV_OPCODE_RD)), .target = riscv_jal, .len = 4 },
-	{ .insn = PAT(WM(RV_AUIPC_RA, RV_OPCODE_RD), WM(RV_JALR_RA_RA, RV_I_FIELDS)), .target = riscv_auipc_jalr, .len = 8 },
-	{ .insn = PAT(WM(RV_JAL, RV_OPCODE_RD)), .target = riscv_jal, .len = 4, .ref = true },	/* j */
+	{ .insn = PAT(U32M(RV_JAL_RA, RV_OPCODE_RD)), .target = riscv_jal, .len = 4 },
+	{ .insn = PAT(U32M(RV_AUIPC_RA, RV_OPCODE_RD), U32M(RV_JALR_RA_RA, RV_I_FIELDS)), .target = riscv_auipc_jalr, .len = 8 },
+	{ .insn = PAT(U32M(RV_JAL, RV_OPCODE_RD)), .target = riscv_jal, .len = 4, .ref = true },	/* j */
 };
 
 static const struct call_form riscv_calls[] = {
@@ -48,7 +49,7 @@ static const struct call_form riscv_calls[] = {
 };
 
 /* nop and c.nop */
-static const struct insn_pattern riscv_pad_nops[] = { PAT(NOP), PAT(H(0x0001)) };
+static const struct insn_pattern riscv_pad_nops[] = { PAT(NOP), PAT(U16(0x0001)) };
 
 const struct arch arch_riscv64 = {
 	.name = "riscv64",

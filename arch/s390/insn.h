@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/arch.h"
+#include "arch/pattern.h"
 
 #define S390_RIL_LEN	6
 #define S390_RIL	0xc0		/* byte 0 of brasl and brcl */
@@ -30,8 +31,8 @@
  * gcc -pg's save of %r14 just before `brasl %r14,_mcount`, and its reload
  * just after, as pattern units: RXY instructions, 6 bytes each.
  */
-#define S390_STG_R14_8_R15	H(0xe3e0), H(0xf008), H(0x0024)
-#define S390_LG_R14_8_R15	H(0xe3e0), H(0xf008), H(0x0004)
+#define S390_STG_R14_8_R15	U16(0xe3e0), U16(0xf008), U16(0x0024)
+#define S390_LG_R14_8_R15	U16(0xe3e0), U16(0xf008), U16(0x0004)
 #define S390_RXY_LEN		6
 
 static inline bool s390_is_brasl(const uint8_t *b)

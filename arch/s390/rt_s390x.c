@@ -22,6 +22,7 @@
 #include <elf.h>
 #include <string.h>
 #include "arch/arch.h"
+#include "arch/pattern.h"
 #include "arch/port.h"
 #include "arch/s390/insn.h"
 

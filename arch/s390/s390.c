@@ -7,6 +7,7 @@
  * lands before the function.)
  */
 #include "arch/arch.h"
+#include "arch/pattern.h"
 #include "arch/s390/args_s390x.h"
 #include "arch/s390/insn.h"
 
@@ -15,8 +16,8 @@ static const char *const s390_hooks[] = { "_mcount", "mcount", NULL };
 static const char *const s390_entry_hooks[] = { "__fentry__", NULL };
 
 /* brasl %rN,rel32 (c0N5) becomes brcl 0,0 (c004 0000 0000), a 6-byte nop. */
-#define BRASL	PAT(HM(S390_BRASL_HW, S390_BRASL_HW_MASK))
-#define BRCL_0	PAT(H(S390_BRCL_NEVER_HW), H(0x0000), H(0x0000))
+#define BRASL	PAT(U16M(S390_BRASL_HW, S390_BRASL_HW_MASK))
+#define BRCL_0	PAT(U16(S390_BRCL_NEVER_HW), U16(0x0000), U16(0x0000))
 
 /* brasl: a signed count of halfwords from the instruction. */
 static bool s390_brasl(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
@@ -40,7 +41,7 @@ static const struct call_form s390_calls[] = {
 static const struct insn_pattern s390_recorded_prefix = PAT(S390_STG_R14_8_R15);
 
 /* nopr %r0 and nop */
-static const struct insn_pattern s390_pad_nops[] = { PAT(H(0x0700)), PAT(W(0x47000000)) };
+static const struct insn_pattern s390_pad_nops[] = { PAT(U16(0x0700)), PAT(U32(0x47000000)) };
 
 const struct arch arch_s390x = {
 	.name = "s390x",

@@ -6,6 +6,7 @@
  * is no single instruction to replace, so no NOP form.
  */
 #include "arch/arch.h"
+#include "arch/pattern.h"
 
 static const char *const sh_hooks[] = { "mcount", "_mcount", "__fentry__", NULL };
 
@@ -20,14 +21,14 @@ static bool sh_pool_word(const uint8_t *code, size_t avail, bool be, uint64_t pc
 }
 
 static const struct call_decoder sh_decoders[] = {
-	{ .insn = PAT(WM(0, 0)), .target = sh_pool_word, .len = 4 },
+	{ .insn = PAT(U32M(0, 0)), .target = sh_pool_word, .len = 4 },
 };
 
 static const struct call_form sh_calls[] = {
 	{ .rtype = R_SH_DIR32 },	/* a data word: no instruction to check */
 };
 
-static const struct insn_pattern sh_pad_nops[] = { PAT(H(0x0009)) };
+static const struct insn_pattern sh_pad_nops[] = { PAT(U16(0x0009)) };
 
 const struct arch arch_sh = {
 	.name = "sh",

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* SPARC64: `call _mcount` with a nop in its delay slot. */
 #include "arch/arch.h"
+#include "arch/pattern.h"
 
 static const char *const sparc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
-#define CALL	PAT(WM(0x40000000, 0xc0000000))
-#define SPARC_NOP PAT(W(0x01000000))
+#define CALL	PAT(U32M(0x40000000, 0xc0000000))
+#define SPARC_NOP PAT(U32(0x01000000))
 
 /* call: disp30 words from the instruction. */
 static bool sparc_call(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
@@ -31,7 +32,7 @@ static const struct abs_reloc sparc_more_abs[] = {
 	{ R_SPARC_UA64, 8 },
 };
 
-static const struct insn_pattern sparc_pad_nops[] = { PAT(W(0x01000000)) };
+static const struct insn_pattern sparc_pad_nops[] = { PAT(U32(0x01000000)) };
 
 const struct arch arch_sparc64 = {
 	.name = "sparc64",

@@ -34,7 +34,7 @@
 /*
  * The recorder's NOPs, which the runtime and the protocol also read, as
  * lists of bytes: X(b) for each, so a descriptor makes a pattern of them
- * (X86_64_NOP5(B)) and C code an array ({ X86_64_NOP5(X86_BYTE) }).
+ * (X86_64_NOP5(U8)) and C code an array ({ X86_64_NOP5(X86_BYTE) }).
  * x86_64: nopl and nopw 0(%rax,%rax,1), also what x86_nop_len() decodes;
  * i386: the lea forms the kernel's ftrace uses, which are no NOPs on
  * x86_64 (they clear the upper half of %rsi).

@@ -5,6 +5,7 @@
  * in PIC code, Debian's default; the site is the opcode's first byte.
  */
 #include "arch/arch.h"
+#include "arch/pattern.h"
 #include "arch/x86/args_x86.h"
 #include "arch/x86/insn.h"
 
@@ -12,11 +13,11 @@ static const char *const x86_hooks[] = { "mcount", NULL };
 /* gcc and clang -mfentry, on i386 too (non-PIC for gcc) */
 static const char *const x86_entry_hooks[] = { "__fentry__", NULL };
 
-#define CALL_REL32 PAT(B(X86_CALL_REL32))
-#define CALL_MEM PAT(B(X86_GRP5), B(X86_CALL_MEM))
-#define ADDR32_CALL_REL32 PAT(B(X86_ADDR32), B(X86_CALL_REL32))
-#define NOP5 PAT(X86_64_NOP5(B))
-#define NOP6 PAT(X86_64_NOP6(B))
+#define CALL_REL32 PAT(U8(X86_CALL_REL32))
+#define CALL_MEM PAT(U8(X86_GRP5), U8(X86_CALL_MEM))
+#define ADDR32_CALL_REL32 PAT(U8(X86_ADDR32), U8(X86_CALL_REL32))
+#define NOP5 PAT(X86_64_NOP5(U8))
+#define NOP6 PAT(X86_64_NOP6(U8))
 
 static const struct call_form x86_64_calls[] = {
 	{ .rtype = R_X86_64_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = NOP5 },
@@ -60,10 +61,10 @@ static bool x86_rel32_3(const uint8_t *code, size_t avail, bool be, uint64_t pc,
 static const struct call_decoder x86_64_decoders[] = {
 	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
 	{ .insn = ADDR32_CALL_REL32, .target = x86_rel32_2, .len = 6 },
-	{ .insn = PAT(B(X86_JMP_REL32)), .target = x86_rel32_1, .len = 5, .ref = true },
+	{ .insn = PAT(U8(X86_JMP_REL32)), .target = x86_rel32_1, .len = 5, .ref = true },
 	{ .insn = CALL_MEM, .target = x86_rel32_2, .len = 6, .slot = true },
-	{ .insn = PAT(B(X86_GRP5), B(X86_JMP_MEM)), .target = x86_rel32_2, .len = 6, .slot = true, .jump = true },
-	{ .insn = PAT(B(X86_BND), B(X86_GRP5), B(X86_JMP_MEM)), .target = x86_rel32_3, .len = 7, .slot = true,
+	{ .insn = PAT(U8(X86_GRP5), U8(X86_JMP_MEM)), .target = x86_rel32_2, .len = 6, .slot = true, .jump = true },
+	{ .insn = PAT(U8(X86_BND), U8(X86_GRP5), U8(X86_JMP_MEM)), .target = x86_rel32_3, .len = 7, .slot = true,
 	  .jump = true },
 };
 
@@ -76,8 +77,8 @@ static const struct call_decoder x86_64_decoders[] = {
 
 /* endbr64, endbr32: a pad follows them under -fcf-protection */
 static const struct insn_pattern x86_landing_pads[] = {
-	PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfa)),
-	PAT(B(0xf3), B(0x0f), B(0x1e), B(0xfb)),
+	PAT(U8(0xf3), U8(0x0f), U8(0x1e), U8(0xfa)),
+	PAT(U8(0xf3), U8(0x0f), U8(0x1e), U8(0xfb)),
 };
 
 #define X86_PADS \
@@ -125,14 +126,14 @@ const struct arch arch_x86_64 = {
 };
 
 /* call *disp32(%reg): ModRM mod=10, reg=2, any base */
-#define CALL_GOT PAT(B(X86_GRP5), { 1, X86_CALL_REG_DISP32, X86_MODRM_RM_OFF })
+#define CALL_GOT PAT(U8(X86_GRP5), { 1, X86_CALL_REG_DISP32, X86_MODRM_RM_OFF })
 
 static const struct call_form i386_calls[] = {
-	{ .rtype = R_386_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = PAT(I386_NOP5(B)) },
-	{ .rtype = R_386_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = PAT(I386_NOP5(B)) },
-	{ .rtype = R_386_GOT32X, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(B)),
+	{ .rtype = R_386_PC32, .site_adjust = -1, .site = CALL_REL32, .nop = PAT(I386_NOP5(U8)) },
+	{ .rtype = R_386_PLT32, .site_adjust = -1, .site = CALL_REL32, .nop = PAT(I386_NOP5(U8)) },
+	{ .rtype = R_386_GOT32X, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(U8)),
 	  .pic = true },
-	{ .rtype = R_386_GOT32, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(B)),
+	{ .rtype = R_386_GOT32, .site_adjust = -2, .site = CALL_GOT, .nop = PAT(I386_NOP6(U8)),
 	  .pic = true },
 };
 
@@ -144,7 +145,7 @@ static const struct call_decoder i386_decoders[] = {
 	{ .insn = CALL_REL32, .target = x86_rel32_1, .len = 5 },
 	{ .insn = ADDR32_CALL_REL32, .target = x86_rel32_2, .len = 6 },
 	{ .insn = CALL_GOT, .len = 6 },
-	{ .insn = PAT(B(X86_JMP_REL32)), .target = x86_rel32_1, .len = 5, .ref = true },
+	{ .insn = PAT(U8(X86_JMP_REL32)), .target = x86_rel32_1, .len = 5, .ref = true },
 };
 
 const struct arch arch_i386 = {
