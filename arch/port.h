@@ -240,8 +240,6 @@ void (*rt_entry_trampoline(unsigned kind, unsigned capture))(void) RT_HIDDEN;
 size_t rt_read_own(void *ctx, uint64_t addr, void *buf, size_t n) RT_HIDDEN;
 uint64_t rt_timestamp(void) RT_HIDDEN;
 void rt_timestamp_init(void) RT_HIDDEN;
-/* The words of an exit event that keep what `capture` needs; returns how many. */
-size_t rt_capture_words(const struct ret_regs *r, enum capture c, uint64_t *w) RT_HIDDEN;
 
 /* Called by the trampolines (C ABI).  `capture` may carry RT_ENTER_SLOT_COPY. */
 #define RT_ENTER_SLOT_COPY 0x100u

@@ -35,8 +35,8 @@ enum ev_type { EV_ENTRY = 1, EV_EXIT, EV_UNWOUND, EV_LOST, EV_ARGS };
  * the hook's return address (which names the site; user-space code lies
  * below 2^48) | depth << 48 | 1 << 63.  Any other event's word is a header,
  * bit 63 clear: type | depth << 8 | capture << 32 | nwords << 48, and an
- * exit's header is followed by the words rt_capture_words() chose
- * (ev_capture_words() of them) and, for CAPTURE_STRING, the characters,
+ * exit's header is followed by the words exit_words_from_regs() chose
+ * (trace/exit_words.c; ev_capture_words() of them) and, for CAPTURE_STRING, the characters,
  * for CAPTURE_MEMORY the struct's bytes.
  */
 #define EV_HEADER_WORDS 2

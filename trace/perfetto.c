@@ -17,6 +17,7 @@
 #include "trace/arg_text.h"
 #include "trace/event.h"
 #include "trace/format.h"
+#include "trace/exit_words.h"
 #include "trace/machine.h"
 #include "trace/perfetto.h"
 #include "util/hash.h"

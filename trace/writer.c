@@ -16,6 +16,7 @@
 #include "trace/calltree.h"
 #include "trace/digits.h"
 #include "trace/event.h"
+#include "trace/exit_words.h"
 #include "trace/svg.h"
 #include "trace/perfetto.h"
 #include "trace/writer.h"

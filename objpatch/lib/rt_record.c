@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "objpatch/lib/rt.h"
+#include "trace/exit_words.h"
 #include "trace/slots.h"
 
 _Atomic(struct tstate *) rt_threads;
@@ -915,7 +916,8 @@ static void emit_exit(struct tstate *t, const struct frame *f, uint32_t depth, u
 		return;
 	}
 	w[0] = ts;
-	n = rt_capture_words(regs, (enum capture)f->flags, w + EV_HEADER_WORDS);
+	n = exit_words_from_regs(regs, (enum capture)f->flags, rt_arch_host.desc->values.wide_in_fpr0,
+				 w + EV_HEADER_WORDS);
 	if (f->flags == CAPTURE_STRING)
 		n += capture_string((uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n);
 	else if (f->flags == CAPTURE_MEMORY)
