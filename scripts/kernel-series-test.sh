@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The kernel prints typed return values itself (issue 22, part 2).  Applies
+# The kernel prints typed return values itself.  Applies
 # the series in kernel/ to Debian's linux-source-7.3 (from the experimental
 # suite of the system's own archive, as kernel-matrix-test.sh fetches it) or
 # linux-source-6.12 (KERNEL_VERSION=6.12; kernel/apply.sh),
