@@ -136,5 +136,23 @@ if os.path.exists(rt):
            spdx(u) != 'LGPL-2.1-or-later']
     ok(units and not gpl, 'build/libobjpatch.so: its %d compile units are LGPL-2.1-or-later' % len(units), gpl)
 
+# The tracker behind "issue N" is not in the repository: a comment or a
+# document that cites one says nothing to its reader.  kernel/ describes the
+# series' history, which is its subject.
+def cites_issue(path):
+    try:
+        text = open(os.path.join(TOP, path), errors='replace').read()
+    except OSError:
+        return []
+    return ['%s:%d' % (path, text.count('\n', 0, m.start()) + 1)
+            for m in re.finditer(r'\bissues? #?[0-9]+', text, re.I)]
+try:
+    tracked = subprocess.check_output(['git', '-C', TOP, 'ls-files'], text=True, stderr=subprocess.DEVNULL).split()
+except (OSError, subprocess.CalledProcessError):
+    tracked = []
+cited = [c for f in tracked if not f.startswith(('kernel/', 'testdata/')) and
+         re.search(r'\.(c|h|S|sh|t|py|pl|md|[135]|txt)$|^Makefile$', f) for c in cites_issue(f)]
+ok(not cited, 'no file outside kernel/ cites an issue number (%d files read)' % len(tracked), cited[:10])
+
 print('1..%d' % n)
 sys.exit(1 if failed else 0)
