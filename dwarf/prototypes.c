@@ -17,7 +17,7 @@
 #include "dwarf/prototypes.h"
 #include "tables/sig.h"
 #include "util/array.h"
-#include "util/hash.h"
+#include "util/u64map.h"
 
 /* ---- a growable string ---- */
 
@@ -838,62 +838,39 @@ static char *describe_type(Dwarf_Die *type, bool have_type, unsigned addr_size)
 
 /*
  * Types repeat across a file's functions: describe each type DIE once.
- * Open addressing on the DIE's offset; the strings stay owned by the cache.
+ * The DIE's offset + 1 (0, "void", is no DIE's) indexes the descriptors,
+ * which stay owned by the cache.
  */
 struct type_cache {
-	struct { Dwarf_Off off; char *desc; } *slot;
-	size_t nslots, used;
+	struct u64map index;
+	char **desc;
+	size_t n, cap;
 };
 
 static void type_cache_free(struct type_cache *c)
 {
-	for (size_t i = 0; i < c->nslots; i++)
-		free(c->slot[i].desc);
-	free(c->slot);
+	for (size_t i = 0; i < c->n; i++)
+		free(c->desc[i]);
+	free(c->desc);
+	u64map_free(&c->index);
 	memset(c, 0, sizeof(*c));
 }
 
-static bool type_cache_grow(struct type_cache *c)
-{
-	size_t n = c->nslots ? c->nslots * 2 : 256;
-	__typeof__(c->slot) slot = calloc(n, sizeof(*slot));
-
-	if (!slot)
-		return false;
-	for (size_t i = 0; i < c->nslots; i++) {
-		if (!c->slot[i].desc)
-			continue;
-		size_t j = (size_t)(hash_mix64(c->slot[i].off) >> 20) & (n - 1);
-
-		while (slot[j].desc)
-			j = (j + 1) & (n - 1);
-		slot[j] = c->slot[i];
-	}
-	free(c->slot);
-	c->slot = slot;
-	c->nslots = n;
-	return true;
-}
-
-/* A copy of the type's descriptor; "void" (no type) is offset 0, never a DIE's. */
+/* A copy of the type's descriptor. */
 static char *describe_type_cached(struct type_cache *c, Dwarf_Die *type, bool have_type, unsigned asz)
 {
-	Dwarf_Off off = have_type ? dwarf_dieoffset(type) : 0;
-	size_t j;
+	uint64_t key = (have_type ? dwarf_dieoffset(type) : 0) + 1;
+	struct u64map_entry *e = u64map_find(&c->index, key);
+	char *desc;
 
-	if ((c->used + 1) * 2 > c->nslots && !type_cache_grow(c))
+	if (!e)
 		return NULL;
-	for (j = (size_t)(hash_mix64(off) >> 20) & (c->nslots - 1); c->slot[j].desc;
-	     j = (j + 1) & (c->nslots - 1))
-		if (c->slot[j].off == off)
-			return strdup(c->slot[j].desc);
-	char *desc = describe_type(type, have_type, asz);
-
-	if (!desc)
+	if (e->key)
+		return strdup(c->desc[e->value]);
+	if (!grow_array(&c->desc, c->n, &c->cap, sizeof(*c->desc)) || !(desc = describe_type(type, have_type, asz)))
 		return NULL;
-	c->slot[j].off = off;
-	c->slot[j].desc = desc;
-	c->used++;
+	u64map_add(&c->index, e, key, (uint32_t)c->n);
+	c->desc[c->n++] = desc;
 	return strdup(desc);
 }
 

@@ -29,10 +29,10 @@
 #include "objpatch/engine/annotate_args.h"
 #include "objpatch/engine/opts.h"
 #include "trace/format.h"
-#include "util/hash.h"
 #include "tables/sig.h"
 #include "tables/tables.h"
 #include "util/array.h"
+#include "util/u64map.h"
 
 /* ---- the functions of the images ---- */
 
@@ -575,15 +575,16 @@ struct frame {
 };
 
 struct stack {
-	uint64_t key;		/* 0: a free slot */
+	uint64_t key;
 	struct frame *v;
 	size_t n, cap;
 };
 
-/* Stacks by task, in an open-addressing table; and which task each CPU runs. */
+/* Stacks by task (`index`: a key's place in v); and which task each CPU runs. */
 struct stacks {
-	struct stack *t;
-	size_t cap, used;
+	struct stack *v;
+	size_t n, cap;
+	struct u64map index;
 	long *cpu_task;		/* since the CPU's last context switch; -1: unknown */
 	size_t ncpu;
 };
@@ -593,56 +594,35 @@ struct stacks {
 #define KEY_PID		(UINT64_C(3) << 62)
 #define KEY_IDLE	(UINT64_C(1) << 61)	/* pid 0 runs on every CPU at once: one per CPU */
 
-static size_t slot_of(const struct stacks *st, uint64_t key)
-{
-	size_t h = (size_t)(hash_mix64(key) >> 32) & (st->cap - 1);
-
-	while (st->t[h].key && st->t[h].key != key)
-		h = (h + 1) & (st->cap - 1);
-	return h;
-}
-
-/* Room for `more` new keys: pointers into the table stay valid until then. */
+/* Room for `more` new stacks: pointers to stacks stay valid until then. */
 static bool reserve(struct stacks *st, size_t more)
 {
-	struct stacks bigger = *st;
-
-	if (2 * (st->used + more) <= st->cap)
-		return true;
-	bigger.cap = st->cap ? 2 * st->cap : 64;
-	bigger.t = calloc(bigger.cap, sizeof(*bigger.t));
-	if (!bigger.t)
-		return false;
-	for (size_t i = 0; i < st->cap; i++)
-		if (st->t[i].key)
-			bigger.t[slot_of(&bigger, st->t[i].key)] = st->t[i];
-	free(st->t);
-	*st = bigger;
+	while (st->cap < st->n + more)
+		if (!grow_array(&st->v, st->cap, &st->cap, sizeof(*st->v)))
+			return false;
 	return true;
 }
 
 static struct stack *find_stack(struct stacks *st, uint64_t key)
 {
-	size_t h;
+	struct u64map_entry *e = u64map_find(&st->index, key);
 
-	if (!st->cap)
-		return NULL;
-	h = slot_of(st, key);
-	return st->t[h].key ? &st->t[h] : NULL;
+	return e && e->key ? &st->v[e->value] : NULL;
 }
 
 static struct stack *stack_for(struct stacks *st, uint64_t key)
 {
-	size_t h;
+	struct u64map_entry *e = u64map_find(&st->index, key);
 
+	if (!e)
+		return NULL;
+	if (e->key)
+		return &st->v[e->value];
 	if (!reserve(st, 1))
 		return NULL;
-	h = slot_of(st, key);
-	if (!st->t[h].key) {
-		st->t[h].key = key;
-		st->used++;
-	}
-	return &st->t[h];
+	u64map_add(&st->index, e, key, (uint32_t)st->n);
+	st->v[st->n] = (struct stack){ .key = key };
+	return &st->v[st->n++];
 }
 
 static void drop_frames(struct stack *s, size_t keep)
@@ -764,11 +744,12 @@ static char *track(struct stacks *st, const struct gline *g)
 
 static void free_stacks(struct stacks *st)
 {
-	for (size_t i = 0; i < st->cap; i++) {
-		drop_frames(&st->t[i], 0);
-		free(st->t[i].v);
+	for (size_t i = 0; i < st->n; i++) {
+		drop_frames(&st->v[i], 0);
+		free(st->v[i].v);
 	}
-	free(st->t);
+	free(st->v);
+	u64map_free(&st->index);
 	free(st->cpu_task);
 }
 
