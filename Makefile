@@ -152,9 +152,14 @@ DEPFLAGS = -I. -MMD -MP
 	-o -name '*.d' -type f -print 2>/dev/null)
 
 # <elf.h>'s R_* constants of the machines arch/ knows, as {EM, type, "name"} rows.
-RELOC_PREFIXES := X86_64:EM_X86_64 386:EM_386 ARM:EM_ARM AARCH64:EM_AARCH64 MIPS:EM_MIPS PPC:EM_PPC \
-	PPC64:EM_PPC64 390:EM_S390 RISCV:EM_RISCV SH:EM_SH SPARC:EM_SPARCV9
-$(BUILD)/gen/arch/reloc_names.inc: Makefile
+# One word per ELF machine of arch/machines.h, PREFIX:EM, whose R_PREFIX_
+# names its relocations: EM_X's are R_X_*, but <elf.h> names S/390's R_390_*
+# and SPARC V9's (SPARC's, shared with the 32-bit machines) R_SPARC_*.
+RELOC_ROWS_AWK := /^MACHINE[(]/ { gsub(/[[:space:]]/, "", $$7); p = substr($$7, 4); \
+	if (p == "S390") p = "390"; if (p == "SPARCV9") p = "SPARC"; \
+	if (!(p in seen)) { seen[p]; printf "%s:%s ", p, $$7 } }
+RELOC_PREFIXES := $(shell awk -F, '$(RELOC_ROWS_AWK)' arch/machines.h)
+$(BUILD)/gen/arch/reloc_names.inc: Makefile arch/machines.h
 	@mkdir -p $(dir $@)
 	echo '#include <elf.h>' | $(CC) -E -dM - | awk -v pre='$(RELOC_PREFIXES)' \
 	  'BEGIN { n = split(pre, p, " "); for (i = 1; i <= n; i++) { split(p[i], kv, ":"); em["R_" kv[1] "_"] = kv[2] } } \

@@ -10,6 +10,26 @@
 #ifndef ARCH_PORT_H
 #define ARCH_PORT_H
 
+/*
+ * The numbers the trampolines (arch/<family>/rt_*.S) pass to the runtime:
+ * enum site_kind's and enum capture's values, which the assembler cannot
+ * read from the enums, and the flag a capture may carry.  Only these are
+ * seen from assembly; the C part checks them against the enums below, so
+ * an enum that changes without them does not build.
+ */
+#define RT_SITE_MCOUNT 0
+#define RT_SITE_FENTRY 1
+#define RT_CAPTURE_GPR 0
+#define RT_CAPTURE_NONE 1
+#define RT_CAPTURE_FP 2
+#define RT_CAPTURE_WIDE_FP 3
+#define RT_CAPTURE_STRING 4
+#define RT_CAPTURE_ALL 5
+#define RT_CAPTURE_MEMORY 6
+/* rt_enter's `capture` with the trampoline's copy of the slot (struct rt_arch's slot_copy_above). */
+#define RT_ENTER_SLOT_COPY 0x100
+
+#ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +65,15 @@ enum capture {
 	CAPTURE_MEMORY,
 	CAPTURES,
 };
+
+_Static_assert(SITE_MCOUNT == RT_SITE_MCOUNT && SITE_FENTRY == RT_SITE_FENTRY && SITE_KINDS == 2,
+	       "enum site_kind and the trampolines' RT_SITE_* differ");
+_Static_assert(CAPTURE_GPR == RT_CAPTURE_GPR && CAPTURE_NONE == RT_CAPTURE_NONE && CAPTURE_FP == RT_CAPTURE_FP &&
+	       CAPTURE_WIDE_FP == RT_CAPTURE_WIDE_FP && CAPTURE_STRING == RT_CAPTURE_STRING &&
+	       CAPTURE_ALL == RT_CAPTURE_ALL && CAPTURE_MEMORY == RT_CAPTURE_MEMORY &&
+	       CAPTURES == RT_CAPTURE_MEMORY + 1, "enum capture and the trampolines' RT_CAPTURE_* differ");
+/* The flags a trampoline adds to a capture (RT_ENTER_SLOT_COPY, MIPS's RT_MIPS_ARGS) lie above it. */
+_Static_assert(CAPTURES <= RT_ENTER_SLOT_COPY, "a capture collides with RT_ENTER_SLOT_COPY");
 
 #define STUB_SIZE 16
 #define RT_MAX_SITE 8
@@ -242,7 +271,6 @@ uint64_t rt_timestamp(void) RT_HIDDEN;
 void rt_timestamp_init(void) RT_HIDDEN;
 
 /* Called by the trampolines (C ABI).  `capture` may carry RT_ENTER_SLOT_COPY. */
-#define RT_ENTER_SLOT_COPY 0x100u
 void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture) RT_HIDDEN;
 /*
  * rt_enter, where frames whose slots lie at or below `dead` (not only
@@ -296,4 +324,5 @@ struct frame {
  */
 const struct frame *rt_frames(uint32_t *depth) RT_HIDDEN;
 
+#endif /* !__ASSEMBLER__ */
 #endif

@@ -5,25 +5,58 @@
 # Idempotent: packages already present are not reinstalled, and apt is not
 # touched at all when nothing is missing.
 set -euo pipefail
+# machine_rows: arch/machines.h's rows, read with awk alone (nothing is built yet).
+# shellcheck source=t/arches.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../t/arches.sh"
+
+# debian_arch TRIPLE: Debian's name for the architecture of a GNU triple
+# (i686-linux-gnu: i386, arm-linux-gnueabihf: armhf), from the tables of
+# dpkg (essential, so present) the way dpkg-architecture reads them: dpkg-dev
+# may not be installed yet.
+debian_arch() {
+	awk -v gnucpu="${1%%-*}" -v abi="${1##*-linux-gnu}" '
+		FNR == 1 { file++ }
+		/^#/ || NF < 2 { next }
+		file == 1 && $2 == gnucpu && cpu == "" { cpu = $1 }
+		file == 2 {
+			want = (abi == "" ? "base" : abi) "-gnu-linux-" cpu
+			k = $1; v = $2; gsub(/<cpu>/, cpu, k); gsub(/<cpu>/, cpu, v)
+			if (k == want) { print v; exit }
+		}' /usr/share/dpkg/cputable /usr/share/dpkg/tupletable
+}
+
+# cross: "DEBIAN-ARCH TRIPLE PORT QEMU" for each toolchain of
+# arch/machines.h (rows sharing one, ARM and Thumb-2, give it once) but
+# this machine's own, which gcc, g++ and libc6-dev above serve.
+cross=()
+host_arch=$(dpkg --print-architecture)
+while IFS=$'\t' read -r _ prefix _ _ port qemu _; do
+	case " ${cross[*]} " in *" ${prefix%-} "*) continue ;; esac
+	arch=$(debian_arch "${prefix%-}")
+	[ -n "$arch" ] || { echo "deps: no Debian architecture for ${prefix%-} (arch/machines.h)" >&2; exit 1; }
+	[ "$arch" = "$host_arch" ] || cross+=("$arch ${prefix%-} $port $qemu")
+done < <(machine_rows)
+
+# Each toolchain's Debian packages: gcc-TRIPLE (the triple's _ is - in a
+# package name) and the libc; g++ where the machine has a runtime port,
+# whose tests (t/95-rt-*) build C++ programs too.
+cross_packages() {
+	local arch triple port qemu
+	for m in "${cross[@]}"; do
+		read -r arch triple port qemu <<< "$m"
+		echo "gcc-${triple//_/-}"
+		[ "$port" = - ] || echo "g++-${triple//_/-}"
+		echo "libc6-dev-$arch-cross"
+	done
+}
+mapfile -t cross_pkgs < <(cross_packages)
 
 packages=(
 	make gcc g++ clang libclang-rt-dev lld perl python3 xz-utils e2fsprogs util-linux
 	libelf-dev libdw-dev zlib1g-dev liblzma-dev libbz2-dev libc6-dev
 	binutils valgrind strace time
-	gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross
-	gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross
-	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
-	gcc-mips-linux-gnu libc6-dev-mips-cross
-	gcc-mipsel-linux-gnu g++-mipsel-linux-gnu libc6-dev-mipsel-cross
-	gcc-mips64-linux-gnuabi64 libc6-dev-mips64-cross
-	gcc-mips64el-linux-gnuabi64 g++-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross
-	gcc-powerpc-linux-gnu libc6-dev-powerpc-cross
-	gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross
-	gcc-powerpc64le-linux-gnu g++-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
-	gcc-s390x-linux-gnu g++-s390x-linux-gnu libc6-dev-s390x-cross
-	gcc-sh4-linux-gnu libc6-dev-sh4-cross
-	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross
-	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross
+	"${cross_pkgs[@]}"
+	# the runtimes' tests run their machines' programs under qemu-QEMU (arch/machines.h)
 	qemu-user
 	linux-source-6.1
 	dwarves hyperfine uftrace linux-perf
@@ -137,11 +170,25 @@ source_libelf() {	# source_libelf TRIPLE
 	find "$tmp/inst/lib" \( -name 'libelf*.so*' -o -name 'libz.so*' \) -exec $sudo cp -P {} "$lib/" \;
 	rm -rf "$tmp"
 }
-foreign_libelf arm64 aarch64-linux-gnu
-foreign_libelf i386 i686-linux-gnu
-foreign_libelf armhf arm-linux-gnueabihf
-foreign_libelf ppc64el powerpc64le-linux-gnu
-foreign_libelf s390x s390x-linux-gnu
-foreign_libelf mipsel mipsel-linux-gnu
-foreign_libelf mips64el mips64el-linux-gnuabi64
-source_libelf riscv64-linux-gnu
+# archive_serves ARCH: whether the configured archives have ARCH's packages
+# (their Release files list it); Debian 12's have none for riscv64, which is
+# not one of its release architectures.
+archive_serves() {
+	compgen -G '/var/lib/apt/lists/*Release' >/dev/null || $sudo apt-get update -qq ||
+		echo "deps: apt-get update reported errors; trying with the indexes it got"
+	grep -qsE "^Architectures:.* $1( |\$)" /var/lib/apt/lists/*Release
+}
+# Each machine with a runtime (a qemu-user to run it): its libelf unpacked
+# from the archive's packages, or built from source where there are none.
+for m in "${cross[@]}"; do
+	read -r arch triple port qemu <<< "$m"
+	[ "$qemu" != - ] || continue
+	lib=/usr/$triple/lib
+	[ -d "$lib" ] || continue
+	[ -e "$lib/libelf.so" ] && [ -e "$lib/libelf.so.1" ] && [ -e "$lib/libz.so.1" ] && continue
+	if archive_serves "$arch"; then
+		foreign_libelf "$arch" "$triple"
+	else
+		source_libelf "$triple"
+	fi
+done

@@ -49,16 +49,7 @@ add_case() {	# arch prefix label mode reason src cmd...
 		"$*" "$src" "$mode" "$reason" >> "$CASES"
 }
 
-# The kernel tool's known faults for kernel-style code, by arch and compiler:
-# "FAULT<TAB>reason", nothing when there is none.
-kernel_fault() {	# arch compiler
-	case $1/$2 in
-	s390x/gcc) printf 'shift-12\t%s\n' 'the kernel tool subtracts 14 from the relocation and misses the brasl' ;;
-	s390x/clang) printf 'empty\t%s\n' 'clang calls mcount, which the kernel tool ignores on s390x' ;;
-	riscv64/*) printf 'unsupported\t%s\n' 'the kernel tool does not know EM_RISCV' ;;
-	sparc64/clang) printf 'empty\t%s\n' 'clang calls mcount; the kernel tool only knows _mcount on sparc64' ;;
-	esac
-}
+# kernel_fault (t/arches.sh): the kernel tool's known faults, by arch and compiler.
 
 add_variant() {	# arch prefix compiler(gcc|clang) cc-cmd label-flags sources...
 	local arch=$1 prefix=$2 compiler=$3 cc=$4 flags=$5 mode=compare reason='' fault src

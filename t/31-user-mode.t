@@ -357,9 +357,21 @@ fentry_link() {
 	done
 }
 
+# Each machine whose gcc or clang takes -mfentry, with both.
 fentry_targets() {
 	local name=$1 prefix=$2 ctarget=$3 kflags=$4 cet=
-	case $name in x86_64 | i386) cet=-fcf-protection=none ;; s390x) ;; *) return ;; esac
+	if ! command -v "${prefix}gcc" > /dev/null && { [ "$ctarget" = - ] || ! command -v clang > /dev/null; }; then
+		skip "$name: neither ${prefix}gcc nor clang is installed to say whether it has -mfentry"
+		return
+	fi
+	if ! cc_takes "-pg -mfentry $kflags" "${prefix}gcc" &&
+	   { [ "$ctarget" = - ] || ! cc_takes "-pg -mfentry $kflags" clang --target="$ctarget"; }; then
+		return
+	fi
+	# Where there is CET (x86: the compiler takes -fcf-protection=full), an
+	# endbr before the -mfentry call would keep the site off its function's
+	# start, which the checks expect: off.
+	cc_takes "$kflags -fcf-protection=full" "${prefix}gcc" && cet=-fcf-protection=none
 	if command -v "${prefix}gcc" > /dev/null; then
 		# shellcheck disable=SC2086
 		fentry_object "$name gcc" "$prefix" "${prefix}gcc" $kflags $cet

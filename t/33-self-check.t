@@ -55,13 +55,14 @@ plan_machine() {	# name prefix clang-target kflags
 	form "$name/gcc-pg-default" "$gcc" -pg
 	form "$name/gcc-pg-O0-sections" "$gcc" "$@" -pg -O0 -ffunction-sections
 	form "$name/gcc-patchable" "$gcc" "$@" -fpatchable-function-entry=2
-	case $name in
-	x86_64 | i386 | s390x)
+	# gcc's kernel forms, where it has them (x86, s390x)
+	if cc_takes "$* -pg -mfentry -mrecord-mcount -mnop-mcount" "$gcc"; then
 		form "$name/gcc-fentry" "$gcc" "$@" -pg -mfentry
 		form "$name/gcc-mrecord" "$gcc" "$@" -pg -mrecord-mcount
 		form "$name/gcc-fentry-mrecord" "$gcc" "$@" -pg -mfentry -mrecord-mcount
 		form "$name/gcc-fentry-mrecord-nop" "$gcc" "$@" -pg -mfentry -mrecord-mcount -mnop-mcount
-		;;
+	fi
+	case $name in
 	mips*)
 		form "$name/gcc-long-calls-kernel" "$gcc" "$@" -pg -mlong-calls
 		form "$name/gcc-long-calls-pic" "$gcc" -pg -mlong-calls

@@ -104,10 +104,11 @@ for_arch() {	# name prefix clang-target kflags
 	shift 3
 	# shellcheck disable=SC2068
 	recorded "$name-pfe" "${prefix}gcc" $@ -fpatchable-function-entry=2
-	case $name in
-	x86_64 | i386 | s390x)
-		recorded "$name-mrecord" "${prefix}gcc" $@ -pg -mrecord-mcount ;;
-	esac
+	# where gcc has -mrecord-mcount (x86, s390x)
+	if cc_takes "$* -pg -mrecord-mcount" "${prefix}gcc"; then
+		# shellcheck disable=SC2068
+		recorded "$name-mrecord" "${prefix}gcc" $@ -pg -mrecord-mcount
+	fi
 }
 for_each_arch for_arch
 recorded x86_64-pfe-5-2 x86_64-linux-gnu-gcc -fpatchable-function-entry=5,2

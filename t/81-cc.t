@@ -361,11 +361,20 @@ else
 	skip "clang -m32 cannot link here (no i386 libc)"
 fi
 
-# Cross compilers: the programs run and are traced under qemu-user.
+# Cross compilers: every other machine with a runtime (arch/machines.h's
+# rows with a port and a qemu), with its gcc and with clang, each object
+# compiled alone and then linked, and in one step; the programs run and
+# are traced under qemu-user.
 # shellcheck source=t/arches.sh
-for row in aarch64:aarch64-linux-gnu arm:arm-linux-gnueabihf riscv64:riscv64-linux-gnu; do
-	q=${row%%:*} p=${row#*:}
-	for cc in "$p-gcc" "clang --target=$p"; do
+. "$TOP/t/arches.sh"
+host=$(gcc -dumpmachine)
+# (fd 3: a program run under the loop must not read the rows)
+while IFS=$'\t' read -r _ prefix ctarget _ port q _ <&3; do
+	p=${prefix%-}
+	if [ "$port" = - ] || [ "$q" = - ] || [ "$p" = "$host" ]; then continue; fi
+	ccs=("$p-gcc")
+	[ "$ctarget" = - ] || ccs+=("clang --target=$ctarget")
+	for cc in "${ccs[@]}"; do
 		label="$q ${cc%% *}"
 		if ! command -v "${cc%% *}" > /dev/null || ! command -v "qemu-$q" > /dev/null; then
 			skip "[$label] ${cc%% *} or qemu-$q is not installed (scripts/deps.sh)"
@@ -386,22 +395,6 @@ for row in aarch64:aarch64-linux-gnu arm:arm-linux-gnueabihf riscv64:riscv64-lin
 		run_ok "[$label] compile and link in one step" $W $cc -O2 -o "$dir/prog" "$D/src/main.c" "$D/src/add.c" "$D/src/sub/half.c" -lm
 		traced_prog "[$label] one-step" "$dir/prog" "qemu-$q" -L "/usr/$p"
 	done
-done
-
-# Every other machine with a runtime (arch/machines.h's rows with a port):
-# compile and link in one step with its gcc, run and traced under qemu-user.
-while read -r name prefix port q; do
-	case $name in x86_64|aarch64|arm|riscv64) continue ;; esac
-	if [ "$port" = - ] || [ "$q" = - ]; then continue; fi
-	label="$name ${prefix}gcc"
-	if ! command -v "${prefix}gcc" > /dev/null || ! command -v "qemu-$q" > /dev/null; then
-		skip "[$label] ${prefix}gcc or qemu-$q is not installed (scripts/deps.sh)"
-		continue
-	fi
-	dir=$D/cross-$name
-	mkdir -p "$dir"
-	run_ok "[$label] compile and link in one step" "$W" "${prefix}gcc" -O2 -o "$dir/prog" "$D/src/main.c" "$D/src/add.c" "$D/src/sub/half.c" -lm
-	traced_prog "[$label] one-step" "$dir/prog" "qemu-$q" -L "/usr/${prefix%-}"
-done < <(awk -F, '/^MACHINE[(]/ { sub(/^MACHINE[(]/, ""); for (i = 1; i <= NF; i++) gsub(/[[:space:]]/, "", $i); print $1, $2, $5, $6 }' "$TOP/arch/machines.h")
+done 3< <(machine_rows)
 
 done_testing

@@ -20,3 +20,26 @@ for_each_arch() {
 		"$fn" "$name" "$prefix" "$ctarget" "$kflags"
 	done < <(machine_rows)
 }
+
+# cc_takes "FLAGS" CC...: whether the compiler compiles with FLAGS (words)
+# for its machine.  Which machines have -mfentry, -mrecord-mcount or CET is
+# the compiler's to say: asked, not listed.
+cc_takes() {
+	local flags=$1
+	shift
+	# shellcheck disable=SC2086
+	"$@" $flags -c -x c /dev/null -o /dev/null 2> /dev/null
+}
+
+# The kernel tool's (scripts/ref-recordmcount.sh) known faults for
+# kernel-style code, by arch and compiler: "FAULT<TAB>reason", nothing when
+# there is none.  Data about the machines, one each, not a list of them to
+# run over (t/08-machine-lists.t).
+kernel_fault() {	# arch compiler
+	case $1/$2 in
+	s390x/gcc) printf 'shift-12\t%s\n' 'the kernel tool subtracts 14 from the relocation and misses the brasl' ;;
+	s390x/clang) printf 'empty\t%s\n' 'clang calls mcount, which the kernel tool ignores on s390x' ;;
+	riscv64/*) printf 'unsupported\t%s\n' 'the kernel tool does not know EM_RISCV' ;;
+	sparc64/clang) printf 'empty\t%s\n' 'clang calls mcount; the kernel tool only knows _mcount on sparc64' ;;
+	esac
+}

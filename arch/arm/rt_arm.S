@@ -25,6 +25,8 @@
  * 32-bit register zero-extended, and `bx ip` goes to the real return
  * address with the caller's state.
  */
+#include "arch/port.h"
+
 	.syntax unified
 	.arm
 	.fpu vfpv3-d16
@@ -44,7 +46,7 @@
 	add sp, sp, #16
 .endm
 
-/* ENTRY name, capture (enum capture in rt.h) */
+/* ENTRY name, capture (RT_CAPTURE_*) */
 .macro ENTRY name, capture
 	.globl \name
 	.hidden \name
@@ -111,19 +113,19 @@
 	.size \name, . - \name
 .endm
 
-/* One per enum capture (rt.h), in its order. */
-ENTRY rt_entry_mcount_gpr, 0
-ENTRY rt_entry_mcount_none, 1
-ENTRY rt_entry_mcount_fp, 2
-ENTRY rt_entry_mcount_wide, 3
-ENTRY rt_entry_mcount_string, 4
-ENTRY rt_entry_mcount_all, 5
-ENTRY_ARGS rt_entry_args_mcount_gpr, 0
-ENTRY_ARGS rt_entry_args_mcount_none, 1
-ENTRY_ARGS rt_entry_args_mcount_fp, 2
-ENTRY_ARGS rt_entry_args_mcount_wide, 3
-ENTRY_ARGS rt_entry_args_mcount_string, 4
-ENTRY_ARGS rt_entry_args_mcount_all, 5
+/* One per enum capture (arch/port.h), in its order. */
+ENTRY rt_entry_mcount_gpr, RT_CAPTURE_GPR
+ENTRY rt_entry_mcount_none, RT_CAPTURE_NONE
+ENTRY rt_entry_mcount_fp, RT_CAPTURE_FP
+ENTRY rt_entry_mcount_wide, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_mcount_string, RT_CAPTURE_STRING
+ENTRY rt_entry_mcount_all, RT_CAPTURE_ALL
+ENTRY_ARGS rt_entry_args_mcount_gpr, RT_CAPTURE_GPR
+ENTRY_ARGS rt_entry_args_mcount_none, RT_CAPTURE_NONE
+ENTRY_ARGS rt_entry_args_mcount_fp, RT_CAPTURE_FP
+ENTRY_ARGS rt_entry_args_mcount_wide, RT_CAPTURE_WIDE_FP
+ENTRY_ARGS rt_entry_args_mcount_string, RT_CAPTURE_STRING
+ENTRY_ARGS rt_entry_args_mcount_all, RT_CAPTURE_ALL
 
 /*
  * clang's `bl mcount` (no `push {lr}` before it): the prologue made a frame
@@ -171,18 +173,18 @@ ENTRY_ARGS rt_entry_args_mcount_all, 5
 .endm
 
 /* The SITE_FENTRY row (rt_arm.c), one per enum capture. */
-PLAIN rt_entry_clang_gpr, 0
-PLAIN rt_entry_clang_none, 1
-PLAIN rt_entry_clang_fp, 2
-PLAIN rt_entry_clang_wide, 3
-PLAIN rt_entry_clang_string, 4
-PLAIN rt_entry_clang_all, 5
-PLAIN rt_entry_args_clang_gpr, 0, 1
-PLAIN rt_entry_args_clang_none, 1, 1
-PLAIN rt_entry_args_clang_fp, 2, 1
-PLAIN rt_entry_args_clang_wide, 3, 1
-PLAIN rt_entry_args_clang_string, 4, 1
-PLAIN rt_entry_args_clang_all, 5, 1
+PLAIN rt_entry_clang_gpr, RT_CAPTURE_GPR
+PLAIN rt_entry_clang_none, RT_CAPTURE_NONE
+PLAIN rt_entry_clang_fp, RT_CAPTURE_FP
+PLAIN rt_entry_clang_wide, RT_CAPTURE_WIDE_FP
+PLAIN rt_entry_clang_string, RT_CAPTURE_STRING
+PLAIN rt_entry_clang_all, RT_CAPTURE_ALL
+PLAIN rt_entry_args_clang_gpr, RT_CAPTURE_GPR, 1
+PLAIN rt_entry_args_clang_none, RT_CAPTURE_NONE, 1
+PLAIN rt_entry_args_clang_fp, RT_CAPTURE_FP, 1
+PLAIN rt_entry_args_clang_wide, RT_CAPTURE_WIDE_FP, 1
+PLAIN rt_entry_args_clang_string, RT_CAPTURE_STRING, 1
+PLAIN rt_entry_args_clang_all, RT_CAPTURE_ALL, 1
 
 /*
  * struct ret_regs at sp while rt_exit runs: r0, r1 at 0 and 8 (each

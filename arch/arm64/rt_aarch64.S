@@ -20,6 +20,8 @@
  * registers as they were (RET, not BR: a BTI-guarded caller needs no
  * landing pad for it).
  */
+#include "arch/port.h"
+
 	.text
 
 /* The argument registers (x0-x8, q0-q7) at sp + 16 .. sp + 224 of an entry's frame. */
@@ -48,7 +50,7 @@
 .endm
 
 /*
- * ENTRY name, capture (enum capture in rt.h), args (0/1: rt_enter_args,
+ * ENTRY name, capture (RT_CAPTURE_*), args (0/1: rt_enter_args,
  * given the saved registers; gcc's `mov x0, x30` before the call has
  * overwritten the first, and the others are not kept either: the
  * compiler made _mcount an ordinary call, so every argument prints "?")
@@ -91,19 +93,19 @@
 	.size \name, . - \name
 .endm
 
-/* One per enum capture (rt.h), in its order. */
-ENTRY rt_entry_mcount_gpr, 0
-ENTRY rt_entry_mcount_none, 1
-ENTRY rt_entry_mcount_fp, 2
-ENTRY rt_entry_mcount_wide, 3
-ENTRY rt_entry_mcount_string, 4
-ENTRY rt_entry_mcount_all, 5
-ENTRY rt_entry_args_mcount_gpr, 0, 1
-ENTRY rt_entry_args_mcount_none, 1, 1
-ENTRY rt_entry_args_mcount_fp, 2, 1
-ENTRY rt_entry_args_mcount_wide, 3, 1
-ENTRY rt_entry_args_mcount_string, 4, 1
-ENTRY rt_entry_args_mcount_all, 5, 1
+/* One per enum capture (arch/port.h), in its order. */
+ENTRY rt_entry_mcount_gpr, RT_CAPTURE_GPR
+ENTRY rt_entry_mcount_none, RT_CAPTURE_NONE
+ENTRY rt_entry_mcount_fp, RT_CAPTURE_FP
+ENTRY rt_entry_mcount_wide, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_mcount_string, RT_CAPTURE_STRING
+ENTRY rt_entry_mcount_all, RT_CAPTURE_ALL
+ENTRY rt_entry_args_mcount_gpr, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_mcount_none, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_mcount_fp, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_mcount_wide, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_mcount_string, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_mcount_all, RT_CAPTURE_ALL, 1
 
 /*
  * Pads (-fpatchable-function-entry=2, as the kernel's ftrace uses them):
@@ -133,7 +135,7 @@ ENTRY rt_entry_args_mcount_all, 5, 1
 	mov x0, x30
 	add x1, sp, #224
 	mov x29, sp
-	mov w2, #(\capture | 0x100)	/* RT_ENTER_SLOT_COPY */
+	mov w2, #(\capture | RT_ENTER_SLOT_COPY)
 .if \args
 	mov x3, sp
 	bl rt_enter_args
@@ -153,21 +155,21 @@ ENTRY rt_entry_args_mcount_all, 5, 1
 .endm
 
 /* The entry-hook row (SITE_FENTRY), one per enum capture. */
-PADENTRY rt_entry_fentry_gpr, 0
-PADENTRY rt_entry_fentry_none, 1
-PADENTRY rt_entry_fentry_fp, 2
-PADENTRY rt_entry_fentry_wide, 3
-PADENTRY rt_entry_fentry_string, 4
-PADENTRY rt_entry_fentry_all, 5
-PADENTRY rt_entry_args_fentry_gpr, 0, 1
-PADENTRY rt_entry_args_fentry_none, 1, 1
-PADENTRY rt_entry_args_fentry_fp, 2, 1
-PADENTRY rt_entry_args_fentry_wide, 3, 1
-PADENTRY rt_entry_args_fentry_string, 4, 1
-PADENTRY rt_entry_args_fentry_all, 5, 1
+PADENTRY rt_entry_fentry_gpr, RT_CAPTURE_GPR
+PADENTRY rt_entry_fentry_none, RT_CAPTURE_NONE
+PADENTRY rt_entry_fentry_fp, RT_CAPTURE_FP
+PADENTRY rt_entry_fentry_wide, RT_CAPTURE_WIDE_FP
+PADENTRY rt_entry_fentry_string, RT_CAPTURE_STRING
+PADENTRY rt_entry_fentry_all, RT_CAPTURE_ALL
+PADENTRY rt_entry_args_fentry_gpr, RT_CAPTURE_GPR, 1
+PADENTRY rt_entry_args_fentry_none, RT_CAPTURE_NONE, 1
+PADENTRY rt_entry_args_fentry_fp, RT_CAPTURE_FP, 1
+PADENTRY rt_entry_args_fentry_wide, RT_CAPTURE_WIDE_FP, 1
+PADENTRY rt_entry_args_fentry_string, RT_CAPTURE_STRING, 1
+PADENTRY rt_entry_args_fentry_all, RT_CAPTURE_ALL, 1
 
 /*
- * struct ret_regs (rt.h) is at sp while rt_exit runs: x0, x1 at 0, q0, q1
+ * struct ret_regs (arch/port.h) is at sp while rt_exit runs: x0, x1 at 0, q0, q1
  * at 16, `wide` at 48 (unused: a binary128 long double is q0 itself), then
  * the other return registers.  One trampoline serves every capture, so
  * rt_return_wide is another name for it.

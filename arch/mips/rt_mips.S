@@ -17,11 +17,13 @@
  * the function expects them clobbered by the hook.
  *
  * Return: the function's `jr ra` comes here instead of to its caller; v0,
- * v1, $f0 and $f2 are saved into struct ret_regs (rt.h; o32 words
+ * v1, $f0 and $f2 are saved into struct ret_regs (arch/port.h; o32 words
  * zero-extended), rt_exit gives the real return address, and we go there
  * with the registers as they were.  gp is kept too (callee-saved on n64).
  * We find our GOT through `bal`, since nothing jumped here through t9.
  */
+#include "arch/port.h"
+
 	.abicalls
 	.set nomips16
 	.text
@@ -168,19 +170,19 @@
 
 #endif
 
-/* One per enum capture (rt.h), in its order; then the same recording the arguments too. */
-ENTRY rt_entry_mcount_gpr, 0
-ENTRY rt_entry_mcount_none, 1
-ENTRY rt_entry_mcount_fp, 2
-ENTRY rt_entry_mcount_wide, 3
-ENTRY rt_entry_mcount_string, 4
-ENTRY rt_entry_mcount_all, 5
-ENTRY rt_entry_args_mcount_gpr, 0, 1
-ENTRY rt_entry_args_mcount_none, 1, 1
-ENTRY rt_entry_args_mcount_fp, 2, 1
-ENTRY rt_entry_args_mcount_wide, 3, 1
-ENTRY rt_entry_args_mcount_string, 4, 1
-ENTRY rt_entry_args_mcount_all, 5, 1
+/* One per enum capture (arch/port.h), in its order; then the same recording the arguments too. */
+ENTRY rt_entry_mcount_gpr, RT_CAPTURE_GPR
+ENTRY rt_entry_mcount_none, RT_CAPTURE_NONE
+ENTRY rt_entry_mcount_fp, RT_CAPTURE_FP
+ENTRY rt_entry_mcount_wide, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_mcount_string, RT_CAPTURE_STRING
+ENTRY rt_entry_mcount_all, RT_CAPTURE_ALL
+ENTRY rt_entry_args_mcount_gpr, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_mcount_none, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_mcount_fp, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_mcount_wide, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_mcount_string, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_mcount_all, RT_CAPTURE_ALL, 1
 
 	.globl rt_return_regs
 	.hidden rt_return_regs

@@ -27,6 +27,8 @@
  * double in f1:f2, vectors and __float128 in v2) is kept, r2 too, and r2
  * becomes ours (from our own address, bcl) while rt_exit runs.
  */
+#include "arch/port.h"
+
 	.abiversion 2
 	.machine power8
 	.text
@@ -37,7 +39,7 @@
 #define EFPR 96
 
 /*
- * ENTRY name, capture (enum capture in rt.h), args (0/1: rt_enter_args,
+ * ENTRY name, capture (RT_CAPTURE_*), args (0/1: rt_enter_args,
  * given the frame: r3-r10 at EGPR, f1-f13 at EFPR.  Neither compiler
  * leaves the arguments there for certain (gcc -O2 reuses r9 before the
  * call), so only the caller's parameter save area is read: rt_ppc64le.c.)
@@ -122,19 +124,19 @@
 	.size \name, . - \name
 .endm
 
-/* One per enum capture (rt.h), in its order. */
-ENTRY rt_entry_mcount_gpr, 0
-ENTRY rt_entry_mcount_none, 1
-ENTRY rt_entry_mcount_fp, 2
-ENTRY rt_entry_mcount_wide, 3
-ENTRY rt_entry_mcount_string, 4
-ENTRY rt_entry_mcount_all, 5
-ENTRY rt_entry_args_mcount_gpr, 0, 1
-ENTRY rt_entry_args_mcount_none, 1, 1
-ENTRY rt_entry_args_mcount_fp, 2, 1
-ENTRY rt_entry_args_mcount_wide, 3, 1
-ENTRY rt_entry_args_mcount_string, 4, 1
-ENTRY rt_entry_args_mcount_all, 5, 1
+/* One per enum capture (arch/port.h), in its order. */
+ENTRY rt_entry_mcount_gpr, RT_CAPTURE_GPR
+ENTRY rt_entry_mcount_none, RT_CAPTURE_NONE
+ENTRY rt_entry_mcount_fp, RT_CAPTURE_FP
+ENTRY rt_entry_mcount_wide, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_mcount_string, RT_CAPTURE_STRING
+ENTRY rt_entry_mcount_all, RT_CAPTURE_ALL
+ENTRY rt_entry_args_mcount_gpr, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_mcount_none, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_mcount_fp, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_mcount_wide, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_mcount_string, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_mcount_all, RT_CAPTURE_ALL, 1
 
 /*
  * No entry-hook sites on ppc64le (pad_site_len 0): the row the descriptor
@@ -157,7 +159,7 @@ NOENTRY rt_entry_fentry_string
 NOENTRY rt_entry_fentry_all
 
 /*
- * The return trampoline's frame: linkage area, then struct ret_regs (rt.h)
+ * The return trampoline's frame: linkage area, then struct ret_regs (arch/port.h)
  * at 32: r3, r4 at 32, f1 at 48 (fpr[0]), f2 at 64 (fpr[1]), and `wide` at
  * 80 = f1:f2, an IBM double-double long double in memory order (high part
  * first); then r2 at 96, r5-r10 at 104, f3-f8 at 152, v2-v9 at 208.

@@ -18,11 +18,13 @@
  * comes back in a0:a1: `wide` gets a copy of them, so one trampoline
  * serves every capture and rt_return_wide is another name for it.
  */
+#include "arch/port.h"
+
 	.option pic
 	.text
 
 /*
- * ENTRY name, capture (enum capture in rt.h), args (0/1: rt_enter_args,
+ * ENTRY name, capture (RT_CAPTURE_*), args (0/1: rt_enter_args,
  * given the save area: a0-a7 at sp, fa0-fa7 at sp + 64.  Neither compiler
  * leaves the arguments there: gcc's `mv a0, ra` takes a0 and both move
  * every argument to callee-saved registers before the call, so the port
@@ -100,22 +102,22 @@
 	.size \name, . - \name
 .endm
 
-/* One per enum capture (rt.h), in its order. */
-ENTRY rt_entry_mcount_gpr, 0
-ENTRY rt_entry_mcount_none, 1
-ENTRY rt_entry_mcount_fp, 2
-ENTRY rt_entry_mcount_wide, 3
-ENTRY rt_entry_mcount_string, 4
-ENTRY rt_entry_mcount_all, 5
-ENTRY rt_entry_args_mcount_gpr, 0, 1
-ENTRY rt_entry_args_mcount_none, 1, 1
-ENTRY rt_entry_args_mcount_fp, 2, 1
-ENTRY rt_entry_args_mcount_wide, 3, 1
-ENTRY rt_entry_args_mcount_string, 4, 1
-ENTRY rt_entry_args_mcount_all, 5, 1
+/* One per enum capture (arch/port.h), in its order. */
+ENTRY rt_entry_mcount_gpr, RT_CAPTURE_GPR
+ENTRY rt_entry_mcount_none, RT_CAPTURE_NONE
+ENTRY rt_entry_mcount_fp, RT_CAPTURE_FP
+ENTRY rt_entry_mcount_wide, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_mcount_string, RT_CAPTURE_STRING
+ENTRY rt_entry_mcount_all, RT_CAPTURE_ALL
+ENTRY rt_entry_args_mcount_gpr, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_mcount_none, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_mcount_fp, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_mcount_wide, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_mcount_string, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_mcount_all, RT_CAPTURE_ALL, 1
 
 /*
- * struct ret_regs (rt.h) at sp while rt_exit runs: a0, a1 at 0, fa0 at 16
+ * struct ret_regs (arch/port.h) at sp while rt_exit runs: a0, a1 at 0, fa0 at 16
  * and fa1 at 32 (the low 8 bytes of each fpr[]), `wide` at 48.
  */
 	.globl rt_return_regs

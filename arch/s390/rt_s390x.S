@@ -27,9 +27,11 @@
  * %f0/%f2/%f4/%f6, and %r0 (the static chain, for mcount sites).
  *
  * Return: the traced function's `br %r14` comes here; %r2, %r3, %f0 and
- * %f2 are saved as struct ret_regs (rt.h), rt_exit gives back the real
+ * %f2 are saved as struct ret_regs (arch/port.h), rt_exit gives back the real
  * return address, and we go there with the registers as they were.
  */
+#include "arch/port.h"
+
 	.text
 
 /* Our frame: the callee's save area, then %r0-%r6, %r14, %f0/%f2/%f4/%f6. */
@@ -65,7 +67,7 @@ SLOT = FRAME + 112	/* the traced function's slot, from our %r15 */
 .macro ENTER_C capture, args
 	la %r3,SLOT(%r15)
 	lghi %r4,\capture
-.if \capture == 3 || \capture == 5
+.if \capture == RT_CAPTURE_WIDE_FP || \capture == RT_CAPTURE_ALL
 .if \args
 	lg %r6,160+16(%r15)
 	la %r5,160(%r15)
@@ -84,7 +86,7 @@ SLOT = FRAME + 112	/* the traced function's slot, from our %r15 */
 .endif
 .endm
 
-/* ENTRY name, capture (enum capture in rt.h), args: gcc -pg's `brasl %r14,stub` */
+/* ENTRY name, capture (RT_CAPTURE_*), args: gcc -pg's `brasl %r14,stub` */
 .macro ENTRY name, capture, args=0
 	.globl \name
 	.hidden \name
@@ -111,19 +113,19 @@ SLOT = FRAME + 112	/* the traced function's slot, from our %r15 */
 	.size \name, . - \name
 .endm
 
-/* One per enum capture (rt.h), in its order. */
-ENTRY rt_entry_mcount_gpr, 0
-ENTRY rt_entry_mcount_none, 1
-ENTRY rt_entry_mcount_fp, 2
-ENTRY rt_entry_mcount_wide, 3
-ENTRY rt_entry_mcount_string, 4
-ENTRY rt_entry_mcount_all, 5
-ENTRY rt_entry_args_mcount_gpr, 0, 1
-ENTRY rt_entry_args_mcount_none, 1, 1
-ENTRY rt_entry_args_mcount_fp, 2, 1
-ENTRY rt_entry_args_mcount_wide, 3, 1
-ENTRY rt_entry_args_mcount_string, 4, 1
-ENTRY rt_entry_args_mcount_all, 5, 1
+/* One per enum capture (arch/port.h), in its order. */
+ENTRY rt_entry_mcount_gpr, RT_CAPTURE_GPR
+ENTRY rt_entry_mcount_none, RT_CAPTURE_NONE
+ENTRY rt_entry_mcount_fp, RT_CAPTURE_FP
+ENTRY rt_entry_mcount_wide, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_mcount_string, RT_CAPTURE_STRING
+ENTRY rt_entry_mcount_all, RT_CAPTURE_ALL
+ENTRY rt_entry_args_mcount_gpr, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_mcount_none, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_mcount_fp, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_mcount_wide, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_mcount_string, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_mcount_all, RT_CAPTURE_ALL, 1
 
 /* FENTRY name, capture, args: -mfentry's `brasl %r0,stub`, %r14 untouched */
 .macro FENTRY name, capture, args=0
@@ -153,21 +155,21 @@ ENTRY rt_entry_args_mcount_all, 5, 1
 .endm
 
 /* The entry-hook row (SITE_FENTRY), one per enum capture. */
-FENTRY rt_entry_fentry_gpr, 0
-FENTRY rt_entry_fentry_none, 1
-FENTRY rt_entry_fentry_fp, 2
-FENTRY rt_entry_fentry_wide, 3
-FENTRY rt_entry_fentry_string, 4
-FENTRY rt_entry_fentry_all, 5
-FENTRY rt_entry_args_fentry_gpr, 0, 1
-FENTRY rt_entry_args_fentry_none, 1, 1
-FENTRY rt_entry_args_fentry_fp, 2, 1
-FENTRY rt_entry_args_fentry_wide, 3, 1
-FENTRY rt_entry_args_fentry_string, 4, 1
-FENTRY rt_entry_args_fentry_all, 5, 1
+FENTRY rt_entry_fentry_gpr, RT_CAPTURE_GPR
+FENTRY rt_entry_fentry_none, RT_CAPTURE_NONE
+FENTRY rt_entry_fentry_fp, RT_CAPTURE_FP
+FENTRY rt_entry_fentry_wide, RT_CAPTURE_WIDE_FP
+FENTRY rt_entry_fentry_string, RT_CAPTURE_STRING
+FENTRY rt_entry_fentry_all, RT_CAPTURE_ALL
+FENTRY rt_entry_args_fentry_gpr, RT_CAPTURE_GPR, 1
+FENTRY rt_entry_args_fentry_none, RT_CAPTURE_NONE, 1
+FENTRY rt_entry_args_fentry_fp, RT_CAPTURE_FP, 1
+FENTRY rt_entry_args_fentry_wide, RT_CAPTURE_WIDE_FP, 1
+FENTRY rt_entry_args_fentry_string, RT_CAPTURE_STRING, 1
+FENTRY rt_entry_args_fentry_all, RT_CAPTURE_ALL, 1
 
 /*
- * struct ret_regs (rt.h) at 160(%r15) while rt_exit runs: %r2, %r3 at 0,
+ * struct ret_regs (arch/port.h) at 160(%r15) while rt_exit runs: %r2, %r3 at 0,
  * %f0 at 16, %f2 at 32 (each register's 8 bytes first), `wide` at 48.
  * One trampoline serves every capture, so rt_return_wide is another name
  * for it.

@@ -27,14 +27,16 @@
  * is saved and restored around it.  One trampoline serves every capture:
  * rt_return_wide is another name for it.
  */
+#include "arch/port.h"
+
 	.text
 
 /*
- * ENTRY name, fentry (0/1), capture (enum capture in rt.h), args (0/1:
+ * ENTRY name, kind (RT_SITE_*), capture (RT_CAPTURE_*), args (0/1:
  * rt_enter_args, whose arguments are all on the stack above the slot; it
  * is given the saved registers all the same)
  */
-.macro ENTRY name, fentry, capture, args=0
+.macro ENTRY name, kind, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -53,7 +55,7 @@
 	sub $16, %esp
 	mov 4(%ebp), %eax
 	mov %eax, 0(%esp)
-.if \fentry
+.if \kind == RT_SITE_FENTRY
 	lea 8(%ebp), %eax
 .else
 	/* i386_mcount_slot(fp, ra, ecx, edi): 4(%ebp) unless a DRAP prologue made it a copy */
@@ -87,35 +89,35 @@
 	.size \name, . - \name
 .endm
 
-/* One per site kind and enum capture (rt.h), in its order. */
-ENTRY rt_entry_mcount_gpr, 0, 0
-ENTRY rt_entry_mcount_none, 0, 1
-ENTRY rt_entry_mcount_fp, 0, 2
-ENTRY rt_entry_mcount_wide, 0, 3
-ENTRY rt_entry_mcount_string, 0, 4
-ENTRY rt_entry_mcount_all, 0, 5
-ENTRY rt_entry_mcount_mem, 0, 6
-ENTRY rt_entry_fentry_gpr, 1, 0
-ENTRY rt_entry_fentry_none, 1, 1
-ENTRY rt_entry_fentry_fp, 1, 2
-ENTRY rt_entry_fentry_wide, 1, 3
-ENTRY rt_entry_fentry_string, 1, 4
-ENTRY rt_entry_fentry_all, 1, 5
-ENTRY rt_entry_fentry_mem, 1, 6
-ENTRY rt_entry_args_mcount_gpr, 0, 0, 1
-ENTRY rt_entry_args_mcount_none, 0, 1, 1
-ENTRY rt_entry_args_mcount_fp, 0, 2, 1
-ENTRY rt_entry_args_mcount_wide, 0, 3, 1
-ENTRY rt_entry_args_mcount_string, 0, 4, 1
-ENTRY rt_entry_args_mcount_all, 0, 5, 1
-ENTRY rt_entry_args_mcount_mem, 0, 6, 1
-ENTRY rt_entry_args_fentry_gpr, 1, 0, 1
-ENTRY rt_entry_args_fentry_none, 1, 1, 1
-ENTRY rt_entry_args_fentry_fp, 1, 2, 1
-ENTRY rt_entry_args_fentry_wide, 1, 3, 1
-ENTRY rt_entry_args_fentry_string, 1, 4, 1
-ENTRY rt_entry_args_fentry_all, 1, 5, 1
-ENTRY rt_entry_args_fentry_mem, 1, 6, 1
+/* One per site kind and enum capture (arch/port.h), in its order. */
+ENTRY rt_entry_mcount_gpr, RT_SITE_MCOUNT, RT_CAPTURE_GPR
+ENTRY rt_entry_mcount_none, RT_SITE_MCOUNT, RT_CAPTURE_NONE
+ENTRY rt_entry_mcount_fp, RT_SITE_MCOUNT, RT_CAPTURE_FP
+ENTRY rt_entry_mcount_wide, RT_SITE_MCOUNT, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_mcount_string, RT_SITE_MCOUNT, RT_CAPTURE_STRING
+ENTRY rt_entry_mcount_all, RT_SITE_MCOUNT, RT_CAPTURE_ALL
+ENTRY rt_entry_mcount_mem, RT_SITE_MCOUNT, RT_CAPTURE_MEMORY
+ENTRY rt_entry_fentry_gpr, RT_SITE_FENTRY, RT_CAPTURE_GPR
+ENTRY rt_entry_fentry_none, RT_SITE_FENTRY, RT_CAPTURE_NONE
+ENTRY rt_entry_fentry_fp, RT_SITE_FENTRY, RT_CAPTURE_FP
+ENTRY rt_entry_fentry_wide, RT_SITE_FENTRY, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_fentry_string, RT_SITE_FENTRY, RT_CAPTURE_STRING
+ENTRY rt_entry_fentry_all, RT_SITE_FENTRY, RT_CAPTURE_ALL
+ENTRY rt_entry_fentry_mem, RT_SITE_FENTRY, RT_CAPTURE_MEMORY
+ENTRY rt_entry_args_mcount_gpr, RT_SITE_MCOUNT, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_mcount_none, RT_SITE_MCOUNT, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_mcount_fp, RT_SITE_MCOUNT, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_mcount_wide, RT_SITE_MCOUNT, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_mcount_string, RT_SITE_MCOUNT, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_mcount_all, RT_SITE_MCOUNT, RT_CAPTURE_ALL, 1
+ENTRY rt_entry_args_mcount_mem, RT_SITE_MCOUNT, RT_CAPTURE_MEMORY, 1
+ENTRY rt_entry_args_fentry_gpr, RT_SITE_FENTRY, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_fentry_none, RT_SITE_FENTRY, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_fentry_fp, RT_SITE_FENTRY, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_fentry_wide, RT_SITE_FENTRY, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_fentry_string, RT_SITE_FENTRY, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_fentry_all, RT_SITE_FENTRY, RT_CAPTURE_ALL, 1
+ENTRY rt_entry_args_fentry_mem, RT_SITE_FENTRY, RT_CAPTURE_MEMORY, 1
 
 /*
  * The frame, from the 16-aligned %esp: rt_exit's two arguments at 0 and 4,

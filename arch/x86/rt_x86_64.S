@@ -15,10 +15,12 @@
  * saved, rt_exit gives back the real return address, and we return there
  * with the registers as they were.
  */
+#include "arch/port.h"
+
 	.text
 
-/* ENTRY name, fentry (0/1), flags, args (0/1: rt_enter_args, given the save area) */
-.macro ENTRY name, fentry, flags, args=0
+/* ENTRY name, kind (RT_SITE_*), capture (RT_CAPTURE_*), args (0/1: rt_enter_args, given the save area) */
+.macro ENTRY name, kind, capture, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -49,13 +51,13 @@
 	movaps %xmm6, 160(%rsp)
 	movaps %xmm7, 176(%rsp)
 	mov 8(%rbp), %rdi
-.if \fentry
+.if \kind == RT_SITE_FENTRY
 	lea 16(%rbp), %rsi
 .else
 	mov 0(%rbp), %rsi
 	add $8, %rsi
 .endif
-	mov $\flags, %edx
+	mov $\capture, %edx
 .if \args
 	mov %rsp, %rcx
 	call rt_enter_args
@@ -85,35 +87,35 @@
 	.size \name, . - \name
 .endm
 
-/* One per site kind and enum capture (rt.h), in its order. */
-ENTRY rt_entry_mcount_gpr, 0, 0
-ENTRY rt_entry_mcount_none, 0, 1
-ENTRY rt_entry_mcount_fp, 0, 2
-ENTRY rt_entry_mcount_wide, 0, 3
-ENTRY rt_entry_mcount_string, 0, 4
-ENTRY rt_entry_mcount_all, 0, 5
-ENTRY rt_entry_mcount_mem, 0, 6
-ENTRY rt_entry_fentry_gpr, 1, 0
-ENTRY rt_entry_fentry_none, 1, 1
-ENTRY rt_entry_fentry_fp, 1, 2
-ENTRY rt_entry_fentry_wide, 1, 3
-ENTRY rt_entry_fentry_string, 1, 4
-ENTRY rt_entry_fentry_all, 1, 5
-ENTRY rt_entry_fentry_mem, 1, 6
-ENTRY rt_entry_args_mcount_gpr, 0, 0, 1
-ENTRY rt_entry_args_mcount_none, 0, 1, 1
-ENTRY rt_entry_args_mcount_fp, 0, 2, 1
-ENTRY rt_entry_args_mcount_wide, 0, 3, 1
-ENTRY rt_entry_args_mcount_string, 0, 4, 1
-ENTRY rt_entry_args_mcount_all, 0, 5, 1
-ENTRY rt_entry_args_mcount_mem, 0, 6, 1
-ENTRY rt_entry_args_fentry_gpr, 1, 0, 1
-ENTRY rt_entry_args_fentry_none, 1, 1, 1
-ENTRY rt_entry_args_fentry_fp, 1, 2, 1
-ENTRY rt_entry_args_fentry_wide, 1, 3, 1
-ENTRY rt_entry_args_fentry_string, 1, 4, 1
-ENTRY rt_entry_args_fentry_all, 1, 5, 1
-ENTRY rt_entry_args_fentry_mem, 1, 6, 1
+/* One per site kind and enum capture (arch/port.h), in its order. */
+ENTRY rt_entry_mcount_gpr, RT_SITE_MCOUNT, RT_CAPTURE_GPR
+ENTRY rt_entry_mcount_none, RT_SITE_MCOUNT, RT_CAPTURE_NONE
+ENTRY rt_entry_mcount_fp, RT_SITE_MCOUNT, RT_CAPTURE_FP
+ENTRY rt_entry_mcount_wide, RT_SITE_MCOUNT, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_mcount_string, RT_SITE_MCOUNT, RT_CAPTURE_STRING
+ENTRY rt_entry_mcount_all, RT_SITE_MCOUNT, RT_CAPTURE_ALL
+ENTRY rt_entry_mcount_mem, RT_SITE_MCOUNT, RT_CAPTURE_MEMORY
+ENTRY rt_entry_fentry_gpr, RT_SITE_FENTRY, RT_CAPTURE_GPR
+ENTRY rt_entry_fentry_none, RT_SITE_FENTRY, RT_CAPTURE_NONE
+ENTRY rt_entry_fentry_fp, RT_SITE_FENTRY, RT_CAPTURE_FP
+ENTRY rt_entry_fentry_wide, RT_SITE_FENTRY, RT_CAPTURE_WIDE_FP
+ENTRY rt_entry_fentry_string, RT_SITE_FENTRY, RT_CAPTURE_STRING
+ENTRY rt_entry_fentry_all, RT_SITE_FENTRY, RT_CAPTURE_ALL
+ENTRY rt_entry_fentry_mem, RT_SITE_FENTRY, RT_CAPTURE_MEMORY
+ENTRY rt_entry_args_mcount_gpr, RT_SITE_MCOUNT, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_mcount_none, RT_SITE_MCOUNT, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_mcount_fp, RT_SITE_MCOUNT, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_mcount_wide, RT_SITE_MCOUNT, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_mcount_string, RT_SITE_MCOUNT, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_mcount_all, RT_SITE_MCOUNT, RT_CAPTURE_ALL, 1
+ENTRY rt_entry_args_mcount_mem, RT_SITE_MCOUNT, RT_CAPTURE_MEMORY, 1
+ENTRY rt_entry_args_fentry_gpr, RT_SITE_FENTRY, RT_CAPTURE_GPR, 1
+ENTRY rt_entry_args_fentry_none, RT_SITE_FENTRY, RT_CAPTURE_NONE, 1
+ENTRY rt_entry_args_fentry_fp, RT_SITE_FENTRY, RT_CAPTURE_FP, 1
+ENTRY rt_entry_args_fentry_wide, RT_SITE_FENTRY, RT_CAPTURE_WIDE_FP, 1
+ENTRY rt_entry_args_fentry_string, RT_SITE_FENTRY, RT_CAPTURE_STRING, 1
+ENTRY rt_entry_args_fentry_all, RT_SITE_FENTRY, RT_CAPTURE_ALL, 1
+ENTRY rt_entry_args_fentry_mem, RT_SITE_FENTRY, RT_CAPTURE_MEMORY, 1
 
 /* RETURN name, x87 (0/1: also st(0), for long double): struct ret_regs is at (%rsp) while rt_exit runs. */
 .macro RETURN name, x87
