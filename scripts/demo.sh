@@ -14,26 +14,30 @@ rm -rf "$work" && mkdir -p "$work"
 src=$top/testdata/demo/demo.c
 ref=$("$top/scripts/ref-recordmcount.sh")
 
-echo "== kernel mode, one object per architecture (recordmcount -w FILE.o)"
-for t in x86_64-linux-gnu aarch64-linux-gnu arm-linux-gnueabihf mips-linux-gnu \
-	 powerpc64le-linux-gnu s390x-linux-gnu riscv64-linux-gnu; do
-	obj=$work/demo.$t.o
-	"$t-gcc" -O2 -pg -fno-pic -c "$src" -o "$obj"
+# One object per row of arch/machines.h, with the flags Kbuild would pass.
+kernel_object() {	# name prefix clang kflags
+	local obj=$work/demo.$1.o
+	command -v "${2}gcc" > /dev/null || { printf '%-10s (no %sgcc)\n' "$1" "$2"; return; }
+	"${2}gcc" -O2 -pg $4 -c "$src" -o "$obj"
 	cp "$obj" "$obj.kernel"
 	"$rmc" -w "$obj"
-	printf '%-24s ours: %s\n' "$t" "$("$rmc" --list "$obj" | tr '\n' ' ')"
+	printf '%-10s ours: %s\n' "$1" "$("$rmc" --list "$obj" | tr '\n' ' ')"
 	if "$ref" "$obj.kernel" >/dev/null 2>&1; then
-		printf '%-24s kernel tool: %s\n' "" "$("$rmc" --list "$obj.kernel" | tr '\n' ' ')"
+		printf '%-10s kernel tool: %s\n' "" "$("$rmc" --list "$obj.kernel" | tr '\n' ' ')"
 	else
-		printf '%-24s kernel tool: failed\n' ""
+		printf '%-10s kernel tool: failed\n' ""
 	fi
-done
+}
+
+echo "== kernel mode, one object per machine (recordmcount -w FILE.o)"
+. "$top/t/arches.sh"
+for_each_arch kernel_object
 echo
-echo "(s390x: the kernel tool subtracts 14 from each call, which lands before the"
-echo " function with gcc 12; riscv64: the kernel tool does not know the machine.)"
+say_fault() { local f; f=$(kernel_fault "$1" gcc) && [ -n "$f" ] && printf '(%s: %s)\n' "$1" "${f#*$'\t'}"; return 0; }
+for_each_arch say_fault
 echo
 echo "== the recorded x86_64 sites, disassembled"
-objdump -dr "$work/demo.x86_64-linux-gnu.o" | grep -B1 -A1 'mcount' | head -20
+objdump -dr "$work/demo.x86_64.o" | grep -B1 -A1 'mcount' | head -20
 echo
 echo "== user mode: a PIE program (recordmcount --mode=user), linked and run"
 gcc -O2 -g -pg -ffunction-sections -c "$src" -o "$work/demo.o"
