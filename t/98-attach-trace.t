@@ -367,6 +367,14 @@ print(n > 0 and not bad, n, bad)' "$D/$label.args")
 	st=$?
 	grep -q 'add_pair' "$D/$label.summary" && grep -q 'is_square' "$D/$label.summary"
 	ok $((st || $?)) "[$label] --summary: report's summary of both functions"
+	# On a terminal, the end of the stream says how much there is to format
+	# and how much of it the process's buffers still held at the stop.
+	script -qec "'$OBJPATCH' attach -F add_pair --duration 0.3 -o '$D/$label.tty' $pid" /dev/null \
+		> "$D/$label.tty.err" 2>&1
+	st=$?
+	grep -Eq "^objpatch attach: $pid: 0\.[0-9]{2} s traced; [0-9]+\.[0-9] MiB of events, [0-9]+\.[0-9] MiB of them drained after the stop; formatting them" \
+		"$D/$label.tty.err"
+	ok $((st || $?)) "[$label] on a terminal: the traced time and the MiB to format, drained after the stop among them ($(grep -a formatting "$D/$label.tty.err" | tr -d '\r'))"
 	# A session that traces nothing (every function filtered out) says so in one line.
 	"$OBJPATCH" attach -F '!*' --duration 0.2 "$pid" > "$D/$label.none" 2> "$D/$label.none.err"
 	st=$?

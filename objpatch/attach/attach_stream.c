@@ -226,6 +226,7 @@ static int copy_out(int out, const char *buf, ssize_t n)
 struct progress {
 	uint64_t written, next;	/* bytes in the recording; where the next record's head is */
 	bool begun, ended, events;	/* events: some thread's call recorded */
+	uint64_t begun_ms, asked_bytes;
 };
 
 static void follow(int out, struct progress *p)
@@ -269,17 +270,21 @@ static int read_some(struct attach_channel *c, int out, struct progress *p)
 }
 
 /* Asks the runtime to end the session: it sees the end of objpatch's side. */
-static void ask_stop(struct attach_channel *c, struct stream_end *e, uint64_t *deadline)
+static void ask_stop(struct attach_channel *c, struct stream_end *e, struct progress *p, uint64_t *deadline)
 {
 	if (e->asked)
 		return;
 	e->asked = true;
+	p->asked_bytes = p->written;
+	if (p->begun)
+		e->traced_s = (double)(now_ms() - p->begun_ms) / 1000;
 	shutdown(c->fd, SHUT_WR);
 	*deadline = now_ms() + STOP_WAIT_MS;
 }
 
 /* A signal: the first asks for the end, a second gives up waiting for it. */
-static void on_signal(int sfd, struct attach_channel *c, struct stream_end *e, uint64_t *deadline)
+static void on_signal(int sfd, struct attach_channel *c, struct stream_end *e, struct progress *p,
+		      uint64_t *deadline)
 {
 	struct signalfd_siginfo si;
 
@@ -289,7 +294,7 @@ static void on_signal(int sfd, struct attach_channel *c, struct stream_end *e, u
 			return;
 		}
 		e->signal = (int)si.ssi_signo;
-		ask_stop(c, e, deadline);
+		ask_stop(c, e, p, deadline);
 	}
 }
 
@@ -328,6 +333,7 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 			rc = r < 0 ? -1 : 0;
 			e->complete = r == 0;
 			if (pr.begun && !said) {
+				pr.begun_ms = now_ms();
 				/* A script waits for this line to know the sites are enabled. */
 				fprintf(stderr, "objpatch attach: %d: tracing; Ctrl-C detaches\n", (int)pid);
 				said = true;
@@ -336,7 +342,7 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 					deadline = now_ms() + duration_ms;
 			}
 		} else if (n > 0 && p[1].revents) {
-			on_signal(sfd, c, e, &deadline);
+			on_signal(sfd, c, e, &pr, &deadline);
 		} else if (n > 0 && p[2].revents) {
 			e->exited = true;	/* the stream's end follows: the kernel closes the socket */
 			p[2].fd = -1;
@@ -344,13 +350,17 @@ int channel_stream(struct attach_channel *c, pid_t pid, int out, double seconds,
 			if (e->asked)
 				e->abandoned = true;
 			else
-				ask_stop(c, e, &deadline);
+				ask_stop(c, e, &pr, &deadline);
 		} else if (pidfd < 0 && !proc_live_thread(pid)) {
 			e->exited = true;
 		}
 	}
 	e->finished = pr.ended;
 	e->traced = pr.events;
+	e->bytes = pr.written;
+	e->drained = e->asked ? pr.written - pr.asked_bytes : 0;
+	if (!e->asked && pr.begun)
+		e->traced_s = (double)(now_ms() - pr.begun_ms) / 1000;
 	/* The exit handler finished it (rt_attach_exit()): the process is on its way out. */
 	for (uint64_t until = now_ms() + EXIT_WAIT_MS; !e->exited && e->finished && !e->asked && now_ms() < until;) {
 		struct pollfd q = { .fd = pidfd, .events = POLLIN };

@@ -42,6 +42,9 @@ struct stream_end {
 	bool finished;		/* the recording holds its end (the runtime's final flush) */
 	bool traced;		/* the recording holds a call (some event of some thread) */
 	int signal;		/* the signal that asked, 0 for none */
+	double traced_s;	/* from the sites' enabling to the ask (or the stream's end) */
+	uint64_t bytes;		/* the recording's size */
+	uint64_t drained;	/* of them, read after objpatch asked: what the process's buffers still held */
 };
 
 /*

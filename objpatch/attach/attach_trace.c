@@ -482,6 +482,20 @@ static void say_untraced(pid_t pid, const struct attach_session *s, const struct
 	fprintf(stderr, "objpatch attach: %d: no call was traced while attached: the trace is empty\n", (int)pid);
 }
 
+/*
+ * What is left to do once the stream ended, for someone watching: a long
+ * session's recording takes a while to format, and a process whose
+ * threads outran the stream has its buffers drained after the stop.
+ */
+static void say_formatting(pid_t pid, const struct stream_end *e)
+{
+	if (!e->traced || !isatty(2))
+		return;
+	fprintf(stderr, "objpatch attach: %d: %.2f s traced; %.1f MiB of events, %.1f MiB of them drained after the "
+		"stop; formatting them\n", (int)pid, e->traced_s, (double)e->bytes / (1 << 20),
+		(double)e->drained / (1 << 20));
+}
+
 /* The session from the socket on: 0, 1 (failed) or 2 (refused). */
 static int session(pid_t pid, const struct remote_port *port, const struct target_syms *t,
 		   const struct attach_session *s, const struct held *h, bool loaded, struct runtime_syms *r, int out,
@@ -515,6 +529,7 @@ static int session(pid_t pid, const struct remote_port *port, const struct targe
 		return 1;
 	rc = say_end(pid, &e);
 	say_untraced(pid, s, &e);
+	say_formatting(pid, &e);
 	if (!(argv = report_argv(s, recording, &argc)))
 		return 1;
 	report_name_uncalled("objpatch attach", " while attached", s->globs, s->nglobs);
