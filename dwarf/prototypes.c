@@ -8,7 +8,6 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,35 +16,10 @@
 #include "dwarf/prototypes.h"
 #include "tables/sig.h"
 #include "util/array.h"
+#include "util/strbuf.h"
 #include "util/u64map.h"
 
-/* ---- a growable string ---- */
-
-struct buf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void buf_put(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *p = realloc(b->s, cap);
-
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
+/* ---- text ---- */
 
 /* Names come from the file: a control character would split the table's fields. */
 static bool is_control(char c)
@@ -53,45 +27,21 @@ static bool is_control(char c)
 	return (unsigned char)c < 0x20 || c == 0x7f;
 }
 
-/* Text, each control character as '?'; the separators go through buf_put. */
-static void buf_puts(struct buf *b, const char *s)
+/* Text, each control character as '?'; the separators go through strbuf_put. */
+static void put_printable(struct strbuf *b, const char *s)
 {
 	while (*s) {
 		size_t n = 0;
 
 		while (s[n] && !is_control(s[n]))
 			n++;
-		buf_put(b, s, n);
+		strbuf_put(b, s, n);
 		s += n;
 		if (*s) {
-			buf_put(b, "?", 1);
+			strbuf_put(b, "?", 1);
 			s++;
 		}
 	}
-}
-
-static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	char tmp[64];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		buf_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-static char *buf_take(struct buf *b)
-{
-	char *s = b->oom ? NULL : (b->s ? b->s : strdup(""));
-
-	if (b->oom)
-		free(b->s);
-	memset(b, 0, sizeof(*b));
-	return s;
 }
 
 /* ---- type classification ---- */
@@ -326,13 +276,13 @@ static bool enum_is_unsigned(Dwarf_Die *t)
 }
 
 /* An enumerator's name: ',' and '=' delimit the list (man/mcount-tables.5). */
-static void put_enumerator_name(struct buf *b, const char *name)
+static void put_enumerator_name(struct strbuf *b, const char *name)
 {
 	for (; *name; name++)
-		buf_put(b, is_control(*name) || *name == ',' || *name == '=' ? "?" : name, 1);
+		strbuf_put(b, is_control(*name) || *name == ',' || *name == '=' ? "?" : name, 1);
 }
 
-static void put_enumerators(struct buf *b, Dwarf_Die *t)
+static void put_enumerators(struct strbuf *b, Dwarf_Die *t)
 {
 	Dwarf_Die child;
 	bool first = true, is_unsigned = enum_is_unsigned(t);
@@ -347,19 +297,19 @@ static void put_enumerators(struct buf *b, Dwarf_Die *t)
 		    !dwarf_attr(&child, DW_AT_const_value, &a))
 			continue;
 		if (!first)
-			buf_puts(b, ",");
+			put_printable(b, ",");
 		first = false;
 		put_enumerator_name(b, name);
 		if (is_unsigned || dwarf_whatform(&a) == DW_FORM_udata) {
 			Dwarf_Word u = 0;
 
 			dwarf_formudata(&a, &u);
-			buf_printf(b, "=%llu", (unsigned long long)u);
+			strbuf_printf(b, "=%llu", (unsigned long long)u);
 		} else {
 			Dwarf_Sword s = 0;
 
 			dwarf_formsdata(&a, &s);
-			buf_printf(b, "=%lld", (long long)s);
+			strbuf_printf(b, "=%lld", (long long)s);
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -372,7 +322,7 @@ static void put_enumerators(struct buf *b, Dwarf_Die *t)
 #define MEMBERS_MAX_COUNT 48
 
 struct member_walk {
-	struct buf out;
+	struct strbuf out;
 	unsigned addr_size;
 	uint64_t agg_size;	/* the outer struct's: a member past it is a broken description */
 	bool ok;	/* false: a member the table cannot describe (bitfield, big or unknown scalar) */
@@ -382,10 +332,10 @@ struct member_walk {
 static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name, uint64_t off, int depth);
 
 /* A member's name in the list: ',' and ':' delimit it (man/mcount-tables.5). */
-static void put_member_name(struct buf *b, const char *name)
+static void put_member_name(struct strbuf *b, const char *name)
 {
 	for (; *name; name++)
-		buf_put(b, is_control(*name) || *name == ',' || *name == ':' ? "?" : name, 1);
+		strbuf_put(b, is_control(*name) || *name == ',' || *name == ':' ? "?" : name, 1);
 }
 
 /* The class a scalar member prints by, or NULL for one the list does not describe. */
@@ -419,9 +369,9 @@ static void walk_scalar(struct member_walk *w, Dwarf_Die *r, const char *name, u
 		return;
 	}
 	if (w->out.len)
-		buf_put(&w->out, ",", 1);
+		strbuf_put(&w->out, ",", 1);
 	put_member_name(&w->out, name);
-	buf_printf(&w->out, ":%llu:%s:%llu", (unsigned long long)off, cls, (unsigned long long)size);
+	strbuf_printf(&w->out, ":%llu:%s:%llu", (unsigned long long)off, cls, (unsigned long long)size);
 }
 
 /* Each element as NAME[i]; an array without a count is not described. */
@@ -520,7 +470,7 @@ static void walk_value(struct member_walk *w, Dwarf_Die *type, const char *name,
  * NAME:OFFSET:CLASS:SIZE, separated by commas (man/mcount-tables.5).
  * Nothing for others: they print as bytes.
  */
-static void put_members(struct buf *b, Dwarf_Die *agg, uint64_t size, unsigned addr_size)
+static void put_members(struct strbuf *b, Dwarf_Die *agg, uint64_t size, unsigned addr_size)
 {
 	struct member_walk w = { .addr_size = addr_size, .agg_size = size, .ok = true };
 
@@ -530,8 +480,8 @@ static void put_members(struct buf *b, Dwarf_Die *agg, uint64_t size, unsigned a
 	if (w.out.oom)
 		b->oom = true;
 	if (w.ok && w.out.len) {
-		buf_put(b, PROTO_US, 1);
-		buf_put(b, w.out.s, w.out.len);
+		strbuf_put(b, PROTO_US, 1);
+		strbuf_put(b, w.out.s, w.out.len);
 	}
 	free(w.out.s);
 }
@@ -539,17 +489,17 @@ static void put_members(struct buf *b, Dwarf_Die *agg, uint64_t size, unsigned a
 /* ---- C declarations: text around the declared name, '@' marking its place ---- */
 
 struct decl {
-	struct buf pre, post;
+	struct strbuf pre, post;
 };
 
 static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth);
 
-static void put_params(struct buf *b, Dwarf_Die *fn, int depth)
+static void put_params(struct strbuf *b, Dwarf_Die *fn, int depth)
 {
 	Dwarf_Die child;
 	bool first = true;
 
-	buf_puts(b, "(");
+	put_printable(b, "(");
 	if (dwarf_child(fn, &child) == 0) {
 		do {
 			int tag = dwarf_tag(&child);
@@ -557,10 +507,10 @@ static void put_params(struct buf *b, Dwarf_Die *fn, int depth)
 			if (tag != DW_TAG_formal_parameter && tag != DW_TAG_unspecified_parameters)
 				continue;
 			if (!first)
-				buf_puts(b, ", ");
+				put_printable(b, ", ");
 			first = false;
 			if (tag == DW_TAG_unspecified_parameters) {
-				buf_puts(b, "...");
+				put_printable(b, "...");
 				continue;
 			}
 			Dwarf_Die t;
@@ -575,22 +525,22 @@ static void put_params(struct buf *b, Dwarf_Die *fn, int depth)
 
 				if (keep && d.pre.s[keep - 1] == ' ')
 					keep--;
-				buf_put(b, d.pre.s, keep);
-				buf_puts(b, at + 1);
+				strbuf_put(b, d.pre.s, keep);
+				put_printable(b, at + 1);
 			} else {
-				buf_puts(b, d.pre.s ? d.pre.s : "");
+				put_printable(b, d.pre.s ? d.pre.s : "");
 			}
-			buf_puts(b, d.post.s ? d.post.s : "");
+			put_printable(b, d.post.s ? d.post.s : "");
 			free(d.pre.s);
 			free(d.post.s);
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	if (first && dwarf_hasattr(fn, DW_AT_prototyped))
-		buf_puts(b, "void");
-	buf_puts(b, ")");
+		put_printable(b, "void");
+	put_printable(b, ")");
 }
 
-static void scope_name(struct buf *b, Dwarf_Die *t)
+static void scope_name(struct strbuf *b, Dwarf_Die *t)
 {
 	const char *kw = "";
 	const char *name = dwarf_diename(t);
@@ -611,17 +561,17 @@ static void scope_name(struct buf *b, Dwarf_Die *t)
 	default:
 		break;
 	}
-	buf_puts(b, kw);
-	buf_puts(b, name ? name : "<anonymous>");
+	put_printable(b, kw);
+	put_printable(b, name ? name : "<anonymous>");
 }
 
 /* Prepend `s` to d->pre. */
 static void pre_prepend(struct decl *d, const char *s)
 {
-	struct buf n = { 0 };
+	struct strbuf n = { 0 };
 
-	buf_puts(&n, s);
-	buf_puts(&n, d->pre.s ? d->pre.s : "");
+	put_printable(&n, s);
+	put_printable(&n, d->pre.s ? d->pre.s : "");
 	free(d->pre.s);
 	d->pre = n;
 }
@@ -632,11 +582,11 @@ static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth
 	bool have_inner;
 
 	if (depth > TYPE_DEPTH_MAX) {
-		buf_puts(&d->pre, "? @");
+		put_printable(&d->pre, "? @");
 		return;
 	}
 	if (!have_type) {
-		buf_puts(&d->pre, "void @");
+		put_printable(&d->pre, "void @");
 		return;
 	}
 	have_inner = die_type(type, &inner);
@@ -657,18 +607,18 @@ static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth
 		char *at = sub.pre.s ? strchr(sub.pre.s, '@') : NULL;
 
 		if (!at) {
-			buf_puts(&d->pre, sub.pre.s ? sub.pre.s : "");
+			put_printable(&d->pre, sub.pre.s ? sub.pre.s : "");
 		} else {
-			buf_put(&d->pre, sub.pre.s, (size_t)(at - sub.pre.s));
+			strbuf_put(&d->pre, sub.pre.s, (size_t)(at - sub.pre.s));
 			if (wrap)
-				buf_puts(&d->pre, "(");
-			buf_puts(&d->pre, op);
-			buf_puts(&d->pre, "@");
+				put_printable(&d->pre, "(");
+			put_printable(&d->pre, op);
+			put_printable(&d->pre, "@");
 			if (wrap)
-				buf_puts(&d->pre, ")");
-			buf_puts(&d->pre, at + 1);
+				put_printable(&d->pre, ")");
+			put_printable(&d->pre, at + 1);
 		}
-		buf_puts(&d->post, sub.post.s ? sub.post.s : "");
+		put_printable(&d->post, sub.post.s ? sub.post.s : "");
 		free(sub.pre.s);
 		free(sub.post.s);
 		return;
@@ -683,12 +633,12 @@ static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth
 		    dwarf_tag(&inner) == DW_TAG_pointer_type) {
 			/* char *const p: the qualifier goes after the star */
 			char *at = strrchr(d->pre.s, '@');
-			struct buf n = { 0 };
+			struct strbuf n = { 0 };
 
-			buf_put(&n, d->pre.s, (size_t)(at - d->pre.s));
-			buf_puts(&n, q);
-			buf_puts(&n, " @");
-			buf_puts(&n, at + 1);
+			strbuf_put(&n, d->pre.s, (size_t)(at - d->pre.s));
+			put_printable(&n, q);
+			put_printable(&n, " @");
+			put_printable(&n, at + 1);
 			free(d->pre.s);
 			d->pre = n;
 		} else {
@@ -705,7 +655,7 @@ static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth
 		return;
 	case DW_TAG_array_type: {
 		decl_type(&inner, have_inner, d, depth + 1);
-		struct buf n = { 0 };
+		struct strbuf n = { 0 };
 		Dwarf_Die sub;
 		Dwarf_Word count = 0;
 
@@ -713,25 +663,25 @@ static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth
 			Dwarf_Attribute a;
 
 			if (dwarf_attr(&sub, DW_AT_count, &a) && dwarf_formudata(&a, &count) == 0)
-				buf_printf(&n, "[%llu]", (unsigned long long)count);
+				strbuf_printf(&n, "[%llu]", (unsigned long long)count);
 			else if (dwarf_attr(&sub, DW_AT_upper_bound, &a) && dwarf_formudata(&a, &count) == 0)
-				buf_printf(&n, "[%llu]", (unsigned long long)count + 1);
+				strbuf_printf(&n, "[%llu]", (unsigned long long)count + 1);
 			else
-				buf_puts(&n, "[]");
+				put_printable(&n, "[]");
 		} else {
-			buf_puts(&n, "[]");
+			put_printable(&n, "[]");
 		}
-		buf_puts(&n, d->post.s ? d->post.s : "");
+		put_printable(&n, d->post.s ? d->post.s : "");
 		free(d->post.s);
 		d->post = n;
 		return;
 	}
 	case DW_TAG_subroutine_type: {
 		decl_type(&inner, have_inner, d, depth + 1);
-		struct buf n = { 0 };
+		struct strbuf n = { 0 };
 
 		put_params(&n, type, depth);
-		buf_puts(&n, d->post.s ? d->post.s : "");
+		put_printable(&n, d->post.s ? d->post.s : "");
 		free(d->post.s);
 		d->post = n;
 		return;
@@ -741,8 +691,8 @@ static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth
 	case DW_TAG_unspecified_type: {
 		const char *name = dwarf_diename(type);
 
-		buf_puts(&d->pre, name ? name : "?");
-		buf_puts(&d->pre, " @");
+		put_printable(&d->pre, name ? name : "?");
+		put_printable(&d->pre, " @");
 		return;
 	}
 	case DW_TAG_structure_type:
@@ -750,10 +700,10 @@ static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type:
 		scope_name(&d->pre, type);
-		buf_puts(&d->pre, " @");
+		put_printable(&d->pre, " @");
 		return;
 	default:
-		buf_puts(&d->pre, "? @");
+		put_printable(&d->pre, "? @");
 		return;
 	}
 }
@@ -762,14 +712,14 @@ static void decl_type(Dwarf_Die *type, bool have_type, struct decl *d, int depth
 static char *decl_text(Dwarf_Die *type, bool have_type)
 {
 	struct decl d = { 0 };
-	struct buf out = { 0 };
+	struct strbuf out = { 0 };
 
 	decl_type(type, have_type, &d, 0);
-	buf_puts(&out, d.pre.s ? d.pre.s : "");
-	buf_puts(&out, d.post.s ? d.post.s : "");
+	put_printable(&out, d.pre.s ? d.pre.s : "");
+	put_printable(&out, d.post.s ? d.post.s : "");
 	free(d.pre.s);
 	free(d.post.s);
-	return buf_take(&out);
+	return strbuf_take(&out);
 }
 
 /*
@@ -778,7 +728,7 @@ static char *decl_text(Dwarf_Die *type, bool have_type)
  */
 static char *describe_type(Dwarf_Die *type, bool have_type, unsigned addr_size)
 {
-	struct buf b = { 0 };
+	struct strbuf b = { 0 };
 	Dwarf_Die r;
 	const char *cls = "unknown";
 	uint64_t size = 0;
@@ -820,20 +770,20 @@ static char *describe_type(Dwarf_Die *type, bool have_type, unsigned addr_size)
 		cls = "void";	/* const void and the like */
 	}
 	ctext = decl_text(type, have_type);
-	buf_printf(&b, "%s" PROTO_US "%llu" PROTO_US, cls, (unsigned long long)size);
-	buf_puts(&b, ctext ? ctext : "?");
+	strbuf_printf(&b, "%s" PROTO_US "%llu" PROTO_US, cls, (unsigned long long)size);
+	put_printable(&b, ctext ? ctext : "?");
 	free(ctext);
 	if (strcmp(cls, "enum") == 0) {
 		const char *name = dwarf_diename(&r);
 
-		buf_put(&b, PROTO_US, 1);
-		buf_puts(&b, name ? name : "");
-		buf_put(&b, PROTO_US, 1);
+		strbuf_put(&b, PROTO_US, 1);
+		put_printable(&b, name ? name : "");
+		strbuf_put(&b, PROTO_US, 1);
 		put_enumerators(&b, &r);
 	} else if (strcmp(cls, "struct") == 0 || strcmp(cls, "union") == 0) {
 		put_members(&b, &r, size, addr_size);
 	}
-	return buf_take(&b);
+	return strbuf_take(&b);
 }
 
 /*
@@ -1187,7 +1137,7 @@ static bool is_clone_symbol(const char *sym)
 	return clone_suffix(sym) != NULL;
 }
 
-static void qualified_name(struct buf *b, Dwarf_Die *die)
+static void qualified_name(struct strbuf *b, Dwarf_Die *die)
 {
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes_die(die, &scopes);
@@ -1203,12 +1153,12 @@ static void qualified_name(struct buf *b, Dwarf_Die *die)
 			sn = "(anonymous namespace)";
 		if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
 		     tag == DW_TAG_class_type || tag == DW_TAG_union_type) && sn) {
-			buf_puts(b, sn);
-			buf_puts(b, "::");
+			put_printable(b, sn);
+			put_printable(b, "::");
 		}
 	}
 	free(scopes);
-	buf_puts(b, name ? name : "?");
+	put_printable(b, name ? name : "?");
 }
 
 /* Is the DIE's unit C++ (whose symbols are mangled)? */
@@ -1252,7 +1202,7 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 	Dwarf_Die die = at->die, t, child, origin, *params_of = &die;
 	Dwarf_Attribute a;
 	struct die_attrs da;
-	struct buf name = { 0 };
+	struct strbuf name = { 0 };
 	size_t cap = 0;
 
 	memset(fp, 0, sizeof(*fp));
@@ -1282,11 +1232,11 @@ static int describe_function(struct type_cache *tc, const struct die_at *at, con
 		if (dwarf_attr(decl, DW_AT_specification, &a) && dwarf_formref_die(&a, &origin))
 			decl = &origin;
 		qualified_name(&name, decl);
-		buf_puts(&name, clone_suffix(q->symbol) ? clone_suffix(q->symbol) : "");
+		put_printable(&name, clone_suffix(q->symbol) ? clone_suffix(q->symbol) : "");
 	} else {
-		buf_puts(&name, q->symbol);
+		put_printable(&name, q->symbol);
 	}
-	fp->name = buf_take(&name);
+	fp->name = strbuf_take(&name);
 	fp->ret = describe_type_cached(tc, &t, da.has_type && dwarf_formref_die(&da.type, &t), at->addr_size);
 	if (!fp->name || !fp->ret)
 		return -1;

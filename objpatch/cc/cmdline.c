@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "objpatch/cc/cmdline.h"
+#include "util/array.h"
 
 enum {
 	SEP = 1,	/* exactly NAME: the next argument is its value */
@@ -128,12 +129,8 @@ struct strvec {
 
 static void push(struct strvec *s, char *str)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 32;
-		s->v = realloc(s->v, s->cap * sizeof(*s->v));
-		if (!s->v)
-			abort();
-	}
+	if (!grow_array(&s->v, s->n, &s->cap, sizeof(*s->v)))
+		abort();
 	s->v[s->n++] = str;
 }
 

@@ -16,6 +16,7 @@
 #include "objpatch/cc/cmdline.h"
 #include "objpatch/cc/cc.h"
 #include "objpatch/cc/compiler.h"
+#include "util/array.h"
 
 #ifndef VERSION
 #define VERSION "0.1"
@@ -28,12 +29,9 @@ struct argvec {
 
 static void add(struct argvec *a, const char *s)
 {
-	if (a->n + 2 > a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 64;
-		a->v = realloc(a->v, a->cap * sizeof(*a->v));
-		if (!a->v)
-			abort();
-	}
+	/* Room for it and the NULL after it; a wrapper without memory cannot run the compiler either. */
+	if (!grow_array(&a->v, a->n + 1, &a->cap, sizeof(*a->v)))
+		abort();
 	a->v[a->n++] = (char *)s;
 	a->v[a->n] = NULL;
 }
