@@ -113,7 +113,11 @@ tsc_khz=$("$bld/xray-tsc-khz")
 clock_line=$("$bld/clock" 20000000)
 rdtsc=${clock_line#rdtsc_ns=}; rdtsc=${rdtsc%% *}
 cgt=${clock_line#*clock_gettime_ns=}
-xray_probe=$(XRAY_OPTIONS="patch_premain=false verbosity=1" "$bld/calls-xray" 0 2>&1 > /dev/null | grep -i -e frequency -e rdtscp -e emulat | sed 's/^==[0-9]*==//' | tr '\n' ' ' || true)
+# What XRay says of the TSC when it starts logging (verbosity=1), without the shim
+mkdir -p "$tmp/probe"
+xray_probe=$(XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic verbosity=1 xray_logfile_base=$tmp/probe/xray-log." "$bld/calls-xray" 0 2>&1 > /dev/null |
+	grep -i -e frequency -e rdtscp -e emulat | sed 's/^==[0-9]*==//' | sort -u | paste -sd' ' || true)
+rm -rf "$tmp/probe"
 
 # ---- configurations
 declare -A ARGS=([calls]=$CALLS_ITERS [fib]=$FIB_N) ARGS0=([calls]=0 [fib]=1)
@@ -239,9 +243,15 @@ if [ "${XR_PERF:-1}" != 0 ] && [ -n "$perf" ]; then
 		set -- "${CMD[@]}"
 		while [ "$1" = -e ]; do env_args+=("$2"); shift 2; done
 		shift
-		if env "${env_args[@]}" "$perf" record -q -e cpu-clock -F 4999 -g -o "$tmp/perf.$c" -- "$@" > /dev/null 2> "$res/perf.$c.log"; then
-			"$perf" report -i "$tmp/perf.$c" --stdio --no-children --sort dso,symbol -g none --percent-limit 2 2> /dev/null |
-				grep -v -e '^#' -e '^$' | head -12 > "$res/perf.$c.txt" || true
+		if env "${env_args[@]}" "$perf" record -q -e cpu-clock -F 4999 -o "$tmp/perf.$c" -- "$@" > /dev/null 2> "$res/perf.$c.log"; then
+			"$perf" report -i "$tmp/perf.$c" --stdio --sort dso,symbol --percent-limit 2 2> /dev/null |
+				grep -v -e '^#' -e '^$' | sed -E 's/( +-)+ *$//; s/ +$//; s/ {2,}/  /g' | head -10 > "$res/perf.$c.txt" || true
+			# The hottest instructions of its two hottest functions, each with the one before it
+			for sym in $(sed -nE 's/.*\[\.\] ([^ ]+).*/\1/p' "$res/perf.$c.txt" | head -2); do
+				echo "$sym:"
+				"$perf" annotate -i "$tmp/perf.$c" --stdio -s "$sym" 2> /dev/null |
+					grep -B1 -E '^ +([1-9][0-9]|[5-9])\.[0-9]+ :' | grep -v '^--' | sed -E 's/ +$//; s/\t/ /g' | cut -c1-110
+			done > "$res/perf.$c.annotate" || true
 			prof+=" $c"
 		fi
 		rm -rf "$tmp/$c.d" "$tmp/$c.raw" "$tmp/perf.$c"
@@ -315,6 +325,15 @@ e2e_table() {
 	e2e_row "$p" ours "\`objpatch run\` (text written in the process)"
 	echo
 }
+# clock_share CFG: % of the profile's samples on the instruction after an
+# rdtsc or rdtscp (skid) in its annotated functions
+clock_share() {
+	awk 'FNR == NR { if (match($0, /\[[.k]\] [^ ]+/)) pct[substr($0, RSTART + 4, RLENGTH - 4)] = $1 + 0; next }
+		/^[^ ].*:$/ { f = substr($0, 1, length($0) - 1); next }
+		after { s += ($1 + 0) * pct[f] / 100; after = 0 }
+		/ rdtscp?$/ { after = 1 }
+		END { printf "%.0f", s }' "$res/perf.$1.txt" "$res/perf.$1.annotate"
+}
 verdict() { awk -v c="$1" 'BEGIN { print (c) ? "met" : "**not met**" }'; }
 goal() {	# goal PROG FDR-CFG: ours against XRay FDR, per call, CPU
 	local o x
@@ -384,13 +403,15 @@ goal() {	# goal PROG FDR-CFG: ours against XRay FDR, per call, CPU
 	if [ -n "$prof" ]; then
 		echo "## Where the time goes (perf, calls.c)"
 		echo
-		echo "\`perf record -e cpu-clock -F 4999 -g\` of one run of each, \`perf report --no-children --sort dso,symbol\` (self time, entries of 2% and more). CPU counters are not available in this VM, so no cycles or instructions."
+		echo "\`perf record -e cpu-clock -F 4999\` of one run of each (\`calls ${ARGS[calls]}\`, the same commands as above), \`perf report --sort dso,symbol\` (entries of 2% and more); then \`perf annotate\` of its two hottest functions, the instructions with 5% of the function's samples or more, each after the instruction before it. A sample lands on the instruction after the one that held the CPU (skid): the figure after an \`rdtsc\` or \`rdtscp\` is the clock read's, after an \`mfence\` the fence's. perf's hardware counters are not available on this machine (a VM), so no cycles or instructions."
 		echo
 		for c in $prof; do
-			echo "$(label "$c" | tr -d '*'):"
+			echo "$(label "$c" | tr -d '*'): at least $(clock_share "$c")% of the samples are on its clock reads (rdtsc/rdtscp in its two hottest functions), some $(calc "$(clock_share "$c") / 100 * $(per_call calls "$c" 2)" "%.0f") of its $(per_call calls "$c" 2) ns per call."
 			echo
 			echo '```'
 			cat "$res/perf.$c.txt"
+			echo
+			cat "$res/perf.$c.annotate"
 			echo '```'
 			echo
 		done
