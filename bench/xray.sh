@@ -112,7 +112,8 @@ done
 tsc_khz=$("$bld/xray-tsc-khz")
 clock_line=$("$bld/clock" 20000000)
 rdtsc=${clock_line#rdtsc_ns=}; rdtsc=${rdtsc%% *}
-cgt=${clock_line#*clock_gettime_ns=}
+cgt=${clock_line#*clock_gettime_ns=}; cgt=${cgt%% *}
+rdtscp=${clock_line#*rdtscp_ns=}; rdtscp=${rdtscp%% *}
 # What XRay says of the TSC when it starts logging (verbosity=1), without the shim
 mkdir -p "$tmp/probe"
 xray_probe=$(XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic verbosity=1 xray_logfile_base=$tmp/probe/xray-log." "$bld/calls-xray" 0 2>&1 > /dev/null |
@@ -361,7 +362,7 @@ goal() {	# goal PROG FDR-CFG: ours against XRay FDR, per call, CPU
 	echo
 	echo "## The clock floor"
 	echo
-	echo "\`bench/runtime/clock.c\` in this run: \`$clock_line\` (CPU ns per read, the fastest of 5 passes of 20 M reads). Our runtime reads the TSC at every entry and every exit: **2 x rdtsc = $(calc "2 * $rdtsc" "%.1f") ns** of every traced call are the clock's; XRay with the TSC reads it with rdtscp twice a call (not measured separately), and with the emulated TSC pays 2 x clock_gettime = $(calc "2 * $cgt" "%.1f") ns."
+	echo "\`bench/runtime/clock.c\` in this run: \`$clock_line\` (CPU ns per read, the fastest of 5 passes of 20 M reads). Our runtime reads the TSC at every entry and every exit: **2 x rdtsc = $(calc "2 * $rdtsc" "%.1f") ns** of every traced call are the clock's; XRay with the TSC reads it with rdtscp at every entry and exit, **2 x rdtscp = $(calc "2 * $rdtscp" "%.1f") ns**, and with the emulated TSC calls clock_gettime instead, 2 x clock_gettime = $(calc "2 * $cgt" "%.1f") ns (CLOCK_MONOTONIC measured; XRay reads CLOCK_REALTIME, the same vDSO path)."
 	echo
 	for p in "${PROGS[@]}"; do
 		case $p in
@@ -399,6 +400,14 @@ goal() {	# goal PROG FDR-CFG: ours against XRay FDR, per call, CPU
 	echo "- Ours: entry and exit times and, for every non-void function, its return value typed from the prototype table (int, pointer, long here); the text shows durations and \`ret=VALUE\`."
 	echo
 	echo "So XRay FDR records less per call than ours (no values) in fewer bytes; the goal compares the cost of recording a call as each tool defines it."
+	echo
+	echo "## Notes"
+	echo
+	echo "- XRay's cost per call here is that of its default trampoline and handler; the rdtscp reads account for part of it (the profile below), the rest of its handler being mostly memory fences (\`mfence\`) and atomic instructions (the recursion guard's \`xchg\`, the buffer's \`lock add\`) with the thread-local lookups around them (\`pthread_getspecific\`), and the trampoline's saving of every argument register (\`__xray_FunctionEntry\`)."
+	echo "- Without bench/runtime/xray-tsc.c, XRay here uses clock_gettime (the *emulated TSC* row): XRay as a user of this VM would get it. Both rows are shown; the goal is judged against the faster."
+	echo "- XRay's baseline is clang's build, ours and uftrace's gcc's; the two take $(for p in "${PROGS[@]}"; do echo -n "$(ms "$(col "$p.cbase" 2)") and $(ms "$(col "$p.gbase" 2)") ms of CPU on $p.c, "; done)against the hundreds that the tracers add."
+	echo "- \`llvm-xray account\` (LLVM 14) reports \"exit with an empty stack\" errors on FDR logs of a few million records even where \`llvm-xray convert\` shows every entry and exit, correctly nested and in time order; the calls are therefore counted in convert's YAML, and account is not used."
+	echo "- The machine is shared (the load averages above): wall times suffer most; CPU times are the measure of the goal."
 	echo
 	if [ -n "$prof" ]; then
 		echo "## Where the time goes (perf, calls.c)"
