@@ -245,7 +245,7 @@ if [ "${XR_PERF:-1}" != 0 ] && [ -n "$perf" ]; then
 		while [ "$1" = -e ]; do env_args+=("$2"); shift 2; done
 		shift
 		if env "${env_args[@]}" "$perf" record -q -e cpu-clock -F 4999 -o "$tmp/perf.$c" -- "$@" > /dev/null 2> "$res/perf.$c.log"; then
-			"$perf" report -i "$tmp/perf.$c" --stdio --sort dso,symbol --percent-limit 2 2> /dev/null |
+			"$perf" report -i "$tmp/perf.$c" --stdio -F overhead,period,dso,sym --percent-limit 2 2> /dev/null |
 				grep -v -e '^#' -e '^$' | sed -E 's/( +-)+ *$//; s/ +$//; s/ {2,}/  /g' | head -10 > "$res/perf.$c.txt" || true
 			# The hottest instructions of its two hottest functions, each with the one before it
 			for sym in $(sed -nE 's/.*\[\.\] ([^ ]+).*/\1/p' "$res/perf.$c.txt" | head -2); do
@@ -326,14 +326,16 @@ e2e_table() {
 	e2e_row "$p" ours "\`objpatch run\` (text written in the process)"
 	echo
 }
-# clock_share CFG: % of the profile's samples on the instruction after an
-# rdtsc or rdtscp (skid) in its annotated functions
+# clock_share CFG: "P N": P % of the profile's samples, N ns of CPU per call
+# (the sampled period, ns for cpu-clock), on the instruction after an rdtsc
+# or rdtscp (skid) in its annotated functions
 clock_share() {
-	awk 'FNR == NR { if (match($0, /\[[.k]\] [^ ]+/)) pct[substr($0, RSTART + 4, RLENGTH - 4)] = $1 + 0; next }
+	awk -v calls="${TC[calls]}" '
+		FNR == NR { if (match($0, /\[[.k]\] [^ ]+/)) { f = substr($0, RSTART + 4, RLENGTH - 4); pct[f] = $1 + 0; per[f] = $2 + 0 }; next }
 		/^[^ ].*:$/ { f = substr($0, 1, length($0) - 1); next }
-		after { s += ($1 + 0) * pct[f] / 100; after = 0 }
+		after { s += ($1 + 0) * pct[f] / 100; n += ($1 + 0) * per[f] / 100; after = 0 }
 		/ rdtscp?$/ { after = 1 }
-		END { printf "%.0f", s }' "$res/perf.$1.txt" "$res/perf.$1.annotate"
+		END { printf "%.0f %.1f", s, n / calls }' "$res/perf.$1.txt" "$res/perf.$1.annotate"
 }
 verdict() { awk -v c="$1" 'BEGIN { print (c) ? "met" : "**not met**" }'; }
 goal() {	# goal PROG FDR-CFG: ours against XRay FDR, per call, CPU
@@ -412,10 +414,11 @@ goal() {	# goal PROG FDR-CFG: ours against XRay FDR, per call, CPU
 	if [ -n "$prof" ]; then
 		echo "## Where the time goes (perf, calls.c)"
 		echo
-		echo "\`perf record -e cpu-clock -F 4999\` of one run of each (\`calls ${ARGS[calls]}\`, the same commands as above), \`perf report --sort dso,symbol\` (entries of 2% and more); then \`perf annotate\` of its two hottest functions, the instructions with 5% of the function's samples or more, each after the instruction before it. A sample lands on the instruction after the one that held the CPU (skid): the figure after an \`rdtsc\` or \`rdtscp\` is the clock read's, after an \`mfence\` the fence's. perf's hardware counters are not available on this machine (a VM), so no cycles or instructions."
+		echo "\`perf record -e cpu-clock -F 4999\` of one run of each (\`calls ${ARGS[calls]}\`, the same commands as above), \`perf report -F overhead,period,dso,sym\` (share of the samples, sampled CPU time in ns; entries of 2% and more); then \`perf annotate\` of its two hottest functions, the instructions with 5% of the function's samples or more, each after the instruction before it. A sample lands on the instruction after the one that held the CPU (skid): the figure after an \`rdtsc\` or \`rdtscp\` is the clock read's, after an \`mfence\` the fence's. perf's hardware counters are not available on this machine (a VM), so no cycles or instructions."
 		echo
 		for c in $prof; do
-			echo "$(label "$c" | tr -d '*'): at least $(clock_share "$c")% of the samples are on its clock reads (rdtsc/rdtscp in its two hottest functions), some $(calc "$(clock_share "$c") / 100 * $(per_call calls "$c" 2)" "%.0f") of its $(per_call calls "$c" 2) ns per call."
+			read -r share share_ns <<< "$(clock_share "$c")"
+			echo "$(label "$c" | tr -d '*'): at least $share% of the samples are on its clock reads (rdtsc/rdtscp in its two hottest functions): $share_ns ns of CPU per call in this profiled run (the sampled time on them / calls); its cost per call in the tables above: $(per_call calls "$c" 2) ns."
 			echo
 			echo '```'
 			cat "$res/perf.$c.txt"
