@@ -12,7 +12,7 @@ show_cmd() {
 	local to="" s
 	while [ $# -gt 0 ]; do
 		case $1 in
-		-e) pre+=("$2"); shift 2 ;;
+		-e) if [[ $2 == *" "* ]]; then pre+=("${2%%=*}=\"${2#*=}\""); else pre+=("$2"); fi; shift 2 ;;
 		-o) to=$2; shift 2 ;;
 		--) shift; break ;;
 		*) break ;;
