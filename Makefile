@@ -130,7 +130,7 @@ CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_Q
 	$(wildcard arch/*/rt_$(call cross_field,$(m),2).c), \
 	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
 
-.PHONY: all check demo install clean bench bench-runtime bench-args bench-e2e bench-layout bench-cross bench-instrument bench-wrapper $(CROSS_RUNTIMES)
+.PHONY: all check demo install clean bench bench-runtime bench-args bench-e2e bench-layout bench-cross bench-instrument bench-wrapper bench-xray $(CROSS_RUNTIMES)
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(BUILD)/objpatch-c++ $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
 
 # Sanitizer runtimes for the targets are not installed: a sanitized host
@@ -326,6 +326,11 @@ bench-instrument: all
 # writes bench/RESULTS-wrapper.md.
 bench-wrapper: all
 	bench/wrapper.sh
+
+# The runtime's cost per traced call against LLVM XRay's basic and FDR modes
+# and uftrace (issue 37's anchor); writes bench/RESULTS-xray.md.
+bench-xray: all
+	bench/xray.sh
 
 # Kbuild on a real kernel (scripts/kbuild-test.sh: linux-source-6.1 for ARM,
 # built with our tool and with the kernel's): minutes, so not part of check.
