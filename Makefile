@@ -328,7 +328,7 @@ bench-wrapper: all
 	bench/wrapper.sh
 
 # The runtime's cost per traced call against LLVM XRay's basic and FDR modes
-# and uftrace (issue 37's anchor); writes bench/RESULTS-xray.md.
+# and uftrace, the anchor of the recording goal; writes bench/RESULTS-xray.md.
 bench-xray: all
 	bench/xray.sh
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The runtime's cost per traced call against LLVM XRay, the anchor of issue
-# 37 (goal: our recording per call on calls.c at most XRay FDR mode's,
+# The runtime's cost per traced call against LLVM XRay, the anchor of the
+# recording goal (our recording per call on calls.c at most XRay FDR mode's,
 # measured in the same run), with uftrace beside them.  The same sources and
 # call counts for every tool, bench/runtime/calls.c and bench/runtime/fib.c:
 #   - XRay: clang -O2 -fxray-instrument -fxray-instruction-threshold=1 (every
