@@ -2,54 +2,68 @@
 /* 64-bit keys' values (util/u64map.h). */
 #include <stdbool.h>
 #include <stdlib.h>
+#include "util/array.h"
 #include "util/hash.h"
 #include "util/u64map.h"
 
-/* Code addresses share their low and high bits: the multiply spreads the middle ones. */
-static size_t slot_of(const struct u64map *m, uint64_t key)
-{
-	size_t k = (size_t)(hash_mix64(key) >> 20) & (m->size - 1);
+/* What a probe looks for. */
+struct probe {
+	const struct u64map_entry *entries;
+	uint64_t key;
+};
 
-	while (m->slots[k].key && m->slots[k].key != key)
-		k = (k + 1) & (m->size - 1);
-	return k;
+/* Code addresses share their low and high bits: the multiply spreads the middle ones. */
+static size_t hash_of(uint64_t key)
+{
+	return (size_t)(hash_mix64(key) >> 20);
 }
 
-/* Twice the entries (at first 1024); the map is unchanged when memory is out. */
-static bool grow(struct u64map *m)
+static size_t entry_hash(const void *ctx, uint32_t item)
 {
-	struct u64map_entry *old = m->slots;
-	size_t n = m->size;
+	const struct u64map *m = ctx;
 
-	m->size = n ? 2 * n : 1024;
-	if (!(m->slots = calloc(m->size, sizeof(*m->slots)))) {
-		m->slots = old;
-		m->size = n;
-		return false;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (old[i].key)
-			m->slots[slot_of(m, old[i].key)] = old[i];
-	free(old);
-	return true;
+	return hash_of(m->entries[item].key);
+}
+
+static bool same_key(const void *ctx, uint32_t item)
+{
+	const struct probe *p = ctx;
+
+	return p->entries[item].key == p->key;
+}
+
+static inline uint32_t *slot_of(const struct u64map *m, uint64_t key)
+{
+	return hashtab_slot(&m->index, hash_of(key), same_key, &(struct probe){ m->entries, key });
 }
 
 struct u64map_entry *u64map_find(struct u64map *m, uint64_t key)
 {
-	/* At most half full, with room for the one u64map_add may put in. */
-	if (2 * (m->used + 1) > m->size && !grow(m))
+	uint32_t *slot;
+
+	/* With room for the one u64map_add may put in. */
+	if (!hashtab_room(&m->index, entry_hash, m))
 		return NULL;
-	return &m->slots[slot_of(m, key)];
+	slot = slot_of(m, key);
+	if (*slot)
+		return &m->entries[*slot - 1];
+	if (!grow_array(&m->entries, m->n, &m->cap, sizeof(*m->entries)))
+		return NULL;
+	m->entries[m->n] = (struct u64map_entry){ 0 };
+	return &m->entries[m->n];
 }
 
+/* e is entries[n]; the slot is found again, once per key, so that e is all the caller keeps. */
 void u64map_add(struct u64map *m, struct u64map_entry *e, uint64_t key, uint32_t value)
 {
 	*e = (struct u64map_entry){ key, value };
-	m->used++;
+	hashtab_put(&m->index, slot_of(m, key), (uint32_t)(e - m->entries));
+	m->n++;
 }
 
 void u64map_free(struct u64map *m)
 {
-	free(m->slots);
+	hashtab_free(&m->index);
+	free(m->entries);
 	*m = (struct u64map){ 0 };
 }

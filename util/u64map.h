@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The tree's one hash table: 64-bit keys to 32-bit values (an index into
- * the caller's array, or bits), growing, open addressing.  Key 0 marks a
- * free entry, so it is never a key.  What the tools decide once per return
- * address (trace/filter.c's matches, trace/summary.c's function) and
- * annotate's stacks per task and CPU are kept in it.
+ * 64-bit keys to 32-bit values (an index into the caller's array, or
+ * bits), on util/hashtab.h: the entries are kept in the order they were
+ * added, the table indexes them.  Key 0 marks a free entry, so it is never
+ * a key.  What the tools decide once per return address (trace/filter.c's
+ * matches, trace/summary.c's function), annotate's stacks per task and CPU
+ * and the DWARF type cache are kept in it.
  */
 #ifndef UTIL_U64MAP_H
 #define UTIL_U64MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/hashtab.h"
 
 struct u64map_entry {
 	uint64_t key;		/* 0: free */
@@ -18,8 +20,9 @@ struct u64map_entry {
 };
 
 struct u64map {
-	struct u64map_entry *slots;	/* zeroed: an empty map */
-	size_t size, used;
+	struct hashtab index;		/* of the entries' numbers */
+	struct u64map_entry *entries;	/* n made, room for cap */
+	size_t n, cap;
 };
 
 /*
