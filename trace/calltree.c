@@ -18,7 +18,7 @@ void calltree_init(struct calltree *t, size_t size)
 void calltree_free(struct calltree *t)
 {
 	free(t->nodes);
-	free(t->slots);
+	hashtab_free(&t->index);
 	calltree_init(t, t->size);
 }
 
@@ -27,38 +27,34 @@ static struct calltree_link *link_of(const struct calltree *t, uint32_t i)
 	return calltree_node(t, i);
 }
 
-/* The first slot to probe: keys are pointers or small numbers, both spread by a multiply. */
-static size_t home(const struct calltree *t, uint32_t parent, uintptr_t key)
+/* Where a probe starts: keys are pointers or small numbers, both spread by a multiply. */
+static size_t hash_of(uint32_t parent, uintptr_t key)
 {
 	uint64_t h = hash_mix64(key) ^ parent * 0xc2b2ae3d27d4eb4full;
 
-	return (size_t)(h >> 17) & (t->nslots - 1);
+	return (size_t)(h >> 17);
 }
 
-static size_t next(const struct calltree *t, size_t k)
+static size_t node_hash(const void *ctx, uint32_t node)
 {
-	return (k + 1) & (t->nslots - 1);
+	const struct calltree_link *l = link_of(ctx, node);
+
+	return hash_of(l->parent, l->key);
 }
 
-/* Twice the slots (at first 1024), every node but the root put in again. */
-static bool grow_slots(struct calltree *t)
+/* What a probe looks for. */
+struct probe {
+	const struct calltree *t;
+	uint32_t parent;
+	uintptr_t key;
+};
+
+static bool same_link(const void *ctx, uint32_t node)
 {
-	size_t nslots = t->nslots ? 2 * t->nslots : 1024;
-	uint32_t *slots = calloc(nslots, sizeof(*slots));
+	const struct probe *p = ctx;
+	const struct calltree_link *l = link_of(p->t, node);
 
-	if (!slots)
-		return false;
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
-	for (uint32_t i = 1; i < t->n; i++) {
-		size_t k = home(t, link_of(t, i)->parent, link_of(t, i)->key);
-
-		while (t->slots[k])
-			k = next(t, k);
-		t->slots[k] = i;
-	}
-	return true;
+	return l->parent == p->parent && l->key == p->key;
 }
 
 /* A zeroed record at the end: false when out of memory (or of 32-bit indices). */
@@ -79,20 +75,16 @@ bool calltree_root(struct calltree *t)
 
 uint32_t calltree_child(struct calltree *t, uint32_t parent, uintptr_t key, bool *made)
 {
-	size_t k;
+	uint32_t *slot;
 
-	/* At most half full, so that a probe ends soon at a free slot. */
-	if (!calltree_root(t) || (2 * t->n >= t->nslots && !grow_slots(t)))
+	if (!calltree_root(t) || !hashtab_room(&t->index, node_hash, t))
 		return 0;
-	for (k = home(t, parent, key); t->slots[k]; k = next(t, k)) {
-		const struct calltree_link *l = link_of(t, t->slots[k]);
-
-		if (l->parent == parent && l->key == key)
-			return t->slots[k];
-	}
+	slot = hashtab_slot(&t->index, hash_of(parent, key), same_link, &(struct probe){ t, parent, key });
+	if (*slot)
+		return *slot - 1;
 	if (!add_node(t, parent, key))
 		return 0;
-	t->slots[k] = (uint32_t)(t->n - 1);
+	hashtab_put(&t->index, slot, (uint32_t)(t->n - 1));
 	*made = true;
 	return (uint32_t)(t->n - 1);
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/hashtab.h"
 
 /* The first member of every node: what the tree finds it by. */
 struct calltree_link {
@@ -24,8 +25,7 @@ struct calltree_link {
 struct calltree {
 	unsigned char *nodes;	/* n records of `size` bytes */
 	size_t size, n, cap;
-	uint32_t *slots;	/* node indices, 0: free; at most half full */
-	size_t nslots;
+	struct hashtab index;	/* of every node but the root */
 };
 
 /* An empty tree of records of `size` bytes (a struct calltree_link and more); allocates nothing. */

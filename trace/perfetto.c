@@ -20,7 +20,9 @@
 #include "trace/exit_words.h"
 #include "trace/machine.h"
 #include "trace/perfetto.h"
+#include "util/array.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 
 /*
  * Field numbers, from Perfetto's protos (github.com/google/perfetto,
@@ -183,9 +185,9 @@ static void pb_end(struct pb *b)
 
 /* ---- the writer's state ---- */
 
+/* An event name, interned as its index + 1. */
 struct interned {
 	char *name;
-	uint64_t iid;
 	uint32_t hash;
 };
 
@@ -211,9 +213,9 @@ struct perfetto {
 	struct pb pb;
 	uint32_t sequence;
 	uint64_t process_uuid;
-	struct interned *names;	/* open addressing, by content */
-	size_t nnames, size;
-	uint64_t last_iid;
+	struct interned *names;	/* in the order they were interned */
+	size_t nnames, cap_names;
+	struct hashtab by_name;	/* of names, by content */
 	unsigned annotations_sent;	/* bit i: annotation_names[i] interned */
 	struct perfetto_track *tracks;
 	uint64_t last_ns;
@@ -244,9 +246,10 @@ void perfetto_free(struct perfetto *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->size; i++)
+	for (size_t i = 0; i < p->nnames; i++)
 		free(p->names[i].name);
 	free(p->names);
+	hashtab_free(&p->by_name);
 	while (p->tracks) {
 		struct perfetto_track *t = p->tracks;
 
@@ -284,26 +287,25 @@ static void packet_end(struct perfetto *p)
 
 /* ---- interning ---- */
 
-static bool rehash(struct perfetto *p)
+static size_t name_hash(const void *ctx, uint32_t item)
 {
-	size_t size = p->size ? 2 * p->size : 256;
-	struct interned *t = calloc(size, sizeof(*t));
+	const struct perfetto *p = ctx;
 
-	if (!t)
-		return false;
-	for (size_t i = 0; i < p->size; i++) {
-		size_t k = p->names[i].hash & (size - 1);
+	return p->names[item].hash;
+}
 
-		if (!p->names[i].name)
-			continue;
-		while (t[k].name)
-			k = (k + 1) & (size - 1);
-		t[k] = p->names[i];
-	}
-	free(p->names);
-	p->names = t;
-	p->size = size;
-	return true;
+/* What a probe looks for. */
+struct probe {
+	const struct interned *names;
+	const char *name;
+	uint32_t hash;
+};
+
+static bool same_name(const void *ctx, uint32_t item)
+{
+	const struct probe *q = ctx;
+
+	return q->names[item].hash == q->hash && strcmp(q->names[item].name, q->name) == 0;
 }
 
 /*
@@ -313,23 +315,24 @@ static bool rehash(struct perfetto *p)
  */
 static uint64_t intern(struct perfetto *p, const char *name, bool *fresh)
 {
-	size_t len, k;
+	size_t len;
 	uint32_t h = hash_fnv1a32(name, &len);
+	uint32_t *slot;
 	char *copy;
 
 	*fresh = false;
-	if (2 * (p->nnames + 1) > p->size && !rehash(p))
+	if (!hashtab_room(&p->by_name, name_hash, p))
 		return 0;
-	for (k = h & (p->size - 1); p->names[k].name; k = (k + 1) & (p->size - 1))
-		if (p->names[k].hash == h && strcmp(p->names[k].name, name) == 0)
-			return p->names[k].iid;
-	if (!(copy = malloc(len + 1)))
+	slot = hashtab_slot(&p->by_name, h, same_name, &(struct probe){ p->names, name, h });
+	if (*slot)
+		return (uint64_t)(*slot - 1) + 1;	/* the name's index + 1 */
+	if (!grow_array(&p->names, p->nnames, &p->cap_names, sizeof(*p->names)) || !(copy = malloc(len + 1)))
 		return 0;
 	memcpy(copy, name, len + 1);
-	p->names[k] = (struct interned){ copy, ++p->last_iid, h };
-	p->nnames++;
+	p->names[p->nnames] = (struct interned){ copy, h };
+	hashtab_put(&p->by_name, slot, (uint32_t)p->nnames);
 	*fresh = true;
-	return p->last_iid;
+	return ++p->nnames;
 }
 
 /* InternedData for a fresh event name (iid != 0) and the annotation names in `anns` not sent yet. */

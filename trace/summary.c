@@ -17,6 +17,7 @@
 #include "trace/calltree.h"
 #include "trace/event.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/u64map.h"
 #include "trace/summary.h"
 #include "util/array.h"
@@ -57,8 +58,7 @@ struct trace_stats {
 	size_t ngraph;
 	struct func *funcs;
 	size_t nfuncs, cap_funcs;
-	uint32_t *by_name;	/* func index + 1 */
-	size_t by_name_size;
+	struct hashtab by_name;	/* of funcs */
 	struct u64map by_ra;	/* an address's func index */
 	struct calltree tree;	/* the --graph trees, of struct gnode */
 	uint64_t calls;
@@ -74,28 +74,24 @@ static size_t hash_str(const char *s)
 	return (size_t)(h ^ h >> 29);
 }
 
-static size_t name_slot(const struct trace_stats *s, const char *name)
+static size_t func_hash(const void *ctx, uint32_t func)
 {
-	size_t k = hash_str(name) & (s->by_name_size - 1);
+	const struct trace_stats *s = ctx;
 
-	while (s->by_name[k] && strcmp(s->funcs[s->by_name[k] - 1].name, name))
-		k = (k + 1) & (s->by_name_size - 1);
-	return k;
+	return hash_str(s->funcs[func].name);
 }
 
-static bool grow_by_name(struct trace_stats *s)
-{
-	size_t size = s->by_name_size ? 2 * s->by_name_size : 256;
-	uint32_t *h = calloc(size, sizeof(*h));
+/* What a probe by name looks for. */
+struct by_name {
+	const struct trace_stats *s;
+	const char *name;
+};
 
-	if (!h)
-		return false;
-	free(s->by_name);
-	s->by_name = h;
-	s->by_name_size = size;
-	for (size_t i = 0; i < s->nfuncs; i++)
-		s->by_name[name_slot(s, s->funcs[i].name)] = (uint32_t)i + 1;
-	return true;
+static bool named(const void *ctx, uint32_t func)
+{
+	const struct by_name *p = ctx;
+
+	return strcmp(p->s->funcs[func].name, p->name) == 0;
 }
 
 static bool is_graph_root(const struct trace_stats *s, const char *name)
@@ -109,14 +105,14 @@ static bool is_graph_root(const struct trace_stats *s, const char *name)
 /* The function of that name, made on first sight.  UINT32_MAX: out of memory. */
 static uint32_t func_named(struct trace_stats *s, const char *name, bool copy)
 {
-	size_t k;
+	uint32_t *slot;
 	struct func *f;
 
-	if (2 * (s->nfuncs + 1) > s->by_name_size && !grow_by_name(s))
+	if (!hashtab_room(&s->by_name, func_hash, s))
 		return UINT32_MAX;
-	k = name_slot(s, name);
-	if (s->by_name[k])
-		return s->by_name[k] - 1;
+	slot = hashtab_slot(&s->by_name, hash_str(name), named, &(struct by_name){ s, name });
+	if (*slot)
+		return *slot - 1;
 	if (!grow_array(&s->funcs, s->nfuncs, &s->cap_funcs, sizeof(*s->funcs)))
 		return UINT32_MAX;
 	f = &s->funcs[s->nfuncs];
@@ -124,8 +120,8 @@ static uint32_t func_named(struct trace_stats *s, const char *name, bool copy)
 	if (copy && !(f->name = f->owned = strdup(name)))
 		return UINT32_MAX;
 	f->graph_root = is_graph_root(s, f->name);
-	s->by_name[k] = (uint32_t)++s->nfuncs;
-	return (uint32_t)s->nfuncs - 1;
+	hashtab_put(&s->by_name, slot, (uint32_t)s->nfuncs);
+	return (uint32_t)s->nfuncs++;
 }
 
 static uint32_t func_of_ra(struct trace_stats *s, uint64_t ra)
@@ -203,7 +199,7 @@ void trace_stats_free(struct trace_stats *s)
 	for (size_t i = 0; i < s->nfuncs; i++)
 		free(s->funcs[i].owned);
 	free(s->funcs);
-	free(s->by_name);
+	hashtab_free(&s->by_name);
 	u64map_free(&s->by_ra);
 	calltree_free(&s->tree);
 	free(s);
