@@ -20,66 +20,73 @@
 #include "dwarf/prototypes.h"
 #include "recordmcount/proto_tables.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 
 /* ---- a string table with each string once ---- */
 
 struct strtab {
 	uint8_t *bytes;
 	size_t size, cap;
-	uint32_t *slots;	/* open addressing: offset + 1, 0 = empty */
-	size_t nslots, used;
+	struct hashtab index;	/* of the strings' offsets in bytes */
 	bool oom;
 };
 
-static bool strtab_grow_slots(struct strtab *t)
+static size_t string_hash(const void *ctx, uint32_t off)
 {
-	size_t n = t->nslots ? t->nslots * 2 : 256;
-	uint32_t *slots = calloc(n, sizeof(*slots));
+	const struct strtab *t = ctx;
 
-	if (!slots)
+	return hash_fnv1a64((const char *)t->bytes + off);
+}
+
+/* What a probe looks for. */
+struct probe {
+	const struct strtab *t;
+	const char *s;
+};
+
+static bool same_string(const void *ctx, uint32_t off)
+{
+	const struct probe *p = ctx;
+
+	return strcmp((const char *)p->t->bytes + off, p->s) == 0;
+}
+
+/* Room for len more bytes. */
+static bool strtab_room(struct strtab *t, size_t len)
+{
+	size_t cap = (t->size + len) * 2;
+	uint8_t *b;
+
+	if (t->size + len <= t->cap)
+		return true;
+	if (!(b = realloc(t->bytes, cap)))
 		return false;
-	for (size_t i = 0; i < t->nslots; i++) {
-		if (!t->slots[i])
-			continue;
-		size_t j = hash_fnv1a64((char *)t->bytes + t->slots[i] - 1) & (n - 1);
-
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
+	t->bytes = b;
+	t->cap = cap;
 	return true;
 }
 
+/* The string's offset: the first copy's, or a new one at the end. */
 static uint32_t strtab_add(struct strtab *t, const char *s)
 {
-	size_t len = strlen(s) + 1, j;
+	size_t len = strlen(s) + 1;
+	uint32_t *slot;
 
 	if (t->oom)
 		return 0;
-	if ((t->used + 1) * 2 > t->nslots && !strtab_grow_slots(t)) {
+	if (!hashtab_room(&t->index, string_hash, t) || t->size + len > UINT32_MAX) {
 		t->oom = true;
 		return 0;
 	}
-	for (j = hash_fnv1a64(s) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
-		if (strcmp((char *)t->bytes + t->slots[j] - 1, s) == 0)
-			return t->slots[j] - 1;
-	if (t->size + len > t->cap) {
-		size_t cap = (t->size + len) * 2;
-		uint8_t *b = realloc(t->bytes, cap);
-
-		if (!b) {
-			t->oom = true;
-			return 0;
-		}
-		t->bytes = b;
-		t->cap = cap;
+	slot = hashtab_slot(&t->index, hash_fnv1a64(s), same_string, &(struct probe){ t, s });
+	if (*slot)
+		return *slot - 1;
+	if (!strtab_room(t, len)) {
+		t->oom = true;
+		return 0;
 	}
 	memcpy(t->bytes + t->size, s, len);
-	t->slots[j] = (uint32_t)t->size + 1;
-	t->used++;
+	hashtab_put(&t->index, slot, (uint32_t)t->size);
 	t->size += len;
 	return (uint32_t)(t->size - len);
 }
@@ -188,7 +195,7 @@ static void plan_free(struct plan *p)
 	free(p->name_off);
 	free(p->sig_off);
 	free(p->strings.bytes);
-	free(p->strings.slots);
+	hashtab_free(&p->strings.index);
 }
 
 static int plan_strings(struct elfobj *obj, struct plan *p)
