@@ -87,6 +87,8 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 invocation="BENCH_REPS=$REPS RT_ITERS=$ITERS RT_WORK_ITERS=$WORK_ITERS RT_NOP_ITERS=$NOP_ITERS RT_WORK_NOP_ITERS=$WORK_NOP_ITERS RT_NOP_REPS=$NOP_REPS RT_SITES=\"${SITES[*]}\" RT_START_REPS=$START_REPS CC=$CC RT_CFLAGS=\"${CFLAGS[*]}\" RT_PG=\"${PG[*]}\" RT_LDFLAGS=\"${LDFLAGS[*]}\" bench/runtime.sh${only_uftrace:+ --uftrace-only}"
 
 die() { echo "runtime.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/runtime/lib.sh
+. "$top/bench/runtime/lib.sh"
 
 [ "${RT_MAKE:-1}" = 0 ] || make -s all
 uftrace=$(command -v uftrace || true)
@@ -146,8 +148,6 @@ count_calls() { LC_ALL=C grep -c -F -e '();' -e '() {' "$1" || true; }
 count_rets() { LC_ALL=C grep -c -F 'ret=' "$1" || true; }
 uf_count_calls() { LC_ALL=C grep -c -F -e '();' -e '() {' -e '() = ' "$1" || true; }
 uf_count_rets() { LC_ALL=C grep -c -F -e '() = ' -e '} = ' "$1" || true; }
-# result FILE KEY: KEY=VALUE from a program's result line
-result() { grep -o "$2=[0-9]*" "$1" | head -1 | cut -d= -f2; }
 # The runtime's start-up line (OBJPATCH_STATS=1), as "N M P T C" per run:
 # N sites in M modules, P patched in T ns (C ns of CPU)
 stats_lines() {
@@ -245,41 +245,7 @@ fi
 declare -A sites
 for n in "${SITES[@]}"; do sites[$n]=$("$rmc" --list "$bld/many-$n" | wc -l); done
 
-# ---- measuring
-# show_cmd RUNIT-ARGS...: the command that runit runs, as a shell would write it
-show_cmd() {
-	local -a pre=()
-	local to="" s
-	while [ $# -gt 0 ]; do
-		case $1 in
-		-e) pre+=("$2"); shift 2 ;;
-		-o) to=$2; shift 2 ;;
-		--) shift; break ;;
-		esac
-	done
-	s="${pre[*]:+${pre[*]} }$*${to:+ > $to}"
-	echo "${s//$top\//}"
-}
-declare -A shown
-# run_one TAG RUNIT-ARGS...: one run; its line (wall cpu sys rss status main) is
-# appended to $res/TAG.tsv, everything the program and the tool print to TAG.log
-run_one() {
-	local tag=$1 line
-	shift
-	if [ -z "${shown[$tag]:-}" ]; then
-		shown[$tag]=1
-		printf '%s\t%s\n' "$tag" "$(show_cmd "$@")" >> "$res/commands.tsv"
-	fi
-	line=$("$runit" "$@" 2>> "$res/$tag.log") || die "$tag: runit failed (see $res/$tag.log)"
-	[ "$(cut -f5 <<< "$line")" = 0 ] || die "$tag: exited with status $(cut -f5 <<< "$line") (see $res/$tag.log)"
-	echo "$line" >> "$res/$tag.tsv"
-}
-# rotate WORDS...: the list starting at its (rep mod n)-th word, so the order alternates
-rotate() {
-	local -a w=("$@")
-	local n=${#w[@]} k=$((rep % ${#w[@]})) i
-	for ((i = 0; i < n; i++)); do printf '%s ' "${w[(i + k) % n]}"; done
-}
+# ---- measuring (run_one, rotate and the arithmetic: bench/runtime/lib.sh)
 
 # Return values that uftrace records: the one spec per non-void function
 # (format and size as its type: int, pointer, long, unsigned), like ours from
@@ -392,12 +358,15 @@ done
 declare -A NITERS=([calls]=$NOP_ITERS [work]=$WORK_NOP_ITERS)
 nop_cmd() {	# nop_cmd PROG CFG ITERS
 	local n=$3
+	want_status=0
 	case $2 in
 	base) CMD=(-- "$bld/$1-nopg" "$n") ;;
 	nopbuild) CMD=(-- "$bld/$1-nop" "$n") ;;
 	pgbare) CMD=(-- "$bld/$1-pg" "$n") ;;
 	ours) CMD=(-e "LD_PRELOAD=$lib" -e "OBJPATCH_FILTER=$NOMATCH" -- "$bld/$1-pg" "$n") ;;
-	oursrun) CMD=(-- "$objpatch" run --filter "$NOMATCH" --output "$tmp/nop.txt" -- "$bld/$1-pg" "$n") ;;
+	# objpatch run exits 1 when a filter selects no function: said, as the user would want it.
+	oursrun) CMD=(-- "$objpatch" run --filter "$NOMATCH" --output "$tmp/nop.txt" -- "$bld/$1-pg" "$n")
+		want_status=1 ;;
 	oursnop) CMD=(-e "LD_PRELOAD=$lib" -e "OBJPATCH_FILTER=$NOMATCH" -- "$bld/$1-nop" "$n") ;;
 	esac
 }
@@ -421,12 +390,14 @@ done
 # filter that matches nothing makes it read the names (and prototypes) to
 # match them.
 start_cmd() {	# start_cmd CFG N
+	want_status=0
 	rm -rf "$tmp/uf.data" "$tmp/uf.data.old"
 	case $1 in
 	bare) CMD=(-- "$bld/many-$2") ;;
 	nofilt) CMD=(-e "LD_PRELOAD=$lib" -e OBJPATCH_STATS=1 -- "$bld/many-$2") ;;
 	ours) CMD=(-e "LD_PRELOAD=$lib" -e "OBJPATCH_FILTER=$NOMATCH" -e OBJPATCH_STATS=1 -- "$bld/many-$2") ;;
-	oursrun) CMD=(-e OBJPATCH_STATS=1 -- "$objpatch" run --filter "$NOMATCH" --output "$tmp/start.txt" -- "$bld/many-$2") ;;
+	oursrun) CMD=(-e OBJPATCH_STATS=1 -- "$objpatch" run --filter "$NOMATCH" --output "$tmp/start.txt" -- "$bld/many-$2")
+		want_status=1 ;;
 	nopnofilt) CMD=(-e "LD_PRELOAD=$lib" -e OBJPATCH_STATS=1 -- "$bld/many-$2-nop") ;;
 	oursnop) CMD=(-e "LD_PRELOAD=$lib" -e "OBJPATCH_FILTER=$NOMATCH" -e OBJPATCH_STATS=1 -- "$bld/many-$2-nop") ;;
 	ufbare) CMD=(-- "$ufpatch") ;;
@@ -452,11 +423,7 @@ rm -rf "$tmp"
 
 # ---- report
 set +o pipefail
-median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-col() { cut -f"$2" "$res/$1.tsv" | median; }	# col TAG FIELD: median of a column (1 wall, 2 cpu, 3 sys, 6 start-to-main)
 colmin() { cut -f"$2" "$res/$1.tsv" | sort -g | head -1; }	# colmin TAG FIELD: its minimum
-calc() { awk "function max(a, b) { return a > b ? a : b } BEGIN { v = $1; printf \"$2\", v }"; }	# calc EXPR FORMAT
-ms() { calc "$1 / 1e6" "%.1f"; }
 verdict() { awk -v c="$1" 'BEGIN { print (c) ? "met" : "**not met**" }'; }
 
 # t PROG CFG ITERS FIELD: median time (or maximum resident set, field 4) of a
@@ -521,7 +488,6 @@ rets() {	# rets PROG CFG: return values the tool's output shows
 		echo "-"
 	fi
 }
-mib() { calc "$1 / 1048576" "%.1f MiB"; }
 bytes() {	# bytes PROG CFG: the recording, and the text of an end-to-end row
 	local s r="" x=""
 	s=$(src "$1" "$2")

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash disable=SC2154 # top, res, runit and rep are the caller's
 # Sourced by the runtime benchmarks that time runs with bench/runtime/runit.c
-# (bench/xray.sh): running and logging one measured run, alternating the
-# order of configurations, medians and arithmetic for the report.  The
-# caller sets top (the repository), res (the results directory), runit (the
-# built launcher) and defines die.
+# (bench/runtime.sh, bench/xray.sh): running and logging one measured run,
+# alternating the order of configurations, medians and arithmetic for the
+# report.  The caller sets top (the repository), res (the results
+# directory), runit (the built launcher) and defines die.
 
 # show_cmd RUNIT-ARGS...: the command that runit runs, as a shell would write it
 show_cmd() {
@@ -23,7 +23,8 @@ show_cmd() {
 }
 declare -A shown
 # run_one TAG RUNIT-ARGS...: one run; its line (wall cpu sys rss status main) is
-# appended to $res/TAG.tsv, everything the program and the tool print to TAG.log
+# appended to $res/TAG.tsv, everything the program and the tool print to TAG.log.
+# The run must exit with $want_status (default 0).
 run_one() {
 	local tag=$1 line
 	shift
@@ -32,7 +33,8 @@ run_one() {
 		printf '%s\t%s\n' "$tag" "$(show_cmd "$@")" >> "$res/commands.tsv"
 	fi
 	line=$("$runit" "$@" 2>> "$res/$tag.log") || die "$tag: runit failed (see $res/$tag.log)"
-	[ "$(cut -f5 <<< "$line")" = 0 ] || die "$tag: exited with status $(cut -f5 <<< "$line") (see $res/$tag.log)"
+	[ "$(cut -f5 <<< "$line")" = "${want_status:-0}" ] ||
+		die "$tag: exited with status $(cut -f5 <<< "$line"), not ${want_status:-0} (see $res/$tag.log)"
 	echo "$line" >> "$res/$tag.tsv"
 }
 # rotate WORDS...: the list starting at its ($rep mod n)-th word, so the order alternates
