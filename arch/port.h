@@ -29,6 +29,27 @@
 /* rt_enter's `capture` with the trampoline's copy of the slot (struct rt_arch's slot_copy_above). */
 #define RT_ENTER_SLOT_COPY 0x100
 
+#ifdef __ASSEMBLER__
+/*
+ * The entry trampolines of one site kind, one per capture in enum
+ * capture's order, so that no port lists them by hand: the port's macro
+ * `entry` gets each one's name (`name`_gpr...) and capture, then `more`
+ * (its own arguments: a site kind, an "arguments" flag).  with_mem 1: also
+ * the trampoline of a value returned in memory (memory_address_returned).
+ */
+.macro RT_ENTRY_SET entry, name, with_mem, more:vararg
+	\entry \name\()_gpr, RT_CAPTURE_GPR, \more
+	\entry \name\()_none, RT_CAPTURE_NONE, \more
+	\entry \name\()_fp, RT_CAPTURE_FP, \more
+	\entry \name\()_wide, RT_CAPTURE_WIDE_FP, \more
+	\entry \name\()_string, RT_CAPTURE_STRING, \more
+	\entry \name\()_all, RT_CAPTURE_ALL, \more
+	.if \with_mem
+	\entry \name\()_mem, RT_CAPTURE_MEMORY, \more
+	.endif
+.endm
+#endif
+
 #ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stddef.h>

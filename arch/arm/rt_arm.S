@@ -113,19 +113,9 @@
 	.size \name, . - \name
 .endm
 
-/* One per enum capture (arch/port.h), in its order. */
-ENTRY rt_entry_mcount_gpr, RT_CAPTURE_GPR
-ENTRY rt_entry_mcount_none, RT_CAPTURE_NONE
-ENTRY rt_entry_mcount_fp, RT_CAPTURE_FP
-ENTRY rt_entry_mcount_wide, RT_CAPTURE_WIDE_FP
-ENTRY rt_entry_mcount_string, RT_CAPTURE_STRING
-ENTRY rt_entry_mcount_all, RT_CAPTURE_ALL
-ENTRY_ARGS rt_entry_args_mcount_gpr, RT_CAPTURE_GPR
-ENTRY_ARGS rt_entry_args_mcount_none, RT_CAPTURE_NONE
-ENTRY_ARGS rt_entry_args_mcount_fp, RT_CAPTURE_FP
-ENTRY_ARGS rt_entry_args_mcount_wide, RT_CAPTURE_WIDE_FP
-ENTRY_ARGS rt_entry_args_mcount_string, RT_CAPTURE_STRING
-ENTRY_ARGS rt_entry_args_mcount_all, RT_CAPTURE_ALL
+/* One per enum capture (arch/port.h), in its order; then the same recording the arguments too. */
+RT_ENTRY_SET ENTRY, rt_entry_mcount, 0
+RT_ENTRY_SET ENTRY_ARGS, rt_entry_args_mcount, 0
 
 /*
  * clang's `bl mcount` (no `push {lr}` before it): the prologue made a frame

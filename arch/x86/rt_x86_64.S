@@ -19,8 +19,8 @@
 
 	.text
 
-/* ENTRY name, kind (RT_SITE_*), capture (RT_CAPTURE_*), args (0/1: rt_enter_args, given the save area) */
-.macro ENTRY name, kind, capture, args=0
+/* ENTRY name, capture (RT_CAPTURE_*), kind (RT_SITE_*), args (0/1: rt_enter_args, given the save area) */
+.macro ENTRY name, capture, kind, args=0
 	.globl \name
 	.hidden \name
 	.type \name, @function
@@ -88,34 +88,10 @@
 .endm
 
 /* One per site kind and enum capture (arch/port.h), in its order. */
-ENTRY rt_entry_mcount_gpr, RT_SITE_MCOUNT, RT_CAPTURE_GPR
-ENTRY rt_entry_mcount_none, RT_SITE_MCOUNT, RT_CAPTURE_NONE
-ENTRY rt_entry_mcount_fp, RT_SITE_MCOUNT, RT_CAPTURE_FP
-ENTRY rt_entry_mcount_wide, RT_SITE_MCOUNT, RT_CAPTURE_WIDE_FP
-ENTRY rt_entry_mcount_string, RT_SITE_MCOUNT, RT_CAPTURE_STRING
-ENTRY rt_entry_mcount_all, RT_SITE_MCOUNT, RT_CAPTURE_ALL
-ENTRY rt_entry_mcount_mem, RT_SITE_MCOUNT, RT_CAPTURE_MEMORY
-ENTRY rt_entry_fentry_gpr, RT_SITE_FENTRY, RT_CAPTURE_GPR
-ENTRY rt_entry_fentry_none, RT_SITE_FENTRY, RT_CAPTURE_NONE
-ENTRY rt_entry_fentry_fp, RT_SITE_FENTRY, RT_CAPTURE_FP
-ENTRY rt_entry_fentry_wide, RT_SITE_FENTRY, RT_CAPTURE_WIDE_FP
-ENTRY rt_entry_fentry_string, RT_SITE_FENTRY, RT_CAPTURE_STRING
-ENTRY rt_entry_fentry_all, RT_SITE_FENTRY, RT_CAPTURE_ALL
-ENTRY rt_entry_fentry_mem, RT_SITE_FENTRY, RT_CAPTURE_MEMORY
-ENTRY rt_entry_args_mcount_gpr, RT_SITE_MCOUNT, RT_CAPTURE_GPR, 1
-ENTRY rt_entry_args_mcount_none, RT_SITE_MCOUNT, RT_CAPTURE_NONE, 1
-ENTRY rt_entry_args_mcount_fp, RT_SITE_MCOUNT, RT_CAPTURE_FP, 1
-ENTRY rt_entry_args_mcount_wide, RT_SITE_MCOUNT, RT_CAPTURE_WIDE_FP, 1
-ENTRY rt_entry_args_mcount_string, RT_SITE_MCOUNT, RT_CAPTURE_STRING, 1
-ENTRY rt_entry_args_mcount_all, RT_SITE_MCOUNT, RT_CAPTURE_ALL, 1
-ENTRY rt_entry_args_mcount_mem, RT_SITE_MCOUNT, RT_CAPTURE_MEMORY, 1
-ENTRY rt_entry_args_fentry_gpr, RT_SITE_FENTRY, RT_CAPTURE_GPR, 1
-ENTRY rt_entry_args_fentry_none, RT_SITE_FENTRY, RT_CAPTURE_NONE, 1
-ENTRY rt_entry_args_fentry_fp, RT_SITE_FENTRY, RT_CAPTURE_FP, 1
-ENTRY rt_entry_args_fentry_wide, RT_SITE_FENTRY, RT_CAPTURE_WIDE_FP, 1
-ENTRY rt_entry_args_fentry_string, RT_SITE_FENTRY, RT_CAPTURE_STRING, 1
-ENTRY rt_entry_args_fentry_all, RT_SITE_FENTRY, RT_CAPTURE_ALL, 1
-ENTRY rt_entry_args_fentry_mem, RT_SITE_FENTRY, RT_CAPTURE_MEMORY, 1
+RT_ENTRY_SET ENTRY, rt_entry_mcount, 1, RT_SITE_MCOUNT
+RT_ENTRY_SET ENTRY, rt_entry_fentry, 1, RT_SITE_FENTRY
+RT_ENTRY_SET ENTRY, rt_entry_args_mcount, 1, RT_SITE_MCOUNT, 1
+RT_ENTRY_SET ENTRY, rt_entry_args_fentry, 1, RT_SITE_FENTRY, 1
 
 /* RETURN name, x87 (0/1: also st(0), for long double): struct ret_regs is at (%rsp) while rt_exit runs. */
 .macro RETURN name, x87
