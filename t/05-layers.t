@@ -9,16 +9,8 @@
 import os, re, subprocess, sys
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-n = failed = 0
-
-def ok(good, desc, why=()):
-    global n, failed
-    n += 1
-    print(('ok %d - %s' if good else 'not ok %d - %s') % (n, desc))
-    if not good:
-        failed += 1
-        for w in why:
-            sys.stderr.write('# %s\n' % w)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
 
 def layer_table():
     text = open(os.path.join(TOP, 'README.md')).read()
@@ -154,5 +146,4 @@ cited = [c for f in tracked if not f.startswith(('kernel/', 'testdata/')) and
          re.search(r'\.(c|h|S|sh|t|py|pl|md|[135]|txt)$|^Makefile$', f) for c in cites_issue(f)]
 ok(not cited, 'no file outside kernel/ cites an issue number (%d files read)' % len(tracked), cited[:10])
 
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+done()

@@ -15,16 +15,8 @@
 import fnmatch, os, re, shutil, subprocess, sys, tempfile
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-n = failed = 0
-
-def ok(good, desc, why=()):
-    global n, failed
-    n += 1
-    print(('ok %d - %s' if good else 'not ok %d - %s') % (n, desc))
-    if not good:
-        failed += 1
-        for w in why:
-            sys.stderr.write('# %s\n' % w)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
 
 def block(text, marker):
     m = re.search(r'<!-- %s -->\n(.*?)<!-- /%s -->' % (marker, marker), text, re.S)
@@ -123,5 +115,4 @@ try:
                                  'expected: %r' % (want[first] if first < len(want) else None)])
 finally:
     shutil.rmtree(work)
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+done()

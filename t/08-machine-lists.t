@@ -47,17 +47,9 @@ EXEMPT = [
     ('bench/gen-corpus.sh', "CLANG_ARCHES=' x86_64 aarch64 arm ppc64le '", 'a sample, for compile time'),
 ]
 
-n = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
 used = set()
-
-def ok(good, desc, why=()):
-    global n, failed
-    n += 1
-    print(('ok %d - %s' if good else 'not ok %d - %s') % (n, desc))
-    if not good:
-        failed += 1
-        for w in why:
-            sys.stderr.write('# %s\n' % w)
 
 def git(*args):
     return subprocess.run(['git', '-C', TOP] + list(args), check=True, stdout=subprocess.PIPE).stdout
@@ -130,7 +122,6 @@ def main():
     # An exemption whose line is gone (derived, or reworded) goes too.
     stale = ['%s: %s' % (p, text) for p, text, _ in EXEMPT if (p, text, _) not in used]
     ok(not stale, 'every exemption still names a line of the tree', stale)
-    print('1..%d' % n)
-    sys.exit(1 if failed else 0)
+    done()
 
 main()

@@ -24,17 +24,12 @@ import glob, os, re, sys
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 GUIDE = os.path.join(TOP, 'docs/porting.md')
-n = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok as tap_ok, done  # noqa: E402
 
 def ok(good, desc, why=()):
-    global n, failed
-    n += 1
-    print(('ok %d - %s' if good else 'not ok %d - %s') % (n, desc))
-    if not good:
-        failed += 1
-        for w in why:
-            if not w.endswith(': '):	# an empty list says nothing
-                sys.stderr.write('# %s\n' % w)
+    # an empty list says nothing
+    return tap_ok(good, desc, [w for w in why if not w.endswith(': ')])
 
 def read(path):
     with open(os.path.join(TOP, path)) as f:
@@ -262,5 +257,4 @@ paths = sorted(set(p for p in re.findall(r'`([^`\s]+)`', guide)
 gone = [p for p in paths if not exists(p.split('#')[0])]
 ok(len(paths) >= 20 and not gone, 'every path the guide names exists (%d)' % len(paths), ['no such path: %s' % ' '.join(gone)])
 
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+done()
