@@ -12,6 +12,12 @@ enum type_class {
 	TC_STRING, TC_FLOAT, TC_STRUCT, TC_UNION,
 };
 
+/* The classes whose value is an integer (a string's is its address): one integer register holds it. */
+static inline bool sig_class_is_integer(enum type_class c)
+{
+	return c >= TC_BOOL && c <= TC_STRING;
+}
+
 struct enumerator {
 	char *name;
 	uint64_t value;		/* an int64_t when `negative`: unsigned enums reach 2^64-1 */

@@ -10,15 +10,9 @@
 
 static enum arg_kind kind_of(enum type_class c)
 {
-	switch (c) {
-	case TC_BOOL:
-	case TC_INT:
-	case TC_UINT:
-	case TC_CHAR:
-	case TC_ENUM:
-	case TC_POINTER:
-	case TC_STRING:
+	if (sig_class_is_integer(c))
 		return ARG_INT;
+	switch (c) {
 	case TC_FLOAT:
 		return ARG_FLOAT;
 	case TC_STRUCT:

@@ -845,16 +845,8 @@ static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_
 	case TC_STRUCT:
 	case TC_UNION:
 		return put_struct(o, t, v, op, tg);
-	case TC_BOOL:
-	case TC_INT:
-	case TC_UINT:
-	case TC_CHAR:
-	case TC_ENUM:
-	case TC_POINTER:
-	case TC_STRING:
-		return put_scalar(o, t, v, op, tg);
 	default:
-		return false;
+		return sig_class_is_integer(t->cls) && put_scalar(o, t, v, op, tg);
 	}
 }
 

@@ -108,18 +108,7 @@ static bool split_items(const char *s, size_t from, size_t to, struct item *it, 
 /* A value the formatter types whole from one register: a scalar of at most its width. */
 bool annotate_one_register(const struct sig_type *t, const struct format_target *tg)
 {
-	switch (t->cls) {
-	case TC_BOOL:
-	case TC_INT:
-	case TC_UINT:
-	case TC_CHAR:
-	case TC_ENUM:
-	case TC_POINTER:
-	case TC_STRING:
-		return t->size && t->size <= tg->reg_bytes;
-	default:
-		return false;
-	}
+	return sig_class_is_integer(t->cls) && t->size && t->size <= tg->reg_bytes;
 }
 
 /*
