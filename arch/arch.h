@@ -250,6 +250,13 @@ struct arch {
 		uint8_t ldbl_mant;
 		/* A float comes back as a binary64 (i386's st(0), ppc64's f1). */
 		bool float_as_double;
+		/*
+		 * A float comes back in the low 32 bits of the 64-bit FP
+		 * register the runtime saves (MIPS's $f0): its last 4 bytes on
+		 * big-endian.  0: in the first 4 bytes (s390x's left half; the
+		 * low half on little-endian).
+		 */
+		bool float_low_half;
 		/* A long double comes back as the first FP register's 16 bytes (AArch64's q0). */
 		bool wide_in_fpr0;
 		/* Where the FP parts of a struct returned in registers lie (enum struct_fp). */

@@ -11,12 +11,14 @@
  * its low 4 bytes does not need.  An aggregate takes as many slots as its
  * size needs (doubles in it may go in FP registers: not captured), and a
  * 16-byte-aligned value (long double, __int128, or an aggregate holding
- * one) starts at an even slot.
+ * one) starts at an even slot.  In a stack slot a float takes the first 4
+ * bytes in either byte order, a narrower integer the last ones on
+ * big-endian (mips64).
  *
  * o32: the arguments are laid out as a structure of 4-byte words, each
  * value aligned to its size (8 at most); the first 16 bytes of it go in
  * $a0-$a3 (an 8-byte value in an even pair, low word first on
- * little-endian), the rest on the stack at the same offset from the
+ * little-endian, high word first on big-endian), the rest on the stack at the same offset from the
  * caller's stack pointer (the first 16 bytes there are home space for the
  * registers).  A float or double among the first two arguments goes in
  * $f12 or $f14 instead, as long as no argument before it was an integer
@@ -65,7 +67,12 @@ static bool n64_slots(const struct arg_type *t, unsigned *n, unsigned *align)
 	return true;
 }
 
-/* A scalar of one slot: its register of that class, or its stack slot (a narrow value at its start on LE). */
+/*
+ * A scalar of one slot: its register of that class, or its stack slot.  A
+ * narrow value lies at the slot's start on little-endian; on big-endian an
+ * integer lies at its end (padded downward) but a float at its start
+ * (padded upward, as gcc's mips_pad_arg_upward() has it for n64).
+ */
 static void n64_scalar(struct arg_cursor *c, unsigned slot, const struct arg_type *t, struct arg_place *o)
 {
 	bool be = c->abi->big_endian;
@@ -73,6 +80,8 @@ static void n64_scalar(struct arg_cursor *c, unsigned slot, const struct arg_typ
 	if (slot >= 8) {
 		c->stack = (slot - 8) * 8;
 		arg_take_stack(c, t->size, 8, o);
+		if (be && t->kind == ARG_FLOAT && o->npieces == 1)
+			o->piece[0].at -= (uint16_t)(8 - t->size);
 		return;
 	}
 	if (t->kind == ARG_FLOAT) {

@@ -193,8 +193,8 @@ const struct arch arch_mips32 = {
 	.ndecoders = ARRAY_SIZE(mips_decoders),
 	.hook_window = MIPS_HOOK_WINDOW,
 	.insn_align = 4,
-	/* o32: every struct in memory; MIPS's own errno numbers above 34 */
-	.values = { .struct_regs = 0, .errno_max = 34, .ldbl_mant = 53 },
+	/* o32: every struct in memory; MIPS's own errno numbers above 34; a float in $f0 of $f1:$f0 */
+	.values = { .struct_regs = 0, .errno_max = 34, .ldbl_mant = 53, .float_low_half = true },
 	.place_args = arg_place_mips_o32,
 	.ret_by_address = arg_ret_by_address_mips_o32,
 	/* a recorded site is the sequence's first word: the call is further */
@@ -259,8 +259,8 @@ const struct arch arch_mips64 = {
 	.ndecoders = ARRAY_SIZE(mips_decoders),
 	.hook_window = MIPS_HOOK_WINDOW,
 	.insn_align = 4,
-	/* n64: structs of up to 16 bytes in v0:v1 */
-	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113 },
+	/* n64: structs of up to 16 bytes in v0:v1; a float in $f0's low half */
+	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113, .float_low_half = true },
 	.place_args = arg_place_mips_n64,
 	.ret_by_address = arg_ret_by_address_mips_n64,
 	.ra_span = MIPS_SEQ_AFTER + 4,

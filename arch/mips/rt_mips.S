@@ -18,7 +18,7 @@
  *
  * Return: the function's `jr ra` comes here instead of to its caller; v0,
  * v1, $f0 and $f2 are saved into struct ret_regs (arch/port.h; o32 words
- * zero-extended), rt_exit gives the real return address, and we go there
+ * zero-extended, in the byte order's halves), rt_exit gives the real return address, and we go there
  * with the registers as they were.  gp is kept too (callee-saved on n64).
  * We find our GOT through `bal`, since nothing jumped here through t9.
  */
@@ -32,6 +32,15 @@
 #define RT_MIPS_ARGS 0x200
 
 #if _MIPS_SIM == _ABIO32
+
+/* Where a 64-bit word's low and high halves lie: big-endian (mips) puts the high one first. */
+#ifdef __MIPSEB__
+#define LO32 4
+#define HI32 0
+#else
+#define LO32 0
+#define HI32 4
+#endif
 
 #define EFRAME 72	/* o32: 16 bytes of argument area, then the saves */
 #define EREGSLOT 48
@@ -190,13 +199,18 @@ rt_return_wide:
 	.set noreorder
 	.set noat
 #if _MIPS_SIM == _ABIO32
-	/* struct ret_regs at sp + 16: gpr[0..1] at 16, fpr[0..1] at 32 (long double is double here). */
+	/*
+	 * struct ret_regs at sp + 16: gpr[0..1] at 16, fpr[0..1] at 32 (long
+	 * double is double here).  Each gpr is a uint64_t holding v0 or v1:
+	 * the register in its low half (LO32), 0 in the high one, whichever
+	 * comes first in the machine's byte order.
+	 */
 	addiu $sp, $sp, -88
 	.cfi_def_cfa_offset 88
-	sw $2, 16($sp)
-	sw $0, 20($sp)
-	sw $3, 24($sp)
-	sw $0, 28($sp)
+	sw $2, 16 + LO32($sp)
+	sw $0, 16 + HI32($sp)
+	sw $3, 24 + LO32($sp)
+	sw $0, 24 + HI32($sp)
 	sdc1 $f0, 32($sp)
 	sdc1 $f2, 48($sp)
 	sw $28, 80($sp)
@@ -211,8 +225,8 @@ rt_return_wide:
 	jalr $25
 	nop
 	move $25, $2
-	lw $2, 16($sp)
-	lw $3, 24($sp)
+	lw $2, 16 + LO32($sp)
+	lw $3, 24 + LO32($sp)
 	ldc1 $f0, 32($sp)
 	ldc1 $f2, 48($sp)
 	lw $28, 80($sp)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The runtime's MIPS part, o32 (mipsel) and n64 (mips64el): how a site calls
- * its trampoline, the stub near each module, the traced function's return
- * address, timestamps.
+ * The runtime's MIPS part, o32 (mips, mipsel) and n64 (mips64, mips64el),
+ * in either byte order (instruction words are read and written in the
+ * host's, MIPS_HOST_BE): how a site calls its trampoline, the stub near
+ * each module, the traced function's return address, timestamps.
  *
  * A site is a call sequence (arch/mips/insn.h lists them), recorded at its
  * first relocated instruction (mips.c), of which only the call word ever
