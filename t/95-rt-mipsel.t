@@ -12,8 +12,8 @@
 #  - non-PIC (-fno-pic -mno-abicalls, linked -no-pie): `jal _mcount; addiu
 #    sp,sp,-8`, as is and after recordmcount --nop, which turns both words
 #    into NOPs and the runtime puts the push back at start-up;
-# each traced in all three formats and checked against rt_expect_mipsel.txt
-# (ILP32, structs in memory);
+# each traced in all three formats and checked against rt_expect_o32.txt
+# (ILP32, structs in memory; t/95-rt-mips.t's too);
 #  - PIE as Debian builds, after recordmcount --nop, which leaves each PIC
 #    sequence in the runtime's disabled state (the load of the hook's
 #    address a NOP, the jalr `addiu sp,sp,8`), so no hook is linked;
@@ -27,7 +27,7 @@
 # (17 s on an idle 2-core machine).
 . "$(dirname "$0")/rt-lib.sh"
 
-RT_EXPECT=$RT/rt_expect_mipsel.txt
+RT_EXPECT=$RT/rt_expect_o32.txt
 cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ pg ""
 # clang compiles the C part; the cross g++ (which also links) the C++ part.
 cross_variant mipsel mipsel-linux-gnu clang mipsel-linux-gnu-g++ clang ""
@@ -37,6 +37,9 @@ cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ 
 RT_LDFLAGS=
 cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ pg-nop --nop
 cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ longcalls-nop --nop -mlong-calls
+# The return values byte order changes (rt_mips.c), with gcc and clang.
+mips_own mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc
+mips_own mipsel mipsel-linux-gnu clang
 toggle_cross mipsel mipsel-linux-gnu
 
 # Tail calls between traced functions (rt_tail.c; clang cannot build it for

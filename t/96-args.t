@@ -22,7 +22,7 @@
 # gcc -pg and --nop, Thumb-2 and ARM code (stack arguments past a prologue
 # the runtime reads; "?" after stack probes it does not), clang --nop,
 # Thumb-2 and ARM code (every argument "?": an ordinary call); MIPS n64
-# (mips64el) and o32 (mipsel): gcc -pg as PIE, non-PIC, each also after
+# (mips64el, mips64) and o32 (mipsel, mips): gcc -pg as PIE, non-PIC, each also after
 # recordmcount --nop, -mlong-calls after --nop, and clang -pg (the hook
 # follows the prologue, which leaves the argument registers alone; the
 # runtime reads the prologue for the entry sp, where the stack arguments
@@ -239,48 +239,46 @@ else
 	ok 1 "$P-gcc, clang and build/arm/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
-# ---- MIPS n64 (mips64el), under qemu-user: the forms t/95-rt-mips64el.t traces ----
-if command -v mips64el-linux-gnuabi64-gcc > /dev/null && [ -f "$TOP/build/mips64el/libobjpatch.so" ]; then
+# ---- MIPS n64 and o32, either byte order, under qemu-user: the forms t/95-rt-<name>.t traces ----
+# mips_forms NAME TRIPLE EXPECT CHECK-OPTIONS NOPIC-LDFLAGS: the forms of
+# NAME, then abi_mips.c (the placing rules args.c does not reach) with gcc
+# -pg against EXPECT.  One port serves both byte orders (arch/mips/), and
+# the values are the same on both.
+mips_forms() {
+	local m=$1 p=$2 expect=$3 opts=$4 nopic=$5 label cc rmc ldflags flags
+	if ! command -v "$p-gcc" > /dev/null || [ ! -f "$TOP/build/$m/libobjpatch.so" ]; then
+		ok 1 "$p-gcc and build/$m/libobjpatch.so (scripts/deps.sh, make)"
+		return
+	fi
 	while read -r label cc rmc ldflags flags; do
 		[ "$ldflags" != - ] || ldflags=
 		# shellcheck disable=SC2086
-		FORM_LDFLAGS=${ldflags//+/ } form "$label" "$D/$label" "${cc//,/ }" mips64el-linux-gnuabi64-strip "$rmc" $flags &&
-			check "$label" "$D/$label"
-	done <<'EOF2'
-mips64el-pg mips64el-linux-gnuabi64-gcc - - -pg
-mips64el-clang clang,--target=mips64el-linux-gnuabi64 - - -pg
-mips64el-nopic mips64el-linux-gnuabi64-gcc - -no-pie+-Wl,-Ttext-segment=0x10000000 -pg -fno-pic -mno-abicalls
-mips64el-nopic-nop mips64el-linux-gnuabi64-gcc --nop -no-pie+-Wl,-Ttext-segment=0x10000000 -pg -fno-pic -mno-abicalls
-mips64el-pg-nop mips64el-linux-gnuabi64-gcc --nop - -pg
-mips64el-longcalls-nop mips64el-linux-gnuabi64-gcc --nop - -pg -mlong-calls
+		FORM_LDFLAGS=${ldflags//+/ } form "$label" "$D/$label" "${cc//,/ }" "$p-strip" "$rmc" $flags &&
+			check "$label" "$D/$label" "$opts"
+	done <<EOF2
+$m-pg $p-gcc - - -pg
+$m-clang clang,--target=$p - - -pg
+$m-nopic $p-gcc - $nopic -pg -fno-pic -mno-abicalls
+$m-nopic-nop $p-gcc --nop $nopic -pg -fno-pic -mno-abicalls
+$m-pg-nop $p-gcc --nop - -pg
+$m-longcalls-nop $p-gcc --nop - -pg -mlong-calls
 EOF2
-	# The placing rules args.c does not reach (abi_mips.c), with gcc -pg.
-	ARGS_SRC=$SRC/abi_mips.c form mips64el-abi "$D/mips64el-abi" mips64el-linux-gnuabi64-gcc \
-		mips64el-linux-gnuabi64-strip - -pg &&
-		ARGS_EXPECT=$SRC/expect_mips64el.txt check mips64el-abi "$D/mips64el-abi"
-else
-	ok 1 "mips64el-linux-gnuabi64-gcc and build/mips64el/libobjpatch.so (scripts/deps.sh, make)"
-fi
-
-# ---- MIPS o32 (mipsel), under qemu-user: the forms t/95-rt-mipsel.t traces (long double is double) ----
-if command -v mipsel-linux-gnu-gcc > /dev/null && [ -f "$TOP/build/mipsel/libobjpatch.so" ]; then
-	while read -r label cc rmc ldflags flags; do
-		[ "$ldflags" != - ] || ldflags=
-		# shellcheck disable=SC2086
-		FORM_LDFLAGS=${ldflags//+/ } form "$label" "$D/$label" "${cc//,/ }" mipsel-linux-gnu-strip "$rmc" $flags &&
-			check "$label" "$D/$label" "--machine $SRC/machine-o32.txt"
-	done <<'EOF2'
-mipsel-pg mipsel-linux-gnu-gcc - - -pg
-mipsel-clang clang,--target=mipsel-linux-gnu - - -pg
-mipsel-nopic mipsel-linux-gnu-gcc - -no-pie -pg -fno-pic -mno-abicalls
-mipsel-nopic-nop mipsel-linux-gnu-gcc --nop -no-pie -pg -fno-pic -mno-abicalls
-mipsel-pg-nop mipsel-linux-gnu-gcc --nop - -pg
-mipsel-longcalls-nop mipsel-linux-gnu-gcc --nop - -pg -mlong-calls
-EOF2
-	ARGS_SRC=$SRC/abi_mips.c form mipsel-abi "$D/mipsel-abi" mipsel-linux-gnu-gcc mipsel-linux-gnu-strip - -pg &&
-		ARGS_EXPECT=$SRC/expect_mipsel.txt check mipsel-abi "$D/mipsel-abi"
-else
-	ok 1 "mipsel-linux-gnu-gcc and build/mipsel/libobjpatch.so (scripts/deps.sh, make)"
-fi
+	ARGS_SRC=$SRC/abi_mips.c form "$m-abi" "$D/$m-abi" "$p-gcc" "$p-strip" - -pg &&
+		ARGS_EXPECT=$SRC/$expect check "$m-abi" "$D/$m-abi"
+}
+# Every row of arch/machines.h with port mips: n64 (ELFCLASS64), whose
+# non-PIC code must lie below 4 GiB, or o32, whose long double is a double
+# and shows its value.  (fd 3: a program run under the loop must not read
+# the rows.)
+# shellcheck source=t/arches.sh
+. "$TOP/t/arches.sh"
+while IFS=$'\t' read -r name prefix _ _ port _ _ class _ <&3; do
+	[ "$port" = mips ] || continue
+	if [ "$class" = ELFCLASS64 ]; then
+		mips_forms "$name" "${prefix%-}" expect_n64.txt "" -no-pie+-Wl,-Ttext-segment=0x10000000
+	else
+		mips_forms "$name" "${prefix%-}" expect_o32.txt "--machine $SRC/machine-o32.txt" -no-pie
+	fi
+done 3< <(machine_rows)
 
 done_testing

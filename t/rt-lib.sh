@@ -272,3 +272,33 @@ tail_check() {
 	[ -s "$dir/err" ] && diag "[$label] stderr:" "$(head -5 "$dir/err")"
 	check_trace "$label" text "$RT/rt_tail_expect.txt" "$dir/trace.text"
 }
+
+# mips_own QEMU TRIPLE CC: rt_mips.c (the MIPS return conventions byte
+# order changes: binary128 in $f0:$f2, a float in a register's low half,
+# long long in v0:v1, n64's small structs) built with CC -pg, recorded,
+# stripped, run untraced and traced; checked against rt_mips_expect.txt,
+# less its n64 structs for an o32 (ELF32) program, which has none.
+mips_own() {
+	local q=$1 p=$2 cc=$3 label="$1 own $3" dir=$T_TMP/$1-own-$3 target=() expect tool
+	[ "$cc" = clang ] && target=(--target=$p)
+	for tool in "$cc" $p-gcc $p-strip $p-readelf qemu-$q; do
+		command -v "$tool" >/dev/null || { skip "[$label] $tool is not installed"; return; }
+	done
+	mkdir -p "$dir"
+	compile_ok "[$label] rt_mips.c" "$cc" "${target[@]}" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$RT" \
+		-c "$RT/rt_mips.c" -o "$dir/own.o" &&
+	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/own.o" &&
+	compile_ok "[$label] link" $p-gcc -pie -o "$dir/own" "$dir/own.o" &&
+	compile_ok "[$label] strip" $p-strip "$dir/own" || return
+	timeout 60 qemu-$q -L /usr/$p "$dir/own" > "$dir/out.untraced" 2>&1
+	program_ok "[$label] untraced: exit 0, the program's checks pass" $? "$dir/out.untraced"
+	timeout 60 "$OBJPATCH" run --output "$dir/trace.text" -- "$dir/own" > "$dir/out.traced" 2> "$dir/err.traced"
+	program_ok "[$label] traced: exit 0, the program's checks pass" $? "$dir/out.traced"
+	[ -s "$dir/err.traced" ] && diag "[$label] stderr:" "$(head -20 "$dir/err.traced")"
+	expect=$RT/rt_mips_expect.txt
+	if $p-readelf -h "$dir/own" | grep -q 'Class:[[:space:]]*ELF32'; then
+		grep -v '^mips_struct' "$expect" > "$dir/expect.txt"
+		expect=$dir/expect.txt
+	fi
+	check_trace "$label" text "$expect" "$dir/trace.text"
+}

@@ -5,8 +5,8 @@
  * among the first two, else in $a0-$a3 by their word (a double in an
  * even pair) or on the stack past the home space.  n64: one slot counter
  * for $a(i) and $f(12+i), long double at an even slot, aggregates taking
- * their slots.  The values each call shows are in expect_mips64el.txt
- * and expect_mipsel.txt (long double is double on o32).
+ * their slots.  The values each call shows are in expect_n64.txt
+ * and expect_o32.txt (long double is double on o32), on either byte order.
  */
 #define N __attribute__((noinline, noclone))
 
