@@ -444,7 +444,12 @@ void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capt
 	uintptr_t call = ra - 8, *slot, kept;
 	unsigned h = (unsigned)(call >> 2) % PROLOGUE_CACHE, flags, unknown = 0;
 	const uint8_t *regs = NULL;
-	uint8_t saved[EFRAME] __attribute__((aligned(8)));
+	/*
+	 * 8 bytes more than the save area: a piece is read as the 8 bytes
+	 * from its offset (rt_record.c), and a big-endian float in the last
+	 * FP register starts 4 bytes before the area's end.
+	 */
+	uint8_t saved[EFRAME + 8] __attribute__((aligned(8)));
 	enum frame_kind kind;
 	intptr_t off = 0, entry = 0;
 
@@ -486,6 +491,7 @@ void rt_mips_enter(uintptr_t ra, uintptr_t sp, uintptr_t *regslot, unsigned capt
 	 */
 	if (regs && (uintptr_t)slot - (uintptr_t)regs < EFRAME) {
 		memcpy(saved, regs, EFRAME);
+		memset(saved + EFRAME, 0, 8);
 		regs = saved;
 	}
 	kept = *slot;
