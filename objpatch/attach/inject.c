@@ -136,6 +136,18 @@ static void pause_ms(long ms)
 }
 
 /*
+ * How long the threads run in round `round` of waiting for one to leave
+ * code it must not be in: longer and longer, since each hold interrupts
+ * what they do, and a fork() interrupted starts again from nothing
+ * (ERESTARTNOINTR): one slower than the window, as on a loaded machine,
+ * would never end.  1 ms at first; 400 rounds take 8.2 s in all.
+ */
+static void run_round(int round)
+{
+	pause_ms(1 + round / 10);
+}
+
+/*
  * SIGCHLD while the process is held: blocked, and not ignored (an ignored
  * one is never sent), so that a thread's ptrace stop, which the kernel
  * tells its tracer with SIGCHLD, ends wait_child() at once.
@@ -484,7 +496,7 @@ ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t 
 		if (clear && pick >= 0)
 			break;
 		resume_others(in, NULL);
-		pause_ms(1);
+		run_round(round);
 		if (restop_others(in, NULL) < 0)
 			break;
 	}
@@ -520,10 +532,15 @@ static bool inside_place(uint64_t pc, const uint64_t *at, size_t n, unsigned len
 
 /*
  * Whether a held thread is where the pad-joining call must not find it:
- * its pc in a pad, or inside `avoid` (by pc, or `deep`: by its stack too).
+ * inside fork() (by the runtime's count), its pc in a pad, or inside
+ * `avoid` (by pc, or `deep`: by its stack too).
  */
 static bool any_in_the_way(struct inject *in, struct remote_state *s, const struct inject_places *p, bool deep)
 {
+	int forking = 0;
+
+	if (p->forking && (inject_read(in, p->forking, &forking, sizeof(forking)) < 0 || forking))
+		return true;
 	for (size_t i = 0; i < in->n; i++) {
 		struct inject_thread *t = &in->t[i];
 
@@ -556,20 +573,27 @@ ssize_t inject_settle(struct inject *in, const struct inject_places *p)
 			break;
 		}
 		resume_others(in, NULL);
-		pause_ms(1);
+		run_round(round);
 		restop_others(in, NULL);
 	}
 	free(s);
 	if (in->err[0])
 		return -1;
 	if (!settled && !all_gone(in))
-		return fail(in, "%d: a thread stayed inside a -fpatchable-function-entry pad, malloc or the loader for %d "
-			    "rounds: try again", (int)in->pid, 2 * PICK_ROUNDS);
+		return fail(in, "%d: a thread stayed inside a -fpatchable-function-entry pad, malloc, the loader or fork() "
+			    "for %d rounds: try again", (int)in->pid, 2 * PICK_ROUNDS);
 	/* Any thread: none is in the way. */
 	for (size_t i = 0; settled && i < in->n; i++)
 		if (!in->t[i].gone && !in->t[i].signal_stop)
 			return (ssize_t)i;
 	return fail(in, "%d: the process exited", (int)in->pid);
+}
+
+int inject_run_a_while(struct inject *in, int round)
+{
+	resume_others(in, NULL);
+	run_round(round);
+	return restop_others(in, NULL);
 }
 
 int inject_stack_top(struct inject *in, size_t i, uint64_t *top)

@@ -85,6 +85,7 @@ struct inject_places {
 	unsigned len;
 	const struct inject_range *avoid;
 	size_t navoid;
+	uint64_t forking;	/* the address of an int counting the threads inside fork() (0: none) */
 };
 
 /*
@@ -95,6 +96,12 @@ struct inject_places {
  * borrow then, or -1 with in->err set.
  */
 ssize_t inject_settle(struct inject *in, const struct inject_places *p);
+
+/*
+ * Lets every held thread run a while (longer as `round` grows, as
+ * inject_settle() does), then holds them again: 0, or -1 with in->err set.
+ */
+int inject_run_a_while(struct inject *in, int round);
 
 /* The step `what` of the hold ends now (from the end of the one before): attach -v prints them. */
 void inject_step(struct inject *in, const char *what);
