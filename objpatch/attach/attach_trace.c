@@ -54,8 +54,6 @@
 #define OWNER_SYM "objpatch_attach_owner"
 #define ENABLE_HELD_SYM "objpatch_attach_enable_held"
 #define FORKING_SYM "objpatch_attach_forking"
-/* How often a call is made again while a held thread has the runtime's lock (2.1 s of running in all). */
-#define LOCK_ROUNDS 200
 /* objpatch/lib/patch.c's PATCHER_TEXT: its trap and fault handlers. */
 #define PATCHER_SECTION "objpatch_patcher_text"
 
@@ -395,8 +393,8 @@ static int find_loaded(struct inject *in, const char *lib, const struct runtime_
 /* A held thread kept the runtime's lock through every round: -1, said in in->err. */
 static int lock_kept(struct inject *in)
 {
-	snprintf(in->err, sizeof(in->err), "%d: a thread kept the runtime's lock (stopped inside fork()?) through %d "
-		 "rounds of letting the threads run; try again", (int)in->pid, LOCK_ROUNDS);
+	snprintf(in->err, sizeof(in->err), "%d: a thread kept the runtime's lock (inside fork()?) for %g s while the "
+		 "threads ran; try again", (int)in->pid, INJECT_FORK_WAIT_MS / 1000.0);
 	return -1;
 }
 
@@ -412,32 +410,42 @@ static int enable_held(struct inject *in, const struct target_syms *t, const str
 {
 	struct inject_range avoid[ATTACH_AVOID_MAX + 1];
 	struct inject_places p = { h->pads, h->npads, h->pad_len, avoid, t->navoid, r->forking };
+	uint64_t deadline = inject_now_ms() + INJECT_FORK_WAIT_MS;
 	ssize_t thread;
-	int rc = ATTACH_BUSY;
+	int rc;
 
 	memcpy(avoid, t->avoid, t->navoid * sizeof(avoid[0]));
 	if (r->patcher.hi)
 		avoid[p.navoid++] = r->patcher;
 	/* inject_settle() waits out the threads inside fork(), the lock's usual holders; another may have it. */
-	for (int round = 0; rc == ATTACH_BUSY && round < LOCK_ROUNDS; round++) {
-		if ((round && inject_run_a_while(in, round) < 0) || (thread = inject_settle(in, &p)) < 0)
+	for (int round = 0;; round++) {
+		if ((thread = inject_settle(in, &p)) < 0)
 			return -1;
 		inject_step(in, "pads");
-		rc = call_enable_held(in, (size_t)thread, r);
+		if ((rc = call_enable_held(in, (size_t)thread, r)) != ATTACH_BUSY)
+			return rc;
+		if (inject_now_ms() >= deadline)
+			return lock_kept(in);
+		if (inject_let_run(in, round, r->forking, deadline) < 0)
+			return -1;
 	}
-	return rc == ATTACH_BUSY ? lock_kept(in) : rc;
 }
 
 /* objpatch_attach_start(), made again while a held thread has the runtime's lock: as call_start(). */
 static int start_session(struct inject *in, size_t thread, const struct target_syms *t, const struct runtime_syms *r,
 			 const char *const *vars, size_t nvars)
 {
-	int rc = ATTACH_BUSY;
+	uint64_t deadline = inject_now_ms() + INJECT_FORK_WAIT_MS;
+	int rc;
 
-	for (int round = 0; rc == ATTACH_BUSY && round < LOCK_ROUNDS; round++)
-		if ((round && inject_run_a_while(in, round) < 0) || (rc = call_start(in, thread, t, r, vars, nvars)) < 0)
+	for (int round = 0;; round++) {
+		if ((rc = call_start(in, thread, t, r, vars, nvars)) != ATTACH_BUSY)
+			return rc;
+		if (inject_now_ms() >= deadline)
+			return lock_kept(in);
+		if (inject_let_run(in, round, r->forking, deadline) < 0)
 			return -1;
-	return rc == ATTACH_BUSY ? lock_kept(in) : rc;
+	}
 }
 
 /*

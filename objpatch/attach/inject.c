@@ -138,14 +138,18 @@ static void pause_ms(long ms)
 /*
  * How long the threads run in round `round` of waiting for one to leave
  * code it must not be in: longer and longer, since each hold interrupts
- * what they do, and a fork() interrupted starts again from nothing
- * (ERESTARTNOINTR): one slower than the window, as on a loaded machine,
- * would never end.  1 ms at first; 400 rounds take 8.2 s in all.
+ * what they do.  1 ms at first; 400 rounds take 8.2 s in all.
  */
 static void run_round(int round)
 {
 	pause_ms(1 + round / 10);
 }
+
+uint64_t inject_now_ms(void)
+{
+	return now_ms();
+}
+
 
 /*
  * SIGCHLD while the process is held: blocked, and not ignored (an ignored
@@ -563,6 +567,7 @@ static bool any_in_the_way(struct inject *in, struct remote_state *s, const stru
 ssize_t inject_settle(struct inject *in, const struct inject_places *p)
 {
 	struct remote_state *s = malloc(sizeof(*s));
+	uint64_t fork_deadline = now_ms() + INJECT_FORK_WAIT_MS;
 	bool settled = false;
 
 	if (!s)
@@ -572,9 +577,7 @@ ssize_t inject_settle(struct inject *in, const struct inject_places *p)
 			settled = true;
 			break;
 		}
-		resume_others(in, NULL);
-		run_round(round);
-		restop_others(in, NULL);
+		inject_let_run(in, round, p->forking, fork_deadline);
 	}
 	free(s);
 	if (in->err[0])
@@ -589,11 +592,21 @@ ssize_t inject_settle(struct inject *in, const struct inject_places *p)
 	return fail(in, "%d: the process exited", (int)in->pid);
 }
 
-int inject_run_a_while(struct inject *in, int round)
+/*
+ * A fork() interrupted starts again from nothing (ERESTARTNOINTR): one
+ * slower than a round, as on a loaded machine, would never end.  So while
+ * the int at `forking` says a thread is inside one, the threads run on
+ * (the count is read without stopping anyone), until `deadline`.
+ */
+int inject_let_run(struct inject *in, int round, uint64_t forking, uint64_t deadline)
 {
+	int n = 0;
+
 	resume_others(in, NULL);
 	run_round(round);
-	return restop_others(in, NULL);
+	while (forking && now_ms() < deadline && inject_read(in, forking, &n, sizeof(n)) == 0 && n)
+		pause_ms(1);
+	return restop_others(in, NULL) < 0 || in->err[0] ? -1 : 0;
 }
 
 int inject_stack_top(struct inject *in, size_t i, uint64_t *top)
