@@ -55,6 +55,7 @@
 #define STACK_SCAN 16384
 
 static int fail(struct inject *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void keep_others_running(struct inject *in, const struct inject_thread *caller);
 
 /*
  * OBJPATCH_ATTACH_KILL_AFTER=N (for tests): objpatch SIGKILLs itself right
@@ -133,16 +134,6 @@ static void pause_ms(long ms)
 
 	while (nanosleep(&t, &t) < 0 && errno == EINTR)
 		;
-}
-
-/*
- * How long the threads run in round `round` of waiting for one to leave
- * code it must not be in: longer and longer, since each hold interrupts
- * what they do.  1 ms at first; 400 rounds take 8.2 s in all.
- */
-static void run_round(int round)
-{
-	pause_ms(1 + round / 10);
 }
 
 uint64_t inject_now_ms(void)
@@ -499,9 +490,7 @@ ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t 
 		pick = first_free(in, s, avoid, navoid, &clear);
 		if (clear && pick >= 0)
 			break;
-		resume_others(in, NULL);
-		run_round(round);
-		if (restop_others(in, NULL) < 0)
+		if (inject_let_run(in, round, 0, 0) < 0)
 			break;
 	}
 	if (!in->err[0] && !clear)
@@ -593,6 +582,17 @@ ssize_t inject_settle(struct inject *in, const struct inject_places *p)
 }
 
 /*
+ * The threads run on for a millisecond, each signal that stops one
+ * (signal-delivery-stop) passed on as it comes: a thread left stopped
+ * there may be the one inside fork() the others wait for.
+ */
+static void run_a_millisecond(struct inject *in)
+{
+	pause_ms(1);
+	keep_others_running(in, NULL);
+}
+
+/*
  * A fork() interrupted starts again from nothing (ERESTARTNOINTR): one
  * slower than a round, as on a loaded machine, would never end.  So while
  * the int at `forking` says a thread is inside one, the threads run on
@@ -603,9 +603,11 @@ int inject_let_run(struct inject *in, int round, uint64_t forking, uint64_t dead
 	int n = 0;
 
 	resume_others(in, NULL);
-	run_round(round);
+	/* Longer each round, since each hold interrupts what they do: 1 ms at first, 400 rounds 8.2 s in all. */
+	for (int ms = 0; ms < 1 + round / 10; ms++)
+		run_a_millisecond(in);
 	while (forking && now_ms() < deadline && inject_read(in, forking, &n, sizeof(n)) == 0 && n)
-		pause_ms(1);
+		run_a_millisecond(in);
 	return restop_others(in, NULL) < 0 || in->err[0] ? -1 : 0;
 }
 
