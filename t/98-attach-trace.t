@@ -24,6 +24,8 @@
 #    leaves by itself, the process goes on, a later attach works;
 #  - forks: children forked while attached are dormant (nothing of theirs
 #    in the trace) and their statuses are right.
+#  - fork-held (pads): a thread held inside fork(), which has the
+#    runtime's lock, makes the attach fail in one line, never hang.
 #  - options (once): --args shows every call's arguments, report's options
 #    (--format perfetto --output, --summary) shape the trace, a session
 #    that traced nothing says so in one line, and usage
@@ -278,6 +280,37 @@ print(" ".join(sorted({str(e["pid"]) for e in json.load(open(sys.argv[1]))["trac
 	grep -q '^wrong' <<< "$out" && diag "$out"
 }
 
+# fork_held LABEL (pads): a thread stopped inside fork() has the runtime's
+# lock (its fork handler) and malloc's; the call that joins the pads would
+# wait for it for ever, the process held.  objpatch lets the threads run,
+# longer each round, until none is inside fork(); one that never leaves
+# (the program's own fork handler blocks on fd 5) makes the attach fail in
+# one line, the process going on, and once it left fork() a session
+# traces as any other.
+fork_held() {
+	local label=$1-fork-held line st out
+	rm -f "$D/hold"
+	mkfifo "$D/hold"
+	started "$label" "$D/$1" fork-held 5<> "$D/hold" || { ok 1 "[$label] the target starts"; return; }
+	"$OBJPATCH" attach --filter add_pair --duration 0.2 "$pid" > /dev/null 2> "$D/$label.1.err"
+	is "$?" 0 "[$label] a first session: the runtime's fork handlers registered ($(cat "$D/$label.1.err"))"
+	echo fork >&3
+	read -r -t 30 line <&4
+	is "$line" forking "[$label] the reader is inside fork(), blocked in the program's handler"
+	out=$(timeout -k 5 60 "$OBJPATCH" attach --filter add_pair --duration 0.2 "$pid" 2>&1 > /dev/null)
+	st=$?
+	is "$st" 1 "[$label] an attach then fails (status 1) instead of holding the process for ever"
+	grep -q "^objpatch attach: $pid: a thread kept the runtime's lock (inside fork()?) for 10 s while the threads ran; try again$" <<< "$out"
+	ok $? "[$label] ... saying a thread kept the runtime's lock, inside fork() ($out)"
+	echo x > "$D/hold"
+	read -r -t 30 line <&4
+	is "$line" "forked: 0" "[$label] let go, fork() returns: the child exited 0"
+	"$OBJPATCH" attach --filter add_pair --duration 0.2 --format json "$pid" > "$D/$label.json" 2> "$D/$label.2.err"
+	is "$?" 0 "[$label] then a session traces ($(cat "$D/$label.2.err"))"
+	is "$(names "$D/$label.json" | tr '\n' ' ')" "add_pair " "[$label] ... the function asked for"
+	finish "$label"
+}
+
 # refused LABEL: a program without recorded sites: one line, status 2, untouched.
 no_sites() {
 	local out
@@ -406,6 +439,7 @@ for v in "fentry-nop --nop -pg -mfentry" "pads - -fpatchable-function-entry=5" "
 	exits "$label"
 	killed "$label"
 	forks "$label"
+	[ "$label" = pads ] && fork_held "$label"
 	[ "$label" = fentry-nop ] && options "$label"
 done
 no_sites

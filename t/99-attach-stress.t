@@ -173,7 +173,7 @@ FEW=(
 
 # attach_once LABEL I: one attach, its checks; one ok.
 attach_once() {
-	local label=$1 i=$2 filters fargs=() f dur fmt trace out st bad=0 attacher why=() signal=0 verdict before what cmd when n interrupt=0 require=() site args ours stuck=
+	local label=$1 i=$2 filters fargs=() f dur fmt trace out st bad=0 attacher why=() signal=0 verdict before what cmd when n interrupt=0 require=() site args ours stuck= limit
 	if [[ $label == busy* ]]; then
 		read -ra filters <<< "${FEW[$((i % ${#FEW[@]}))]}"
 	else
@@ -224,7 +224,22 @@ attach_once() {
 	# Meanwhile, one runtime at most (none only before the first load).
 	# A call that waits for a lock: each thread's state, for whoever
 	# debugs it (objpatch says so after 2 s).
+	limit=$((SECONDS + ${ATTACH_LIMIT:-180}))
 	while kill -0 "$attacher" 2> /dev/null; do
+		if [ "$SECONDS" -gt "$limit" ]; then
+			# A session is a fraction of a second: show the hang, then end it.
+			why+=("objpatch attach still running after ${ATTACH_LIMIT:-180} s; it said: $(cat "$D/$label/attach.out")"
+			      "$(for p in "$attacher" $(pgrep -P "$attacher"); do
+				echo "process $p: $(tr '\0' ' ' < /proc/"$p"/cmdline)"
+				process_state "$p"
+			      done 2> /dev/null)" "the service:" "$(process_state "$pid")")
+			bad=1
+			kill -INT "$attacher"
+			sleep 10
+			pkill -KILL -P "$attacher"
+			kill -KILL "$attacher" 2> /dev/null
+			break
+		fi
 		n=$(runtimes)
 		if [ "$n" -gt 1 ] || { [ "$n" = 0 ] && [ "$i" -gt 0 ]; }; then
 			bad=1

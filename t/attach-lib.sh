@@ -48,11 +48,34 @@ until_true() {
 	return 1
 }
 
+# process_state PID: each thread's name, state, system call, wait channel
+# and kernel stack, and (gdb there, nothing tracing it) every thread's
+# backtrace: what a process that does not end was doing, for whoever
+# debugs it.
+process_state() {
+	local p=$1 t
+	for t in /proc/"$p"/task/*; do
+		echo "thread ${t##*/} $(cat "$t/comm") $(cut -d' ' -f3 "$t/stat") syscall: $(cat "$t/syscall") wchan: $(cat "$t/wchan")"
+		sed 's/^/    /' "$t/stack"
+	done 2> /dev/null
+	if command -v gdb > /dev/null && grep -q '^TracerPid:[[:space:]]*0$' /proc/"$p"/status 2> /dev/null; then
+		timeout 60 gdb -nx -batch -p "$p" -ex 'thread apply all bt' 2>&1 | grep -E '^(Thread|#)'
+	fi
+}
+
 # reaped: closes the target's input (fd 3), reads all its output (fd 4)
-# into $out and waits for it: its status in $st.
+# into $out and waits for it: its status in $st.  A target that has not
+# ended REAP_LIMIT seconds (120) after its input closed is shown
+# (process_state, in $hung) and killed: its status is then 137.
 reaped() {
+	hung=
 	exec 3>&-
-	out=$(cat <&4)
+	out=$(timeout "${REAP_LIMIT:-120}" cat <&4)
+	if [ $? = 124 ] && kill -0 "$pid" 2> /dev/null; then
+		hung=$(process_state "$pid")
+		diag "the target $pid did not end ${REAP_LIMIT:-120} s after its input closed:" "$hung"
+		kill -KILL "$pid" 2> /dev/null
+	fi
 	exec 4<&-
 	wait "$pid"
 	st=$?

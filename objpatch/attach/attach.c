@@ -352,6 +352,7 @@ static const char *const locking[] = {
 	"malloc", "free", "calloc", "realloc", "reallocarray", "memalign", "posix_memalign", "aligned_alloc",
 	"valloc", "pvalloc", "malloc_trim", "mallinfo", "mallinfo2", "malloc_stats", "malloc_info",
 	"dlopen", "dlclose", "dlsym", "dlvsym", "dladdr", "dladdr1", "dlinfo", "dlmopen", "dl_iterate_phdr", "fork",
+	"_Fork",	/* fork()'s system call, while fork() holds malloc's locks (and the runtime's, by its atfork handler) */
 };
 
 _Static_assert(sizeof(locking) / sizeof(locking[0]) <= ATTACH_AVOID_MAX, "struct target_syms holds them all");

@@ -148,8 +148,8 @@ int call_start(struct inject *in, size_t thread, const struct target_syms *t, co
 	if (inject_stack_top(in, thread, &at) < 0 ||
 	    call_with_environment(in, thread, t, &at, false, vars, nvars, "objpatch_attach_start", &c, &ret) < 0)
 		return -1;
-	if ((uint32_t)ret == 0)
-		return 0;
+	if ((uint32_t)ret == 0 || (uint32_t)ret == ATTACH_BUSY)
+		return (int)(uint32_t)ret;
 	remote_text(in, thread, r->error, "objpatch_error", at, "no reason given", why, sizeof(why));
 	if ((uint32_t)ret == 2) {
 		snprintf(in->err, sizeof(in->err), "%d: %s", (int)in->pid, why);
@@ -173,8 +173,8 @@ int call_enable_held(struct inject *in, size_t thread, const struct runtime_syms
 	in->alone = false;
 	if (rc < 0)
 		return -1;
-	if ((uint32_t)ret == 0)
-		return 0;
+	if ((uint32_t)ret == 0 || (uint32_t)ret == ATTACH_BUSY)
+		return (int)(uint32_t)ret;
 	remote_text(in, thread, r->error, "objpatch_error", c.below, "no reason given", why, sizeof(why));
 	snprintf(in->err, sizeof(in->err), "%d: the runtime did not enable its sites: %s", (int)in->pid, why);
 	return -1;

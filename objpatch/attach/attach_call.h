@@ -15,6 +15,12 @@
 #include "objpatch/attach/inject.h"
 
 #define ATTACH_AVOID_MAX 32
+/*
+ * What the runtime's calls return when a thread objpatch holds has the
+ * runtime's lock (inside fork(), by its atfork handler): let the threads
+ * run a while, then call again (objpatch/lib/rt.h).
+ */
+#define ATTACH_BUSY 3
 /* What the runtime looks for in its environment to stay dormant (objpatch/lib/rt.h, RT_ATTACH_VAR). */
 #define ATTACH_VAR "OBJPATCH_ATTACH=1"
 
@@ -31,6 +37,7 @@ struct runtime_syms {
 	uint64_t start, error;	/* objpatch_attach_start, objpatch_error */
 	uint64_t owner;		/* objpatch_attach_owner (0: a runtime without it) */
 	uint64_t enable_held;	/* objpatch_attach_enable_held */
+	uint64_t forking;	/* objpatch_attach_forking (0: a runtime without it) */
 	struct inject_range patcher;	/* its patcher's handlers (0, 0: none), where pads are not joined */
 };
 
@@ -44,8 +51,8 @@ int call_load(struct inject *in, size_t thread, const struct target_syms *t, con
 /*
  * objpatch_attach_start() in thread `thread`, the environment `vars`
  * alone: 0 when the session runs; 1 when another session runs (the
- * runtime's words in in->err); or -1 with in->err set (the runtime's
- * objpatch_error() when it refused).
+ * runtime's words in in->err); ATTACH_BUSY; or -1 with in->err set (the
+ * runtime's objpatch_error() when it refused).
  */
 int call_start(struct inject *in, size_t thread, const struct target_syms *t, const struct runtime_syms *r,
 	       const char *const *vars, size_t nvars);
@@ -53,7 +60,8 @@ int call_start(struct inject *in, size_t thread, const struct target_syms *t, co
 /*
  * objpatch_attach_enable_held() in thread `thread`, after call_start()
  * with OBJPATCH_ATTACH_HELD and inject_settle(): the sites with pads
- * enabled while no other thread runs.  0, or -1 with in->err set.
+ * enabled while no other thread runs.  0, ATTACH_BUSY, or -1 with
+ * in->err set.
  */
 int call_enable_held(struct inject *in, size_t thread, const struct runtime_syms *r);
 

@@ -53,6 +53,7 @@
 #define ERROR_SYM "objpatch_error"
 #define OWNER_SYM "objpatch_attach_owner"
 #define ENABLE_HELD_SYM "objpatch_attach_enable_held"
+#define FORKING_SYM "objpatch_attach_forking"
 /* objpatch/lib/patch.c's PATCHER_TEXT: its trap and fault handlers. */
 #define PATCHER_SECTION "objpatch_patcher_text"
 
@@ -88,7 +89,7 @@ static void warn_cxx(pid_t pid, const char *path)
 static bool runtime_offsets(struct elfobj *obj, struct runtime_syms *off)
 {
 	uint64_t vaddr = 0;
-	GElf_Sym s, e, o, h;
+	GElf_Sym s, e, o, h, f;
 
 	if (!dynsym_lookup(obj, START_SYM, &s) || !dynsym_lookup(obj, ERROR_SYM, &e) ||
 	    !dynsym_lookup(obj, ENABLE_HELD_SYM, &h))
@@ -96,7 +97,8 @@ static bool runtime_offsets(struct elfobj *obj, struct runtime_syms *off)
 	dynsym_first_load(obj, &vaddr);
 	*off = (struct runtime_syms){ .start = s.st_value - vaddr, .error = e.st_value - vaddr,
 				      .owner = dynsym_lookup(obj, OWNER_SYM, &o) ? o.st_value - vaddr : 0,
-				      .enable_held = h.st_value - vaddr };
+				      .enable_held = h.st_value - vaddr,
+				      .forking = dynsym_lookup(obj, FORKING_SYM, &f) ? f.st_value - vaddr : 0 };
 	for (size_t i = 1; i < obj->nsec; i++)
 		if (obj->sec[i].name && !strcmp(obj->sec[i].name, PATCHER_SECTION))
 			off->patcher = (struct inject_range){ obj->sec[i].sh.sh_addr - vaddr,
@@ -107,8 +109,9 @@ static bool runtime_offsets(struct elfobj *obj, struct runtime_syms *off)
 /* The runtime's offsets `off` where it is mapped at `base`. */
 static struct runtime_syms runtime_at(const struct runtime_syms *off, uint64_t base)
 {
-	struct runtime_syms r = { base + off->start, base + off->error, off->owner ? base + off->owner : 0,
-				  base + off->enable_held, { 0, 0 } };
+	struct runtime_syms r = { .start = base + off->start, .error = base + off->error,
+				  .owner = off->owner ? base + off->owner : 0, .enable_held = base + off->enable_held,
+				  .forking = off->forking ? base + off->forking : 0 };
 
 	if (off->patcher.hi)
 		r.patcher = (struct inject_range){ base + off->patcher.lo, base + off->patcher.hi };
@@ -387,6 +390,14 @@ static int find_loaded(struct inject *in, const char *lib, const struct runtime_
 	return -1;
 }
 
+/* A held thread kept the runtime's lock through every round: -1, said in in->err. */
+static int lock_kept(struct inject *in)
+{
+	snprintf(in->err, sizeof(in->err), "%d: a thread kept the runtime's lock (inside fork()?) for %g s while the "
+		 "threads ran; try again", (int)in->pid, INJECT_FORK_WAIT_MS / 1000.0);
+	return -1;
+}
+
 /*
  * The pads joined by the runtime in a thread of the held process, once no
  * thread is inside one, nor inside code whose locks the call would wait
@@ -398,16 +409,43 @@ static int enable_held(struct inject *in, const struct target_syms *t, const str
 		       const struct runtime_syms *r)
 {
 	struct inject_range avoid[ATTACH_AVOID_MAX + 1];
-	struct inject_places p = { h->pads, h->npads, h->pad_len, avoid, t->navoid };
+	struct inject_places p = { h->pads, h->npads, h->pad_len, avoid, t->navoid, r->forking };
+	uint64_t deadline = inject_now_ms() + INJECT_FORK_WAIT_MS;
 	ssize_t thread;
+	int rc;
 
 	memcpy(avoid, t->avoid, t->navoid * sizeof(avoid[0]));
 	if (r->patcher.hi)
 		avoid[p.navoid++] = r->patcher;
-	if ((thread = inject_settle(in, &p)) < 0)
-		return -1;
-	inject_step(in, "pads");
-	return call_enable_held(in, (size_t)thread, r);
+	/* inject_settle() waits out the threads inside fork(), the lock's usual holders; another may have it. */
+	for (int round = 0;; round++) {
+		if ((thread = inject_settle(in, &p)) < 0)
+			return -1;
+		inject_step(in, "pads");
+		if ((rc = call_enable_held(in, (size_t)thread, r)) != ATTACH_BUSY)
+			return rc;
+		if (inject_now_ms() >= deadline)
+			return lock_kept(in);
+		if (inject_let_run(in, round, r->forking, deadline) < 0)
+			return -1;
+	}
+}
+
+/* objpatch_attach_start(), made again while a held thread has the runtime's lock: as call_start(). */
+static int start_session(struct inject *in, size_t thread, const struct target_syms *t, const struct runtime_syms *r,
+			 const char *const *vars, size_t nvars)
+{
+	uint64_t deadline = inject_now_ms() + INJECT_FORK_WAIT_MS;
+	int rc;
+
+	for (int round = 0;; round++) {
+		if ((rc = call_start(in, thread, t, r, vars, nvars)) != ATTACH_BUSY)
+			return rc;
+		if (inject_now_ms() >= deadline)
+			return lock_kept(in);
+		if (inject_let_run(in, round, r->forking, deadline) < 0)
+			return -1;
+	}
 }
 
 /*
@@ -432,7 +470,7 @@ static int hold_and_start(pid_t pid, const struct remote_port *port, const struc
 	if ((rc = attach_hold(&in, pid, port, t, s->thread, &thread)))
 		return rc;
 	if (thread < 0 || (!loaded && (call_load(&in, (size_t)thread, t, s->lib, &handle) < 0 || find_loaded(&in, real, &off, r) < 0)) ||
-	    (rc = call_start(&in, (size_t)thread, t, r, vars, nvars)) != 0 ||
+	    (rc = start_session(&in, (size_t)thread, t, r, vars, nvars)) != 0 ||
 	    (h->npads && enable_held(&in, t, h, r) < 0)) {
 		/* 1 from the start call: another session began meanwhile, a refusal (2), the process as it was. */
 		fprintf(stderr, "objpatch attach: %s\n", in.err);

@@ -55,6 +55,7 @@
 #define STACK_SCAN 16384
 
 static int fail(struct inject *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void keep_others_running(struct inject *in, const struct inject_thread *caller);
 
 /*
  * OBJPATCH_ATTACH_KILL_AFTER=N (for tests): objpatch SIGKILLs itself right
@@ -134,6 +135,12 @@ static void pause_ms(long ms)
 	while (nanosleep(&t, &t) < 0 && errno == EINTR)
 		;
 }
+
+uint64_t inject_now_ms(void)
+{
+	return now_ms();
+}
+
 
 /*
  * SIGCHLD while the process is held: blocked, and not ignored (an ignored
@@ -483,9 +490,7 @@ ssize_t inject_pick(struct inject *in, const struct inject_range *avoid, size_t 
 		pick = first_free(in, s, avoid, navoid, &clear);
 		if (clear && pick >= 0)
 			break;
-		resume_others(in, NULL);
-		pause_ms(1);
-		if (restop_others(in, NULL) < 0)
+		if (inject_let_run(in, round, 0, 0) < 0)
 			break;
 	}
 	if (!in->err[0] && !clear)
@@ -520,10 +525,15 @@ static bool inside_place(uint64_t pc, const uint64_t *at, size_t n, unsigned len
 
 /*
  * Whether a held thread is where the pad-joining call must not find it:
- * its pc in a pad, or inside `avoid` (by pc, or `deep`: by its stack too).
+ * inside fork() (by the runtime's count), its pc in a pad, or inside
+ * `avoid` (by pc, or `deep`: by its stack too).
  */
 static bool any_in_the_way(struct inject *in, struct remote_state *s, const struct inject_places *p, bool deep)
 {
+	int forking = 0;
+
+	if (p->forking && (inject_read(in, p->forking, &forking, sizeof(forking)) < 0 || forking))
+		return true;
 	for (size_t i = 0; i < in->n; i++) {
 		struct inject_thread *t = &in->t[i];
 
@@ -546,6 +556,7 @@ static bool any_in_the_way(struct inject *in, struct remote_state *s, const stru
 ssize_t inject_settle(struct inject *in, const struct inject_places *p)
 {
 	struct remote_state *s = malloc(sizeof(*s));
+	uint64_t fork_deadline = now_ms() + INJECT_FORK_WAIT_MS;
 	bool settled = false;
 
 	if (!s)
@@ -555,21 +566,49 @@ ssize_t inject_settle(struct inject *in, const struct inject_places *p)
 			settled = true;
 			break;
 		}
-		resume_others(in, NULL);
-		pause_ms(1);
-		restop_others(in, NULL);
+		inject_let_run(in, round, p->forking, fork_deadline);
 	}
 	free(s);
 	if (in->err[0])
 		return -1;
 	if (!settled && !all_gone(in))
-		return fail(in, "%d: a thread stayed inside a -fpatchable-function-entry pad, malloc or the loader for %d "
-			    "rounds: try again", (int)in->pid, 2 * PICK_ROUNDS);
+		return fail(in, "%d: a thread stayed inside a -fpatchable-function-entry pad, malloc, the loader or fork() "
+			    "for %d rounds: try again", (int)in->pid, 2 * PICK_ROUNDS);
 	/* Any thread: none is in the way. */
 	for (size_t i = 0; settled && i < in->n; i++)
 		if (!in->t[i].gone && !in->t[i].signal_stop)
 			return (ssize_t)i;
 	return fail(in, "%d: the process exited", (int)in->pid);
+}
+
+/*
+ * The threads run on for a millisecond, each signal that stops one
+ * (signal-delivery-stop) passed on as it comes: a thread left stopped
+ * there may be the one inside fork() the others wait for.
+ */
+static void run_a_millisecond(struct inject *in)
+{
+	pause_ms(1);
+	keep_others_running(in, NULL);
+}
+
+/*
+ * A fork() interrupted starts again from nothing (ERESTARTNOINTR): one
+ * slower than a round, as on a loaded machine, would never end.  So while
+ * the int at `forking` says a thread is inside one, the threads run on
+ * (the count is read without stopping anyone), until `deadline`.
+ */
+int inject_let_run(struct inject *in, int round, uint64_t forking, uint64_t deadline)
+{
+	int n = 0;
+
+	resume_others(in, NULL);
+	/* Longer each round, since each hold interrupts what they do: 1 ms at first, 400 rounds 8.2 s in all. */
+	for (int ms = 0; ms < 1 + round / 10; ms++)
+		run_a_millisecond(in);
+	while (forking && now_ms() < deadline && inject_read(in, forking, &n, sizeof(n)) == 0 && n)
+		run_a_millisecond(in);
+	return restop_others(in, NULL) < 0 || in->err[0] ? -1 : 0;
 }
 
 int inject_stack_top(struct inject *in, size_t i, uint64_t *top)

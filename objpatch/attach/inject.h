@@ -85,6 +85,7 @@ struct inject_places {
 	unsigned len;
 	const struct inject_range *avoid;
 	size_t navoid;
+	uint64_t forking;	/* the address of an int counting the threads inside fork() (0: none) */
 };
 
 /*
@@ -95,6 +96,19 @@ struct inject_places {
  * borrow then, or -1 with in->err set.
  */
 ssize_t inject_settle(struct inject *in, const struct inject_places *p);
+
+/* How long threads inside fork() are waited for, in all (they run meanwhile). */
+#define INJECT_FORK_WAIT_MS 10000
+
+/*
+ * Lets every held thread run a while (longer as `round` grows), and on
+ * while the int at address `forking` (0: none) is not 0, until `deadline`
+ * (inject_now_ms()'s clock); then holds them again: 0, or -1 with in->err
+ * set.
+ */
+int inject_let_run(struct inject *in, int round, uint64_t forking, uint64_t deadline);
+
+uint64_t inject_now_ms(void);
 
 /* The step `what` of the hold ends now (from the end of the one before): attach -v prints them. */
 void inject_step(struct inject *in, const char *what);

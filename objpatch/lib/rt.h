@@ -114,14 +114,18 @@ extern _Atomic bool rt_dormant RT_HIDDEN;
 extern _Atomic uint32_t rt_session RT_HIDDEN;
 /*
  * Exported for objpatch attach, which calls it remotely (not in objpatch.h:
- * no program calls it): 0; 2 when another session runs; or -1 with
+ * no program calls it): 0; 2 when another session runs; 3 when a held
+ * thread has the runtime's lock (inside fork()); or -1 with
  * objpatch_error() saying why.  objpatch_attach_owner: the pid of the
  * objpatch whose session runs, 0 between sessions (read by the next one).
- * objpatch_attach_enable_held(): the second call with pads (rt_attach.c).
+ * objpatch_attach_enable_held(): the second call with pads (rt_attach.c),
+ * 0, 3 or -1 the same way.
  */
 int objpatch_attach_start(void);
 int objpatch_attach_enable_held(void);
 extern volatile int objpatch_attach_owner;
+/* Threads inside fork() between the runtime's handlers (rt_api.c), read by objpatch attach. */
+extern volatile int objpatch_attach_forking;
 /*
  * Attached (rt_unwind.c, weak: not in a static program's link): the C++
  * unwinder's entry points hooked in every module's GOT.

@@ -26,14 +26,23 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/*
+ * Threads between our fork handlers: they hold runtime.lock, and malloc's
+ * locks while in the system call.  objpatch attach reads it: a thread it
+ * holds there would make the call that joins pads wait for ever.
+ */
+API volatile int objpatch_attach_forking;
+
 static void before_fork(void)
 {
+	__atomic_add_fetch(&objpatch_attach_forking, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&runtime.lock);
 }
 
 static void after_fork_parent(void)
 {
 	pthread_mutex_unlock(&runtime.lock);
+	__atomic_sub_fetch(&objpatch_attach_forking, 1, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -58,6 +67,7 @@ static void after_fork_child(void)
 	rt_record_fork_child();
 	rt_output_fork_child();
 	reset_lock();
+	objpatch_attach_forking = 0;	/* the child's one thread is past fork() */
 	/*
 	 * No writer thread in a forked child: a thread created there aborts
 	 * qemu-user (t/95-rt-aarch64.t).  The child's trace is written at

@@ -285,8 +285,10 @@ static int start_thread(int fd)
 
 /*
  * 0: the session runs; 2: another session runs (objpatch_attach_owner
- * names its objpatch); -1 with runtime.err set.  Called by objpatch attach
- * (OBJPATCH_ATTACH in environ), every other thread of the process stopped.
+ * names its objpatch); 3: a held thread has runtime.lock (objpatch lets
+ * the threads run and calls again); -1 with runtime.err set.  Called by
+ * objpatch attach (OBJPATCH_ATTACH in environ), every other thread of the
+ * process stopped.
  */
 API int objpatch_attach_start(void)
 {
@@ -303,12 +305,21 @@ API int objpatch_attach_start(void)
 			 "wait for that one to end", objpatch_attach_owner);
 		return 2;
 	}
-	if (rt_read_attach_settings() < 0 || first_start() < 0 || (fd = connect_objpatch()) < 0)
+	if (rt_read_attach_settings() < 0 || first_start() < 0)
 		return -1;
+	/*
+	 * No session thread has the lock, but a held thread inside fork()
+	 * does (our atfork handler): waiting for it could hold the process
+	 * for ever.  Before connecting, so that a call made again connects once.
+	 */
+	if (pthread_mutex_trylock(&runtime.lock) != 0)
+		return 3;
+	if ((fd = connect_objpatch()) < 0) {
+		pthread_mutex_unlock(&runtime.lock);
+		return -1;
+	}
 	atomic_store(&session_thread, true);
 	objpatch_attach_owner = owner_setting();
-	/* The lock is free: no session thread, and the stopped threads were not inside fork(). */
-	pthread_mutex_lock(&runtime.lock);
 	session_fd = fd;
 	in_session = true;
 	open_recording();
@@ -332,9 +343,11 @@ API int objpatch_attach_start(void)
 }
 
 /*
- * 0, or -1 with runtime.err set.  Called by objpatch attach after
- * objpatch_attach_start() with OBJPATCH_ATTACH_HELD, every other thread
- * of the process stopped and none inside a pad, malloc or the loader.
+ * 0, 3 when a held thread has runtime.lock (objpatch lets the threads run
+ * and calls again), or -1 with runtime.err set.  Called by objpatch attach
+ * after objpatch_attach_start() with OBJPATCH_ATTACH_HELD, every other
+ * thread of the process stopped and none inside a pad, malloc or the
+ * loader.
  */
 API int objpatch_attach_enable_held(void)
 {
@@ -342,8 +355,14 @@ API int objpatch_attach_enable_held(void)
 		rt_error("no session waits for its sites: objpatch_attach_start() with OBJPATCH_ATTACH_HELD comes first");
 		return -1;
 	}
-	/* Free: the session's thread waits for this call before it takes the lock. */
-	pthread_mutex_lock(&runtime.lock);
+	/*
+	 * The session's thread waits for this call before it takes the lock,
+	 * but a held thread inside fork() has it (our atfork handler, and
+	 * malloc's locks with it) and, stopped, would never let go: waiting
+	 * here would hold the process for ever.
+	 */
+	if (pthread_mutex_trylock(&runtime.lock) != 0)
+		return 3;
 	if (in_session) {
 		rt_all_held = true;
 		enable_sites();

@@ -9,6 +9,12 @@
  * too and exits with a status the parent checks.  A wrong result or
  * status prints "wrong: ..." and exits 3.
  *
+ * Mode `fork-held`: a line "fork" makes the reader fork a child that
+ * exits 0 at once, but the program's own fork handler, which runs after
+ * those registered later (a runtime loaded since), prints "forking" and
+ * blocks until a byte comes on fd 5: the reader stays inside fork() with
+ * the runtime's lock, as long as the test wants.  Then "forked: STATUS".
+ *
  * It prints "ready" once every thread runs.  A line "quit" stops the
  * workers, each prints its rounds, and the program exits 7 (from main,
  * so that exit handlers run); any other line is counted, and the reader
@@ -98,6 +104,37 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static bool fork_armed;
+
+/* The program's prepare handler, registered first, so run last: inside fork(), every later handler's lock held. */
+static void block_in_fork(void)
+{
+	char c;
+
+	if (!fork_armed)
+		return;
+	if (write(1, "forking\n", 8) != 8)
+		_exit(4);
+	while (read(5, &c, 1) < 0)
+		;
+}
+
+/* The reader forks, blocked inside fork() until fd 5 says (mode fork-held). */
+static void fork_held(void)
+{
+	int st = -1;
+	pid_t pid;
+
+	fork_armed = true;
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	fork_armed = false;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		wrong("fork-held's child", pid, 0);
+	printf("forked: %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st));
+}
+
 /* A child every few milliseconds: its status must be its own. */
 static void *forker(void *arg)
 {
@@ -124,10 +161,13 @@ int main(int argc, char **argv)
 {
 	pthread_t w[WORKERS], f;
 	bool forks = argc > 1 && !strcmp(argv[1], "fork");
+	bool hold_forks = argc > 1 && !strcmp(argv[1], "fork-held");
 	char line[4096];
 	long lines = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (hold_forks)
+		pthread_atfork(block_in_fork, NULL, NULL);
 	for (long i = 0; i < WORKERS; i++)
 		pthread_create(&w[i], NULL, worker, (void *)i);
 	if (forks)
@@ -136,8 +176,12 @@ int main(int argc, char **argv)
 		usleep(1000);
 	printf("ready\n");
 	/* The reader: main itself, blocked in read() between lines. */
-	while (wait_line(line, sizeof(line)) && strcmp(line, "quit\n"))
-		printf("line %ld: %zu\n", ++lines, line_length(line));
+	while (wait_line(line, sizeof(line)) && strcmp(line, "quit\n")) {
+		if (hold_forks && !strcmp(line, "fork\n"))
+			fork_held();
+		else
+			printf("line %ld: %zu\n", ++lines, line_length(line));
+	}
 	atomic_store(&stop, true);
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(w[i], NULL);
