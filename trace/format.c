@@ -856,11 +856,11 @@ static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_
  * without its calls: a trace's cost is mostly this.  False, nothing
  * written: another value (the general path shows it).
  */
-static bool put_common(struct out *o, const struct sig_type *t, const struct raw_value *v,
-		       const struct format_opts *op, const struct format_target *tg)
+static bool put_common_word(struct out *o, const struct sig_type *t, uint64_t gpr0,
+			    const struct format_opts *op, const struct format_target *tg)
 {
 	char tmp[DIGITS_MAX + 2], *end = tmp + sizeof(tmp), *p;
-	uint64_t size = t->size, x = v->gpr[0] & mask_of(size);
+	uint64_t size = t->size, x = gpr0 & mask_of(size);
 	bool neg = false;
 
 	if (!size || (size & (size - 1)) || size > reg_width(tg))
@@ -900,6 +900,12 @@ static bool put_common(struct out *o, const struct sig_type *t, const struct raw
 		p -= 2, p[0] = '0', p[1] = 'x';
 	put(o, p, (size_t)(end - p));
 	return true;
+}
+
+static bool put_common(struct out *o, const struct sig_type *t, const struct raw_value *v,
+		       const struct format_opts *op, const struct format_target *tg)
+{
+	return put_common_word(o, t, v->gpr[0], op, tg);
 }
 
 /* A machine no descriptor describes: pointer-sized registers, no errno names. */
@@ -967,6 +973,28 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 	}
 	if (len)
 		buf[o.n < len ? o.n : len - 1] = 0;
+	return o.n;
+}
+
+/*
+ * The room format_return_word() needs: "ret=", a sign or "0x", 20 digits
+ * and the NUL, or "false".
+ */
+#define RETURN_WORD_MAX (4 + 2 + DIGITS_MAX + 1)
+
+size_t format_return_word(char *buf, size_t len, const struct signature *sig, uint64_t gpr0,
+			  const struct format_opts *op)
+{
+	struct out o = { buf, len, 0 };
+
+	/* The conditions under which format_return() reaches put_common() for a value in a register. */
+	if (len < RETURN_WORD_MAX || !sig || !(sig->flags & PROTO_RELIABLE) ||
+	    (sig->flags & (PROTO_RET_MEM | PROTO_RET_FP)))
+		return 0;
+	put(&o, "ret=", 4);
+	if (!put_common_word(&o, &sig->ret, gpr0, op, target_of(op)))
+		return 0;
+	buf[o.n] = 0;
 	return o.n;
 }
 

@@ -58,6 +58,7 @@ struct trace_writer {
 	bool write_failed;	/* a write() failed: the trace is not whole */
 	struct svg_graph *svg;	/* TRACE_SVG's calls, drawn at the trace's end */
 	struct perfetto *pf;	/* --format perfetto's encoder */
+	struct format_opts word_opts;	/* format_return_word()'s, made once */
 	char obuf[1 << 16];
 };
 
@@ -99,6 +100,8 @@ struct trace_writer *trace_writer_new(const struct trace_settings *s)
 		return NULL;
 	w->s = *s;
 	w->ns_per_tick = 1.0;
+	w->word_opts = (struct format_opts){ .hex = s->hex, .target = s->machine ? &s->machine->values : NULL,
+					     .errno_names = s->errno_names };
 	calltree_init(&w->folded, sizeof(struct node));
 	if ((s->format == TRACE_SVG && !(w->svg = svg_new())) ||
 	    (s->format == TRACE_PERFETTO && !(w->pf = perfetto_new(&w->s, out_bytes, w)))) {
@@ -460,7 +463,7 @@ static size_t value_of(const struct trace_writer *w, const uint64_t *ev, struct 
  * event; "()" when none was recorded.  A string's characters are not in
  * the trace: its address is shown.
  */
-static void out_args(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
+static void out_args_text(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
 {
 	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max, .read_mem = w->s.read_args,
 				    .target = &w->s.machine->values };
@@ -480,10 +483,29 @@ static void out_args(struct trace_writer *w, const struct trace_thread *t, struc
 	out_ch(w, ')');
 }
 
-/* The value formatted in place, at the output's end: no copy. */
-static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_func *f)
+/* Most entries have no EV_ARGS event (no --args): their "()" needs no options built. */
+static inline void out_args(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
+{
+	if (__builtin_expect(ev_type(t->args[1]) != EV_ARGS, 1))
+		out_lit(w, "()");
+	else
+		out_args_text(w, t, f);
+}
+
+/*
+ * The value formatted in place, at the output's end: no copy.  A value in
+ * one integer register (most) goes by format_return_word(), without the
+ * general path's raw_value; `sig` is f's.
+ */
+static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_func *f, const struct signature *sig)
 {
 	size_t room = sizeof(w->obuf) - w->olen, n;
+
+	if (ev_capture(ev[1]) == CAPTURE_GPR &&
+	    (n = format_return_word(out_reserve(w, 64), 64, sig, ev[EV_HEADER_WORDS], &w->word_opts))) {
+		w->olen += n;
+		return;
+	}
 
 	/* Room for the common values, so that they are formatted once. */
 	if (room < 1024) {
@@ -830,7 +852,8 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 
 /* The text line of a frame's end; `ev` is its exit when it has a value to show. */
 static void text_close(struct trace_writer *w, struct trace_thread *t, unsigned d, const uint64_t *dur,
-		       struct sym_func *f, const char *name, const char *why, bool leaf, const uint64_t *ev)
+		       struct sym_func *f, const struct signature *sig, const char *name, const char *why, bool leaf,
+		       const uint64_t *ev)
 {
 	text_head(w, t, d, dur);
 	if (leaf) {
@@ -848,7 +871,7 @@ static void text_close(struct trace_writer *w, struct trace_thread *t, unsigned 
 	if (why)
 		out_str(w, why);
 	else if (ev)
-		out_value(w, ev, f);
+		out_value(w, ev, f, sig);
 	if (!leaf || why || ev)
 		out_lit(w, " */");
 	out_ch(w, '\n');
@@ -903,7 +926,7 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 	if (ev)
 		close_lost(w, t, d + 1, ts);
 	if (w->s.format == TRACE_TEXT) {
-		text_close(w, t, d, known ? &ns : NULL, f, name, why, leaf, val);
+		text_close(w, t, d, known ? &ns : NULL, f, sig, name, why, leaf, val);
 	} else if (w->s.format == TRACE_JSON && known) {
 		json_close(w, t, f, name, ts, why, val);
 	} else if (w->s.format == TRACE_PERFETTO && known) {
@@ -1084,33 +1107,69 @@ static void trailer(struct trace_writer *w, const struct trace_counts *c)
 	}
 }
 
-/* The thread whose next event is the oldest, or NULL when all are drained. */
-static struct trace_thread *oldest(struct trace_thread *const *threads, size_t n, const uint64_t **ev)
+/*
+ * The thread whose next event is the oldest (the first listed of those of
+ * the same time), or NULL when all are drained; `skip`'s is not looked at.
+ * `at`: its index.
+ */
+static struct trace_thread *oldest_but(struct trace_thread *const *threads, size_t n, size_t skip,
+				       const uint64_t **ev, size_t *at)
 {
 	struct trace_thread *best = NULL;
 
 	*ev = NULL;
+	*at = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t *e = threads[i]->src.peek(threads[i]->src.ctx);
+		const uint64_t *e = i == skip ? NULL : threads[i]->src.peek(threads[i]->src.ctx);
 
 		if (e && (!*ev || e[0] < (*ev)[0])) {
 			*ev = e;
 			best = threads[i];
+			*at = i;
 		}
 	}
 	return best;
 }
 
+static struct trace_thread *oldest(struct trace_thread *const *threads, size_t n, const uint64_t **ev)
+{
+	size_t at;
+
+	return oldest_but(threads, n, SIZE_MAX, ev, &at);
+}
+
+/*
+ * The oldest thread's events, one after the other, as long as each is
+ * older than every other thread's next one (or as old, from a thread
+ * listed before it): the merge oldest() makes event by event, with the
+ * other threads looked at once per run instead of once per event.  A run
+ * is most of a trace (one thread, or threads that take turns by the
+ * millisecond).
+ */
+static void write_run(struct trace_writer *w, struct trace_thread *const *threads, size_t n, size_t i,
+		      const uint64_t *ev)
+{
+	struct trace_thread *t = threads[i];
+	const uint64_t *next;
+	size_t other;
+	uint64_t bound;
+
+	oldest_but(threads, n, i, &next, &other);
+	bound = next ? next[0] : UINT64_MAX;
+	do
+		process(w, t, ev);
+	while ((ev = t->src.peek(t->src.ctx)) && (ev[0] < bound || (ev[0] == bound && i < other)));
+}
+
 void trace_write(struct trace_writer *w, struct trace_thread *const *threads, size_t n, bool always_header)
 {
 	const uint64_t *ev;
-	struct trace_thread *t;
 
 	/* Nothing traced, nothing written on standard error. */
 	if (always_header || w->note || oldest(threads, n, &ev))
 		header(w);
-	while ((t = oldest(threads, n, &ev)))
-		process(w, t, ev);
+	for (size_t i; oldest_but(threads, n, SIZE_MAX, &ev, &i);)
+		write_run(w, threads, n, i, ev);
 	out_flush(w);
 }
 
