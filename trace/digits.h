@@ -45,12 +45,26 @@ static inline char *digits_dec(char *end, uint64_t x)
 /* Lower-case hex, at least `min` digits (zeros in front), as %0*x. */
 static inline char *digits_hex(char *end, uint64_t x, unsigned min)
 {
+	/* A byte per step, as digits_dec() takes two digits: an address is 6 steps, not 12. */
+	static const char pairs[513] =
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 	char *start = end;
 
-	do {
-		*--end = "0123456789abcdef"[x & 15];
-		x >>= 4;
-	} while (x);
+	while (x >= 16) {
+		end -= 2;
+		memcpy(end, pairs + 2 * (x & 255), 2);
+		x >>= 8;
+	}
+	/* One digit left, or none when the last byte's high digit was the number's first. */
+	if (x || end == start)
+		*--end = "0123456789abcdef"[x];
 	while ((unsigned)(start - end) < min)
 		*--end = '0';
 	return end;

@@ -444,6 +444,21 @@ static const char *name_of(const struct sym_func *f, uint64_t ra, char *buf)
 	return p;
 }
 
+/*
+ * A function's name (or its address) into the output: a name's length is
+ * measured once, at its first line, and kept with it.
+ */
+static void out_name(struct trace_writer *w, struct sym_func *f, uint64_t ra, char *buf)
+{
+	if (!f) {
+		out_str(w, name_of(NULL, ra, buf));
+		return;
+	}
+	if (__builtin_expect(!f->name_len, 0))
+		f->name_len = strlen(f->name);
+	out_mem(w, f->name, f->name_len);
+}
+
 /* "ret=VALUE" or "" (void) for an exit event, as format_return() writes and counts it. */
 static size_t value_of(const struct trace_writer *w, const uint64_t *ev, struct sym_func *f, char *buf, size_t len)
 {
@@ -844,7 +859,7 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 			       ev_type(t->args[1]) == EV_ARGS ? t->args : NULL, f ? sym_func_sig(f) : NULL);
 	} else if (!leaf) {
 		text_head(w, t, d, NULL);
-		out_str(w, name_of(f, ra, nb));
+		out_name(w, f, ra, nb);
 		out_args(w, t, f);
 		out_lit(w, " {\n");
 	}
@@ -955,9 +970,52 @@ static void text_open_line(struct trace_writer *w, struct trace_thread *t, unsig
 	char nb[NAME_BUF];
 
 	text_head(w, t, d, NULL);
-	out_str(w, name_of(t->func[d], t->ra[d], nb));
+	out_name(w, t->func[d], t->ra[d], nb);
 	out_args(w, t, t->func[d]);
 	out_lit(w, " {\n");
+}
+
+/*
+ * A leaf's text line, its entry and exit next to each other (most lines),
+ * with what on_entry() then on_close() would do for it and nothing they
+ * would test in vain: false, nothing done, when it is not the plain case
+ * (deeper than shown, frames to close as lost, arguments to show, not an
+ * exit), which they handle.
+ */
+static bool text_leaf(struct trace_writer *w, struct trace_thread *t, const uint64_t *ev, const uint64_t *ret)
+{
+	unsigned d = ev_depth(ev[1]);
+	uint64_t ra = ev_ra(ev[1]), ns;
+	struct sym_func *f;
+	const struct signature *sig;
+	char nb[NAME_BUF];
+
+	if (w->s.format != TRACE_TEXT || d > w->s.depth || t->open > d || ev_type(ret[1]) != EV_EXIT ||
+	    ev_type(t->args[1]) == EV_ARGS)
+		return false;
+	f = w->s.symbolize(w->s.symbolize_ctx, ra);
+	sig = NULL;
+	if (f) {
+		f->called = true;
+		sig = f->parsed ? f->sig : sym_func_sig(f);
+	}
+	/* The frame's state as on_entry() leaves it, then closed. */
+	t->entry_ts[d] = ev[0];
+	t->func[d] = f;
+	t->ra[d] = ra;
+	t->child[d] = 0;
+	t->open = d;
+	ns = ticks_ns(w, not_before(ret[0], ev[0]) - ev[0]);
+	text_head(w, t, d, &ns);
+	out_name(w, f, ra, nb);
+	if (sig && sig->ret.cls == TC_VOID) {
+		out_lit(w, "();\n");
+		return true;
+	}
+	out_lit(w, "(); /* ");
+	out_value(w, ret, f, sig);
+	out_lit(w, " */\n");
+	return true;
 }
 
 static void process(struct trace_writer *w, struct trace_thread *t, const uint64_t *at)
@@ -965,8 +1023,15 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 	uint64_t ev[EV_MAX_WORDS];
 	unsigned type = ev_type(at[1]);
 
-	/* Peeking at the next event may free the buffer this one is in. */
-	memcpy(ev, at, ev_words(at[1]) * 8);
+	/*
+	 * Peeking at the next event may free the buffer this one is in.  An
+	 * entry, most events, is copied at its known size: a few moves, not
+	 * a call.
+	 */
+	if (type == EV_ENTRY)
+		memcpy(ev, at, EV_ENTRY_WORDS * 8);
+	else
+		memcpy(ev, at, ev_words(at[1]) * 8);
 	t->src.consume(t->src.ctx, ev_words(ev[1]));
 	if (t->pending) {
 		unsigned d = t->open - 1;
@@ -997,6 +1062,10 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 		if (!next && w->s.format == TRACE_TEXT && ev_depth(ev[1]) <= w->s.depth) {
 			on_entry(w, t, ev, true);
 			t->pending = true;
+			return;
+		}
+		if (leaf && text_leaf(w, t, ev, next)) {
+			t->src.consume(t->src.ctx, ev_words(next[1]));
 			return;
 		}
 		on_entry(w, t, ev, leaf);
