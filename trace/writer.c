@@ -59,8 +59,12 @@ struct trace_writer {
 	struct svg_graph *svg;	/* TRACE_SVG's calls, drawn at the trace's end */
 	struct perfetto *pf;	/* --format perfetto's encoder */
 	struct format_opts word_opts;	/* format_return_word()'s, made once */
-	char obuf[1 << 16];
+	char *obuf;		/* the output, written out when full */
+	size_t obuf_size;
 };
+
+/* The output buffer's least size: room for a line's common part and a value formatted in place. */
+#define OBUF_MIN (64u << 10)
 
 struct trace_thread {
 	struct trace_events src;
@@ -100,11 +104,17 @@ struct trace_writer *trace_writer_new(const struct trace_settings *s)
 		return NULL;
 	w->s = *s;
 	w->ns_per_tick = 1.0;
+	w->obuf_size = s->out_buffer > OBUF_MIN ? s->out_buffer : OBUF_MIN;
+	if (!(w->obuf = malloc(w->obuf_size))) {
+		free(w);
+		return NULL;
+	}
 	w->word_opts = (struct format_opts){ .hex = s->hex, .target = s->machine ? &s->machine->values : NULL,
 					     .errno_names = s->errno_names };
 	calltree_init(&w->folded, sizeof(struct node));
 	if ((s->format == TRACE_SVG && !(w->svg = svg_new())) ||
 	    (s->format == TRACE_PERFETTO && !(w->pf = perfetto_new(&w->s, out_bytes, w)))) {
+		free(w->obuf);
 		free(w);
 		return NULL;
 	}
@@ -136,6 +146,7 @@ void trace_writer_free(struct trace_writer *w)
 	free(w->spans);
 	svg_free(w->svg);
 	perfetto_free(w->pf);
+	free(w->obuf);
 	free(w);
 }
 
@@ -317,7 +328,7 @@ bool trace_writer_failed(const struct trace_writer *w)
 static void out_mem_slow(struct trace_writer *w, const char *s, size_t n)
 {
 	while (n) {
-		size_t room = sizeof(w->obuf) - w->olen, k = n < room ? n : room;
+		size_t room = w->obuf_size - w->olen, k = n < room ? n : room;
 
 		memcpy(w->obuf + w->olen, s, k);
 		w->olen += k;
@@ -331,14 +342,14 @@ static void out_mem_slow(struct trace_writer *w, const char *s, size_t n)
 /* Room for `n` more bytes, n at most the buffer's size: where they go. */
 static inline char *out_reserve(struct trace_writer *w, size_t n)
 {
-	if (__builtin_expect(sizeof(w->obuf) - w->olen < n, 0))
+	if (__builtin_expect(w->obuf_size - w->olen < n, 0))
 		out_flush(w);
 	return w->obuf + w->olen;
 }
 
 static inline void out_mem(struct trace_writer *w, const char *s, size_t n)
 {
-	if (__builtin_expect(n <= sizeof(w->obuf) - w->olen, 1)) {
+	if (__builtin_expect(n <= w->obuf_size - w->olen, 1)) {
 		memcpy(w->obuf + w->olen, s, n);
 		w->olen += n;
 	} else {
@@ -368,7 +379,7 @@ static inline void out_ch(struct trace_writer *w, char c)
 static void out_fill(struct trace_writer *w, char c, size_t n)
 {
 	while (n) {
-		size_t room = sizeof(w->obuf) - w->olen, k = n < room ? n : room;
+		size_t room = w->obuf_size - w->olen, k = n < room ? n : room;
 
 		memset(w->obuf + w->olen, c, k);
 		w->olen += k;
@@ -514,7 +525,7 @@ static inline void out_args(struct trace_writer *w, const struct trace_thread *t
  */
 static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_func *f, const struct signature *sig)
 {
-	size_t room = sizeof(w->obuf) - w->olen, n;
+	size_t room = w->obuf_size - w->olen, n;
 
 	if (ev_capture(ev[1]) == CAPTURE_GPR &&
 	    (n = format_return_word(out_reserve(w, 64), 64, sig, ev[EV_HEADER_WORDS], &w->word_opts))) {
@@ -525,12 +536,12 @@ static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_fun
 	/* Room for the common values, so that they are formatted once. */
 	if (room < 1024) {
 		out_flush(w);
-		room = sizeof(w->obuf);
+		room = w->obuf_size;
 	}
 	n = value_of(w, ev, f, w->obuf + w->olen, room);
 	if (n >= room && w->olen) {
 		out_flush(w);
-		room = sizeof(w->obuf);
+		room = w->obuf_size;
 		n = value_of(w, ev, f, w->obuf, room);
 	}
 	w->olen += n < room ? n : room - 1;

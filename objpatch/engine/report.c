@@ -922,6 +922,13 @@ static int read_recording(struct report *rp)
 
 /* ---- the trace ---- */
 
+/*
+ * The writer's output buffer: writes of 1 MiB, not 64 KiB, cost the file
+ * system less CPU per byte (measured on ext4, bench/RESULTS-runtime.md
+ * section 4), and objpatch report is no traced process to keep small.
+ */
+#define REPORT_OUT_BUFFER (1u << 20)
+
 static int write_trace(struct report *rp)
 {
 	struct analysis_input in = {
@@ -930,7 +937,7 @@ static int write_trace(struct report *rp)
 		.s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
 		       .strlen_max = 64, .pid = rp->r.h.pid, .fd = rp->fd, .machine = &rp->r.machine,
 		       .process_name = rp->process_name, .symbolize = symbolize, .symbolize_ctx = rp,
-		       .module_of = module_of },
+		       .module_of = module_of, .out_buffer = REPORT_OUT_BUFFER },
 	};
 	struct analysis_thread *at = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*at));
 	int rc;
