@@ -18,24 +18,24 @@
 /* The most digits a 64-bit number has: 20 in decimal, 16 in hex. */
 #define DIGITS_MAX 20
 
+/* "00" to "99": two digits per division, half the divisions of one at a time. */
+static const char digits_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 static inline char *digits_dec(char *end, uint64_t x)
 {
-	/* Two digits per division: half the divisions of one at a time. */
-	static const char pairs[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-
 	while (x >= 100) {
 		unsigned r = (unsigned)(x % 100);
 
 		x /= 100;
 		end -= 2;
-		memcpy(end, pairs + 2 * r, 2);
+		memcpy(end, digits_pairs + 2 * r, 2);
 	}
 	if (x >= 10) {
 		end -= 2;
-		memcpy(end, pairs + 2 * x, 2);
+		memcpy(end, digits_pairs + 2 * x, 2);
 	} else {
 		*--end = (char)('0' + x);
 	}

@@ -856,19 +856,23 @@ static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_
  * without its calls: a trace's cost is mostly this.  False, nothing
  * written: another value (the general path shows it).
  */
-static bool put_common_word(struct out *o, const struct sig_type *t, uint64_t gpr0,
-			    const struct format_opts *op, const struct format_target *tg)
+/*
+ * The common value's text, written backwards to end at `end` (room for 22
+ * bytes before it): where it starts, or NULL for another value.
+ */
+static char *common_text(char *end, const struct sig_type *t, uint64_t gpr0, const struct format_opts *op,
+			 const struct format_target *tg)
 {
-	char tmp[DIGITS_MAX + 2], *end = tmp + sizeof(tmp), *p;
 	uint64_t size = t->size, x = gpr0 & mask_of(size);
 	bool neg = false;
+	char *p;
 
 	if (!size || (size & (size - 1)) || size > reg_width(tg))
-		return false;
+		return NULL;
 	switch (t->cls) {
 	case TC_INT:
 		if (op->errno_names)
-			return false;
+			return NULL;
 		if (!op->hex) {
 			int64_t sx = size < 8 && (x >> (8 * size - 1) & 1) ? (int64_t)(x | ~mask_of(size)) : (int64_t)x;
 
@@ -882,30 +886,30 @@ static bool put_common_word(struct out *o, const struct sig_type *t, uint64_t gp
 		p = op->hex ? digits_hex(end, x, 1) : digits_dec(end, x);
 		break;
 	case TC_POINTER:
-		if (!x) {
-			put(o, "NULL", 4);
-			return true;
-		}
+		if (!x)
+			return memcpy(end - 4, "NULL", 4);
 		p = digits_hex(end, x, 1);
 		break;
 	case TC_BOOL:
-		put_str(o, x ? "true" : "false");
-		return true;
+		return x ? memcpy(end - 4, "true", 4) : memcpy(end - 5, "false", 5);
 	default:
-		return false;
+		return NULL;
 	}
 	if (neg)
 		*--p = '-';
 	else if (op->hex || t->cls == TC_POINTER)
 		p -= 2, p[0] = '0', p[1] = 'x';
-	put(o, p, (size_t)(end - p));
-	return true;
+	return p;
 }
 
 static bool put_common(struct out *o, const struct sig_type *t, const struct raw_value *v,
 		       const struct format_opts *op, const struct format_target *tg)
 {
-	return put_common_word(o, t, v->gpr[0], op, tg);
+	char tmp[DIGITS_MAX + 2], *end = tmp + sizeof(tmp), *p = common_text(end, t, v->gpr[0], op, tg);
+
+	if (p)
+		put(o, p, (size_t)(end - p));
+	return p != NULL;
 }
 
 /* A machine no descriptor describes: pointer-sized registers, no errno names. */
@@ -976,26 +980,23 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 	return o.n;
 }
 
-/*
- * The room format_return_word() needs: "ret=", a sign or "0x", 20 digits
- * and the NUL, or "false".
- */
-#define RETURN_WORD_MAX (4 + 2 + DIGITS_MAX + 1)
-
 size_t format_return_word(char *buf, size_t len, const struct signature *sig, uint64_t gpr0,
 			  const struct format_opts *op)
 {
-	struct out o = { buf, len, 0 };
+	/* The text ends mid-buffer so that a copy of a fixed 32 bytes from its start stays inside. */
+	char tmp[64], *end = tmp + 32, *p;
+	size_t n;
 
 	/* The conditions under which format_return() reaches put_common() for a value in a register. */
-	if (len < RETURN_WORD_MAX || !sig || !(sig->flags & PROTO_RELIABLE) ||
-	    (sig->flags & (PROTO_RET_MEM | PROTO_RET_FP)))
+	if (len < 33 || !sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & (PROTO_RET_MEM | PROTO_RET_FP)) ||
+	    !(p = common_text(end, &sig->ret, gpr0, op, target_of(op))))
 		return 0;
-	put(&o, "ret=", 4);
-	if (!put_common_word(&o, &sig->ret, gpr0, op, target_of(op)))
-		return 0;
-	buf[o.n] = 0;
-	return o.n;
+	p -= 4;
+	memcpy(p, "ret=", 4);
+	n = (size_t)(end - p);
+	memcpy(buf, p, 32);	/* at most 26 bytes of text: two moves, not a call */
+	buf[n] = 0;
+	return n;
 }
 
 /*

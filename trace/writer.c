@@ -707,8 +707,7 @@ static void text_head(struct trace_writer *w, const struct trace_thread *t, unsi
 		p += n;
 		p[0] = '.';
 		p[1] = (char)('0' + frac / 100);
-		p[2] = (char)('0' + frac / 10 % 10);
-		p[3] = (char)('0' + frac % 10);
+		memcpy(p + 2, digits_pairs + 2 * (frac % 100), 2);
 		memcpy(p + 4, " us  |  ", 8);
 		p += 12;
 	} else {
