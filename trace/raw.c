@@ -329,6 +329,15 @@ static const char *import_events(uint64_t *w, size_t n, bool swap, bool args)
 	return why;
 }
 
+/*
+ * The header word of a well-formed exit of capture `c` and `value_words`
+ * words of value (a fixed length: no characters follow), its depth aside:
+ * the entry bit clear, its length, capture and type.
+ */
+#define EXIT_MASK (EV_ENTRY_BIT | UINT64_C(0x7fff) << 48 | UINT64_C(0xff) << 32 | 0xff)
+#define EXIT_WORD(c, value_words) \
+	((uint64_t)(EV_HEADER_WORDS + (value_words)) << 48 | (uint64_t)(c) << 32 | EV_EXIT)
+
 const char *raw_check_events(const uint64_t *w, size_t n, bool args, size_t want, size_t *checked)
 {
 	const char *why = NULL;
@@ -336,14 +345,22 @@ const char *raw_check_events(const uint64_t *w, size_t n, bool args, size_t want
 
 	/* Not turned (swap false): import_event() only reads. */
 	for (; i < n && i < want; i += k) {
+		uint64_t head = n - i >= EV_HEADER_WORDS ? w[i + 1] : 0;
+
 		/* The first read of these words: the next ones are asked for ahead. */
 		__builtin_prefetch(w + i + 64);
-		/* An entry (half the events) is whole when its two words are: import_event()'s answer, sooner. */
-		if (n - i >= EV_ENTRY_WORDS && (w[i + 1] & EV_ENTRY_BIT)) {
+		/*
+		 * Most events are an entry, whole when its two words are, or an
+		 * exit of one integer register's value or none, whole when its
+		 * three or two are: import_event()'s answer, sooner.
+		 */
+		if (head & EV_ENTRY_BIT)
 			k = EV_ENTRY_WORDS;
-			continue;
-		}
-		if (!(k = import_event((uint64_t *)w + i, n - i, false, args, &why)))
+		else if ((head & EXIT_MASK) == EXIT_WORD(CAPTURE_GPR, 1) && n - i >= EV_HEADER_WORDS + 1)
+			k = EV_HEADER_WORDS + 1;
+		else if ((head & EXIT_MASK) == EXIT_WORD(CAPTURE_NONE, 0))
+			k = EV_HEADER_WORDS;
+		else if (!(k = import_event((uint64_t *)w + i, n - i, false, args, &why)))
 			break;
 	}
 	*checked = i;

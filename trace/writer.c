@@ -1000,8 +1000,7 @@ static bool text_leaf(struct trace_writer *w, struct trace_thread *t, const uint
 	const struct signature *sig;
 	char nb[NAME_BUF];
 
-	if (w->s.format != TRACE_TEXT || d > w->s.depth || t->open > d || ev_type(ret[1]) != EV_EXIT ||
-	    ev_type(t->args[1]) == EV_ARGS)
+	if (d > w->s.depth || t->open > d || ev_type(ret[1]) != EV_EXIT || ev_type(t->args[1]) == EV_ARGS)
 		return false;
 	f = w->s.symbolize(w->s.symbolize_ctx, ra);
 	sig = NULL;
@@ -1026,6 +1025,53 @@ static bool text_leaf(struct trace_writer *w, struct trace_thread *t, const uint
 	out_value(w, ret, f, sig);
 	out_lit(w, " */\n");
 	return true;
+}
+
+/*
+ * A leaf's call in the folded stacks, as on_entry() then on_close() count
+ * it: its stack's node, its time as its own and its caller's callees'.
+ * False, nothing done: deeper than shown, or frames to close as lost.
+ */
+static bool folded_leaf(struct trace_writer *w, struct trace_thread *t, const uint64_t *ev, const uint64_t *ret)
+{
+	unsigned d = ev_depth(ev[1]);
+	uint64_t ra = ev_ra(ev[1]), dur;
+	struct sym_func *f;
+	const char *name;
+	uint32_t node;
+
+	if (d > w->s.depth || t->open > d)
+		return false;
+	f = w->s.symbolize(w->s.symbolize_ctx, ra);
+	if (f)
+		f->called = true;
+	name = folded_name(w, f, ra);
+	node = name ? node_for(w, d ? t->node[d - 1] : 0, name) : 0;
+	t->entry_ts[d] = ev[0];
+	t->func[d] = f;
+	t->ra[d] = ra;
+	t->child[d] = 0;
+	t->node[d] = node;
+	t->open = d;
+	dur = not_before(ret[0], ev[0]) - ev[0];
+	if (node)	/* node 0: out of memory */
+		node_at(w, node)->self_ticks += dur;
+	if (d)
+		t->child[d - 1] += dur;
+	return true;
+}
+
+/* A leaf's entry and exit by the shortcut of its format, if it has one: false, nothing done. */
+static bool leaf_call(struct trace_writer *w, struct trace_thread *t, const uint64_t *ev, const uint64_t *ret)
+{
+	switch (w->s.format) {
+	case TRACE_TEXT:
+		return text_leaf(w, t, ev, ret);
+	case TRACE_FOLDED:
+		return folded_leaf(w, t, ev, ret);
+	default:
+		return false;
+	}
 }
 
 static void process(struct trace_writer *w, struct trace_thread *t, const uint64_t *at)
@@ -1074,7 +1120,7 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 			t->pending = true;
 			return;
 		}
-		if (leaf && text_leaf(w, t, ev, next)) {
+		if (leaf && leaf_call(w, t, ev, next)) {
 			t->src.consume(t->src.ctx, ev_words(next[1]));
 			return;
 		}

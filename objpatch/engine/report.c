@@ -904,10 +904,16 @@ static int read_recording(struct report *rp)
 	rc = raw_read_header(&rp->r, f);
 	rp->r.map = rp->map;
 	rp->r.map_len = rp->map_len;
-	/* The events are left in the mapping, unread until the writer reads them (thread_peek). */
-	while (rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1) {
+	/*
+	 * The events are left in the mapping, unread until the writer reads
+	 * them (thread_peek), but for each record's thread ID: a page mapped
+	 * with its neighbours (fault-around) per record, which stays counted
+	 * as read so that those pages too go back every MAP_GIVE_BACK bytes.
+	 */
+	for (uint64_t read_to = rp->r.off; rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1; read_to = rp->r.off) {
 		records++;
 		rc = apply_record(rp, &rec);
+		map_was_read(rp, (size_t)(rp->r.off - read_to));
 	}
 	if (rc < 0 && rp->r.err[0])
 		fprintf(stderr, "objpatch report: %s: %s\n", rp->path, rp->r.err);
