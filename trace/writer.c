@@ -683,10 +683,15 @@ static char duration_mark(uint64_t ns)
  */
 #define TEXT_HEAD_MAX 64
 #define TEXT_INDENT_MAX 64	/* indentation written inline; deeper lines fill it */
-static void text_head(struct trace_writer *w, const struct trace_thread *t, unsigned depth, const uint64_t *ns)
+
+/*
+ * The line's start at `p`, which has room for TEXT_HEAD_MAX +
+ * TEXT_INDENT_MAX bytes: its end.  Indentation past TEXT_INDENT_MAX is
+ * left to the caller (`*rest` columns).
+ */
+static char *text_head_at(char *p, const struct trace_thread *t, unsigned depth, const uint64_t *ns, size_t *rest)
 {
 	static const char spaces[TEXT_INDENT_MAX] = "                                                                ";
-	char *start = out_reserve(w, TEXT_HEAD_MAX + TEXT_INDENT_MAX), *p = start;
 	size_t indent = 2 * (size_t)depth;
 
 	memcpy(p, t->head, sizeof(t->head));	/* whole: a copy of known size is a few moves */
@@ -714,13 +719,27 @@ static void text_head(struct trace_writer *w, const struct trace_thread *t, unsi
 		memcpy(p, "               |  ", 18);
 		p += 18;
 	}
-	if (indent <= TEXT_INDENT_MAX) {
-		memcpy(p, spaces, TEXT_INDENT_MAX);
-		p += indent;
-		indent = 0;
+	*rest = 0;
+	if (indent > TEXT_INDENT_MAX) {
+		*rest = indent - TEXT_INDENT_MAX;
+		indent = TEXT_INDENT_MAX;
 	}
-	w->olen += (size_t)(p - start);
-	out_fill(w, ' ', indent);
+	memcpy(p, spaces, TEXT_INDENT_MAX);
+	return p + indent;
+}
+
+/*
+ * A text line up to its function: "%8d) %c%5llu.%03u us  |  " (or no
+ * duration) and the indentation, written with a pointer into the buffer
+ * after one check for room: the part every line has.
+ */
+static void text_head(struct trace_writer *w, const struct trace_thread *t, unsigned depth, const uint64_t *ns)
+{
+	char *start = out_reserve(w, TEXT_HEAD_MAX + TEXT_INDENT_MAX);
+	size_t rest;
+
+	w->olen += (size_t)(text_head_at(start, t, depth, ns, &rest) - start);
+	out_fill(w, ' ', rest);
 }
 
 /* A JSON event up to its arguments: {"name":...,"ph":...,"ts":...,"pid":...,"tid":... */
@@ -997,16 +1016,25 @@ static bool text_leaf(struct trace_writer *w, struct trace_thread *t, const uint
 	unsigned d = ev_depth(ev[1]);
 	uint64_t ra = ev_ra(ev[1]), ns;
 	struct sym_func *f;
-	const struct signature *sig;
-	char nb[NAME_BUF];
+	const struct signature *sig = NULL;
+	const char *name;
+	char nb[NAME_BUF], *start, *p;
+	size_t len, rest, n = 0;
 
-	if (d > w->s.depth || t->open > d || ev_type(ret[1]) != EV_EXIT || ev_type(t->args[1]) == EV_ARGS)
+	if (d > w->s.depth || t->open > d || ev_type(ret[1]) != EV_EXIT || ev_type(t->args[1]) == EV_ARGS ||
+	    2 * d > TEXT_INDENT_MAX)
 		return false;
 	f = w->s.symbolize(w->s.symbolize_ctx, ra);
-	sig = NULL;
 	if (f) {
 		f->called = true;
 		sig = f->parsed ? f->sig : sym_func_sig(f);
+		if (__builtin_expect(!f->name_len, 0))
+			f->name_len = strlen(f->name);
+		name = f->name;
+		len = f->name_len;
+	} else {
+		name = name_of(NULL, ra, nb);
+		len = strlen(name);
 	}
 	/* The frame's state as on_entry() leaves it, then closed. */
 	t->entry_ts[d] = ev[0];
@@ -1015,13 +1043,36 @@ static bool text_leaf(struct trace_writer *w, struct trace_thread *t, const uint
 	t->child[d] = 0;
 	t->open = d;
 	ns = ticks_ns(w, not_before(ret[0], ev[0]) - ev[0]);
-	text_head(w, t, d, &ns);
-	out_name(w, f, ra, nb);
+	/*
+	 * The whole line after one check for room (unless its name is half the
+	 * buffer): its head, its name, then the value's comment.
+	 */
+	if (len > w->obuf_size / 2) {
+		text_head(w, t, d, &ns);
+		out_mem(w, name, len);
+		p = start = out_reserve(w, 64);
+	} else {
+		p = start = out_reserve(w, TEXT_HEAD_MAX + TEXT_INDENT_MAX + len + 64);
+		p = text_head_at(p, t, d, &ns, &rest);
+		memcpy(p, name, len);
+		p += len;
+	}
 	if (sig && sig->ret.cls == TC_VOID) {
-		out_lit(w, "();\n");
+		memcpy(p, "();\n", 4);
+		w->olen += (size_t)(p + 4 - start);
 		return true;
 	}
-	out_lit(w, "(); /* ");
+	memcpy(p, "(); /* ", 7);
+	p += 7;
+	if (ev_capture(ret[1]) == CAPTURE_GPR)
+		n = format_return_word(p, 33, sig, ret[EV_HEADER_WORDS], &w->word_opts);
+	if (n) {
+		memcpy(p + n, " */\n", 4);
+		w->olen += (size_t)(p + n + 4 - start);
+		return true;
+	}
+	/* Another value: the general path, at the line's end. */
+	w->olen += (size_t)(p - start);
 	out_value(w, ret, f, sig);
 	out_lit(w, " */\n");
 	return true;
