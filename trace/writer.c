@@ -280,6 +280,9 @@ void trace_thread_running(struct trace_thread *t, unsigned depth)
  */
 static uint64_t ns_saturated(double ns)
 {
+	/* Every real duration is below 2^62: a signed conversion is one instruction, an unsigned one branches. */
+	if (__builtin_expect(ns < 4611686018427387904.0, 1))
+		return (uint64_t)(int64_t)(ns + 0.5);
 	return ns < 18446744073709549568.0 ? (uint64_t)(ns + 0.5) : UINT64_MAX;
 }
 
