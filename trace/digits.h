@@ -42,6 +42,27 @@ static inline char *digits_dec(char *end, uint64_t x)
 	return end;
 }
 
+/*
+ * How many digits digits_dec() writes for x.  Knowing it first, a caller
+ * writes the digits where they go: copying them from a buffer just
+ * written byte by byte stalls the copy's wide loads until those stores
+ * retire (store-to-load forwarding fails), which cost more than the digits.
+ */
+static inline unsigned digits_dec_len(uint64_t x)
+{
+	unsigned n = 1;
+
+	for (uint64_t p = 10; n < 20 && x >= p; p *= 10)
+		n++;
+	return n;
+}
+
+/* How many digits digits_hex(end, x, 1) writes. */
+static inline unsigned digits_hex_len(uint64_t x)
+{
+	return x ? (unsigned)(67 - __builtin_clzll(x)) / 4 : 1;
+}
+
 /* Lower-case hex, at least `min` digits (zeros in front), as %0*x. */
 static inline char *digits_hex(char *end, uint64_t x, unsigned min)
 {

@@ -126,9 +126,8 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
  * only (the event's CAPTURE_GPR word: `v` would hold it in gpr[0] and
  * nothing else), when it is an integer, pointer or bool shown without
  * errno names: the same text, without a raw_value filled and examined,
- * since a trace is mostly these.  0, nothing written: another value, or
- * `len` below 33 (call format_return()); else 32 bytes of `buf` are
- * written, the text and its NUL first.  `op` is not NULL.
+ * since a trace is mostly these.  0: another value, or `len` below 27
+ * (call format_return(); `buf` may have been written).  `op` is not NULL.
  */
 size_t format_return_word(char *buf, size_t len, const struct signature *sig, uint64_t gpr0,
 			  const struct format_opts *op);

@@ -701,18 +701,14 @@ static char *text_head_at(char *p, const struct trace_thread *t, unsigned depth,
 	p += t->head_len;
 	if (ns) {
 		uint64_t us = *ns / 1000;
-		unsigned frac = (unsigned)(*ns % 1000);
-		char tmp[2 * DIGITS_MAX], *end = tmp + DIGITS_MAX, *d = digits_dec(end, us);
-		size_t n = (size_t)(end - d);
+		unsigned frac = (unsigned)(*ns % 1000), n = digits_dec_len(us), width = n < 5 ? 5 : n;
 
 		*p++ = ' ';
 		*p++ = duration_mark(*ns);
-		if (n < 5) {
-			memset(p, ' ', 4);	/* then overwritten by the digits where they are */
-			p += 5 - n;
-		}
-		memcpy(p, d, DIGITS_MAX);	/* the digits and what follows them in tmp, overwritten next */
-		p += n;
+		/* Right-aligned in 5 columns or more: spaces, then the digits written in place (digits_dec_len). */
+		memset(p, ' ', 4);
+		p += width;
+		digits_dec(p, us);
 		p[0] = '.';
 		p[1] = (char)('0' + frac / 100);
 		memcpy(p + 2, digits_pairs + 2 * (frac % 100), 2);
