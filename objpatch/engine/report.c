@@ -928,11 +928,15 @@ static int read_recording(struct report *rp)
 /* ---- the trace ---- */
 
 /*
- * The writer's output buffer: writes of 1 MiB, not 64 KiB, cost the file
- * system less CPU per byte (measured on ext4, bench/RESULTS-runtime.md
- * section 4), and objpatch report is no traced process to keep small.
+ * The writer's output buffer: objpatch report is no traced process to keep
+ * small.  Measured on ext4 (calls.c's recording, medians of 15 and 9 runs,
+ * bench/RESULTS-runtime.md section 4): text to a file 147 ms of CPU with
+ * 64 KiB writes, 131 ms with 256 KiB or 1 MiB ones; JSON (2.4 times the
+ * bytes) 0.15 s of system time with 64 KiB, 0.12 s with 256 KiB, 0.34 s
+ * with 1 MiB, whose buffer no longer stays in the cache the kernel copies
+ * it from.
  */
-#define REPORT_OUT_BUFFER (1u << 20)
+#define REPORT_OUT_BUFFER (256u << 10)
 
 static int write_trace(struct report *rp)
 {
