@@ -933,8 +933,8 @@ static int read_recording(struct report *rp)
  * bench/RESULTS-runtime.md section 4): text to a file 147 ms of CPU with
  * 64 KiB writes, 131 ms with 256 KiB or 1 MiB ones; JSON (2.4 times the
  * bytes) 0.15 s of system time with 64 KiB, 0.12 s with 256 KiB, 0.34 s
- * with 1 MiB, whose buffer no longer stays in the cache the kernel copies
- * it from.
+ * with 1 MiB (why was not measured: perhaps a buffer the kernel copies
+ * from outside the core's 1 MiB L2).
  */
 #define REPORT_OUT_BUFFER (256u << 10)
 
