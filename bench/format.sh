@@ -3,8 +3,9 @@
 #
 # What `objpatch report` costs per traced call (goal: text at
 # most 50 ns per call on bench/runtime/calls.c): one recording of calls.c
-# (`objpatch record`), formatted as text, JSON and folded stacks into a file
-# (text also to /dev/null: the formatting without the file system's part).
+# (`objpatch record`), formatted as text, JSON, folded stacks and --summary
+# into a file (text also to /dev/null: the formatting without the file
+# system's part).
 # ns per call = (median CPU time - median CPU time of the same report on a
 # recording of `calls 0`) / traced calls: the start-up and the reading of
 # the modules cancel out.  CPU time is user + system, from
@@ -63,8 +64,8 @@ calls=$(grep -o 'traced_calls=[0-9]*' "$out/calls.log" | cut -d= -f2)
 [ -n "$calls" ] || die "calls $ITERS printed no traced_calls= (see $out/calls.log)"
 
 # The configurations: TOOL FORMAT SINK
-cfgs=("new text file" "new text null" "new json file" "new folded file")
-[ -z "$OLD" ] || cfgs+=("old text file" "old text null" "old json file" "old folded file")
+cfgs=("new text file" "new text null" "new json file" "new folded file" "new summary file")
+[ -z "$OLD" ] || cfgs+=("old text file" "old text null" "old json file" "old folded file" "old summary file")
 # run CFG REC: CPU ns of one report of REC
 run() {
 	local tool fmt sink bin dest
@@ -73,7 +74,9 @@ run() {
 	[ "$tool" = new ] || bin=$out/tools/objpatch-old
 	dest=$out/trace.out
 	[ "$sink" = file ] || dest=/dev/null
-	"$out/runit" -o "$dest" -- "$bin" report --format "$fmt" "$2" | cut -f2
+	# --summary is an analysis, not a --format
+	if [ "$fmt" = summary ]; then set -- --summary "$2"; else set -- --format "$fmt" "$2"; fi
+	"$out/runit" -o "$dest" -- "$bin" report "$@" | cut -f2
 	rm -f "$out/trace.out"
 }
 for ((r = 0; r < REPS; r++)); do
@@ -87,17 +90,20 @@ median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) 
 per_call() { awk -v a="$(median "$1.n")" -v b="$(median "$1.0")" -v n="$calls" 'BEGIN { printf "%.1f", (a - b) / n }'; }
 ms() { awk -v a="$(median "$1")" 'BEGIN { printf "%.1f", a / 1e6 }'; }
 
-# callgrind: instructions per traced call, text to /dev/null
+# callgrind: instructions per traced call to /dev/null, text, folded and --summary
 cg_line=""
 if [ "$CG_ITERS" != 0 ] && command -v valgrind > /dev/null; then
 	"$new" record --output "$out/cg.raw" -- "$out/calls" "$CG_ITERS" > "$out/cg.log"
 	cg_calls=$(grep -o 'traced_calls=[0-9]*' "$out/cg.log" | cut -d= -f2)
-	# ir BIN REC: instructions of one report
-	ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" report -o /dev/null "$2" 2>&1 |
+	# ir BIN REC [OPTION...]: instructions of one report
+	ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" report -o /dev/null "${@:3}" "$2" 2>&1 |
 		sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
-	cg() { awk -v a="$(ir "$1" "$out/cg.raw")" -v b="$(ir "$1" "$out/zero.raw")" -v n="$cg_calls" 'BEGIN { printf "%.0f", (a - b) / n }'; }
-	cg_line="Instructions per traced call (callgrind, exact; \`calls $CG_ITERS\`, text, less the 0-iteration recording's): **$(cg "$new")**"
-	[ -z "$OLD" ] || cg_line+=", the older binary $(cg "$out/tools/objpatch-old")"
+	cg() { awk -v a="$(ir "$1" "$out/cg.raw" "${@:2}")" -v b="$(ir "$1" "$out/zero.raw" "${@:2}")" -v n="$cg_calls" \
+		'BEGIN { printf "%.0f", (a - b) / n }'; }
+	# cg_all BIN: "text N, folded N, summary N"
+	cg_all() { echo "text $(cg "$1"), folded $(cg "$1" --format folded), summary $(cg "$1" --summary)"; }
+	cg_line="Instructions per traced call (callgrind, exact; \`calls $CG_ITERS\`, to /dev/null, less the 0-iteration recording's): **$(cg_all "$new")**"
+	[ -z "$OLD" ] || cg_line+="; the older binary $(cg_all "$out/tools/objpatch-old")"
 	cg_line+="."
 fi
 
@@ -107,7 +113,7 @@ section=$(
 	echo
 	echo "Written by \`bench/format.sh\` (\`make bench-runtime\` runs it after bench/runtime.sh), started $started, commit $(git rev-parse --short HEAD 2> /dev/null || echo '?'); load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg). The machine may be shared: CPU times are noisy, the instruction counts are not."
 	echo
-	echo "\`calls $ITERS\` recorded by \`objpatch record\` ($calls traced calls, $(du -m "$out/calls.raw" | cut -f1) MiB), then \`objpatch report --format FMT RECORDING\` with its standard output to a file (or /dev/null), $REPS repetitions alternating. *ns per call* = (median CPU time - median CPU time of the same report of a \`calls 0\` recording) / traced calls. **Goal of the issue: text at most 50 ns per call.**"
+	echo "\`calls $ITERS\` recorded by \`objpatch record\` ($calls traced calls, $(du -m "$out/calls.raw" | cut -f1) MiB), then \`objpatch report --format FMT RECORDING\` (summary: \`--summary\`) with its standard output to a file (or /dev/null), $REPS repetitions alternating. *ns per call* = (median CPU time - median CPU time of the same report of a \`calls 0\` recording) / traced calls. **Goal of the issue: text at most 50 ns per call.**"
 	echo
 	echo "| objpatch | format | output | CPU (median) | CPU, \`calls 0\` | **ns per call (CPU)** |"
 	echo "|---|---|---|---|---|---|"

@@ -219,6 +219,30 @@ ok $? "a record claiming 4 GiB, from a pipe: the buffer grows with what arrives,
 "${RAWFMT[@]}" size rec.data odd.data "$i" 12
 fails_at "a record size not a multiple of 8" "$D/odd.data" "offset $off: corrupt record of type 3: its size 12 is not a multiple of 8"
 
+# A corrupt event (a header word of type 7) in the middle of the largest
+# events record.  In a file, events are checked as the writer reads them:
+# the trace up to where it found it is written, then the same line and
+# status 1; from a pipe the reader checks each record as it copies it,
+# before anything is written.
+last_ev=0 last_off=0 largest=0
+for i in "${!recs[@]}"; do
+	read -r off type bytes <<< "${recs[$i]}"
+	[ "$type" = 3 ] && [ "$bytes" -gt "$largest" ] && { last_ev=$i; last_off=$off; largest=$bytes; }
+done
+"${RAWFMT[@]}" event rec.data badev.data "$last_ev" 7
+want="objpatch report: badev.data: offset $last_off: corrupt record of type 3: an event's header word is not one the runtime writes"
+err=$("$OBJPATCH" report badev.data 2>&1 > badev.txt)
+rc=$?
+[ "$rc" = 1 ] && [ "$err" = "$want" ] && [ "$(head -3 badev.txt)" = "$(head -3 rep.txt)" ] &&
+	[ "$(wc -l < badev.txt)" -gt 3 ]
+ok $? "a corrupt event in a file: the trace before it, then one line naming its record, status 1"
+[ "$rc" = 1 ] || diag "status $rc: $err" "$(head -5 badev.txt)"
+err=$(cat badev.data | "$OBJPATCH" report /dev/stdin 2>&1 > badev-pipe.txt)
+rc=$?
+[ "$rc" = 1 ] && [ "$err" = "${want/badev.data//dev/stdin}" ] && [ ! -s badev-pipe.txt ]
+ok $? "a corrupt event from a pipe: nothing written, the same line, status 1"
+[ "$rc" = 1 ] || diag "status $rc: $err"
+
 # ---- across machines: recorded under qemu-user, reported here ----
 # cross QEMU TRIPLE MACHINE ORDER: ORDER is the recording's byte order (rawfmt.py).
 cross() {

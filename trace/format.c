@@ -856,50 +856,66 @@ static bool put_typed(struct out *o, const struct sig_type *t, const struct raw_
  * without its calls: a trace's cost is mostly this.  False, nothing
  * written: another value (the general path shows it).
  */
-static bool put_common(struct out *o, const struct sig_type *t, const struct raw_value *v,
-		       const struct format_opts *op, const struct format_target *tg)
+/*
+ * The common value's text at `p` (room for 22 bytes): its length, or 0 for
+ * another value.  The digits are written where they go, their count known
+ * first (digits_dec_len): no copy from a scratch buffer.
+ */
+static size_t common_at(char *p, const struct sig_type *t, uint64_t gpr0, const struct format_opts *op,
+			const struct format_target *tg)
 {
-	char tmp[DIGITS_MAX + 2], *end = tmp + sizeof(tmp), *p;
-	uint64_t size = t->size, x = v->gpr[0] & mask_of(size);
-	bool neg = false;
+	uint64_t size = t->size, x = gpr0 & mask_of(size);
+	bool hex = op->hex;
+	size_t pre = 0, n;
 
 	if (!size || (size & (size - 1)) || size > reg_width(tg))
-		return false;
+		return 0;
 	switch (t->cls) {
 	case TC_INT:
 		if (op->errno_names)
-			return false;
-		if (!op->hex) {
+			return 0;
+		/* Hex shows the type's bits as they are. */
+		if (!hex) {
 			int64_t sx = size < 8 && (x >> (8 * size - 1) & 1) ? (int64_t)(x | ~mask_of(size)) : (int64_t)x;
 
-			neg = sx < 0;
-			p = digits_dec(end, neg ? -(uint64_t)sx : (uint64_t)sx);
-			break;
+			x = sx < 0 ? -(uint64_t)sx : (uint64_t)sx;
+			if (sx < 0)
+				p[pre++] = '-';
 		}
-		/* Hex shows the type's bits as they are. */
-		__attribute__((fallthrough));
+		break;
 	case TC_UINT:
-		p = op->hex ? digits_hex(end, x, 1) : digits_dec(end, x);
 		break;
 	case TC_POINTER:
-		if (!x) {
-			put(o, "NULL", 4);
-			return true;
-		}
-		p = digits_hex(end, x, 1);
+		if (!x)
+			return memcpy(p, "NULL", 4), 4;
+		hex = true;
 		break;
 	case TC_BOOL:
-		put_str(o, x ? "true" : "false");
-		return true;
+		return x ? (memcpy(p, "true", 4), 4) : (memcpy(p, "false", 5), 5);
 	default:
-		return false;
+		return 0;
 	}
-	if (neg)
-		*--p = '-';
-	else if (op->hex || t->cls == TC_POINTER)
-		p -= 2, p[0] = '0', p[1] = 'x';
-	put(o, p, (size_t)(end - p));
-	return true;
+	if (hex) {
+		memcpy(p + pre, "0x", 2);
+		pre += 2;
+		n = digits_hex_len(x);
+		digits_hex(p + pre + n, x, 1);
+	} else {
+		n = digits_dec_len(x);
+		digits_dec(p + pre + n, x);
+	}
+	return pre + n;
+}
+
+static bool put_common(struct out *o, const struct sig_type *t, const struct raw_value *v,
+		       const struct format_opts *op, const struct format_target *tg)
+{
+	char tmp[24];
+	size_t n = common_at(tmp, t, v->gpr[0], op, tg);
+
+	if (n)
+		put(o, tmp, n);
+	return n != 0;
 }
 
 /* A machine no descriptor describes: pointer-sized registers, no errno names. */
@@ -968,6 +984,21 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 	if (len)
 		buf[o.n < len ? o.n : len - 1] = 0;
 	return o.n;
+}
+
+size_t format_return_word(char *buf, size_t len, const struct signature *sig, uint64_t gpr0,
+			  const struct format_opts *op)
+{
+	size_t n;
+
+	/* The conditions under which format_return() reaches put_common() for a value in a register. */
+	if (len < 4 + 22 + 1 || !sig || !(sig->flags & PROTO_RELIABLE) || (sig->flags & (PROTO_RET_MEM | PROTO_RET_FP)))
+		return 0;
+	memcpy(buf, "ret=", 4);
+	if (!(n = common_at(buf + 4, &sig->ret, gpr0, op, target_of(op))))
+		return 0;
+	buf[4 + n] = 0;
+	return 4 + n;
 }
 
 /*

@@ -122,6 +122,17 @@ size_t format_return(char *buf, size_t len, const struct signature *sig,
 		     const struct raw_value *v, const struct format_opts *o);
 
 /*
+ * format_return() of the commonest exit, a value in one integer register
+ * only (the event's CAPTURE_GPR word: `v` would hold it in gpr[0] and
+ * nothing else), when it is an integer, pointer or bool shown without
+ * errno names: the same text, without a raw_value filled and examined,
+ * since a trace is mostly these.  0: another value, or `len` below 27
+ * (call format_return(); `buf` may have been written).  `op` is not NULL.
+ */
+size_t format_return_word(char *buf, size_t len, const struct signature *sig, uint64_t gpr0,
+			  const struct format_opts *op);
+
+/*
  * A value of type `t` by the same rules, without "ret=": the raw register
  * in hex and '?' when the type cannot be shown (an argument's, objpatch
  * --args).  Like snprintf.

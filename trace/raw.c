@@ -285,37 +285,86 @@ static size_t event_numbers(uint64_t head, bool args)
 	}
 }
 
+/*
+ * The whole, well-formed event at `w` (`n` words left), turned to the
+ * reader's byte order when `swap` (written only then): its words, or 0
+ * with *why saying what is wrong.
+ */
+static size_t import_event(uint64_t *w, size_t n, bool swap, bool args, const char **why)
+{
+	size_t words, numbers;
+
+	if (n < EV_HEADER_WORDS)
+		return *why = "an event is cut short", 0;
+	if (swap)
+		swap_words(w, EV_HEADER_WORDS);
+	words = ev_words(w[1]);
+	numbers = event_numbers(w[1], args);
+	if (!numbers)
+		return *why = "an event's header word is not one the runtime writes", 0;
+	if (words > n)
+		return *why = "an event runs past the record", 0;
+	if (swap)
+		swap_words(w + EV_HEADER_WORDS, numbers - EV_HEADER_WORDS);
+	if (numbers < words) {
+		const uint8_t *s = (const uint8_t *)(w + numbers);
+
+		if ((size_t)s[0] + 1 > (words - numbers) * 8)
+			return *why = "a string's length runs past its event", 0;
+	}
+	return words;
+}
+
 /* Whole, well-formed events, turned to the reader's byte order: NULL, or what is wrong. */
 static const char *import_events(uint64_t *w, size_t n, bool swap, bool args)
 {
-	size_t i = 0;
+	const char *why = NULL;
 
-	while (i < n) {
-		size_t words, numbers;
-
-		/* Read once, in order, from memory no cache holds yet (most of a report's misses). */
+	for (size_t i = 0, k; i < n; i += k) {
+		/* Read once, in order, from memory no cache holds yet. */
 		__builtin_prefetch(w + i + 64);
-		if (n - i < EV_HEADER_WORDS)
-			return "an event is cut short";
-		if (swap)
-			swap_words(w + i, EV_HEADER_WORDS);
-		words = ev_words(w[i + 1]);
-		numbers = event_numbers(w[i + 1], args);
-		if (!numbers)
-			return "an event's header word is not one the runtime writes";
-		if (words > n - i)
-			return "an event runs past the record";
-		if (swap)
-			swap_words(w + i + EV_HEADER_WORDS, numbers - EV_HEADER_WORDS);
-		if (numbers < words) {
-			const uint8_t *s = (const uint8_t *)(w + i + numbers);
-
-			if ((size_t)s[0] + 1 > (words - numbers) * 8)
-				return "a string's length runs past its event";
-		}
-		i += words;
+		if (!(k = import_event(w + i, n - i, swap, args, &why)))
+			break;
 	}
-	return NULL;
+	return why;
+}
+
+/*
+ * The header word of a well-formed exit of capture `c` and `value_words`
+ * words of value (a fixed length: no characters follow), its depth aside:
+ * the entry bit clear, its length, capture and type.
+ */
+#define EXIT_MASK (EV_ENTRY_BIT | UINT64_C(0x7fff) << 48 | UINT64_C(0xff) << 32 | 0xff)
+#define EXIT_WORD(c, value_words) \
+	((uint64_t)(EV_HEADER_WORDS + (value_words)) << 48 | (uint64_t)(c) << 32 | EV_EXIT)
+
+const char *raw_check_events(const uint64_t *w, size_t n, bool args, size_t want, size_t *checked)
+{
+	const char *why = NULL;
+	size_t i = 0, k;
+
+	/* Not turned (swap false): import_event() only reads. */
+	for (; i < n && i < want; i += k) {
+		uint64_t head = n - i >= EV_HEADER_WORDS ? w[i + 1] : 0;
+
+		/* The first read of these words: the next ones are asked for ahead. */
+		__builtin_prefetch(w + i + 64);
+		/*
+		 * Most events are an entry, whole when its two words are, or an
+		 * exit of one integer register's value or none, whole when its
+		 * three or two are: import_event()'s answer, sooner.
+		 */
+		if (head & EV_ENTRY_BIT)
+			k = EV_ENTRY_WORDS;
+		else if ((head & EXIT_MASK) == EXIT_WORD(CAPTURE_GPR, 1) && n - i >= EV_HEADER_WORDS + 1)
+			k = EV_HEADER_WORDS + 1;
+		else if ((head & EXIT_MASK) == EXIT_WORD(CAPTURE_NONE, 0))
+			k = EV_HEADER_WORDS;
+		else if (!(k = import_event((uint64_t *)w + i, n - i, false, args, &why)))
+			break;
+	}
+	*checked = i;
+	return why;
 }
 
 /*
@@ -354,7 +403,8 @@ static const char *import_functions(uint64_t *w, size_t n, bool swap)
 
 /*
  * A record of events that needs no turning, in the caller's mapping of the
- * file: checked there, and the file's position moved past it.
+ * file: the file's position moved past it; its events are the caller's to
+ * check (raw_check_events) as it reads them.
  */
 static bool events_in_map(struct raw_reader *r, uint32_t type, uint32_t bytes)
 {
@@ -369,9 +419,13 @@ static bool events_in_map(struct raw_reader *r, uint32_t type, uint32_t bytes)
 /* A record's numbers in the reader's byte order, by its type: NULL, or why it is corrupt. */
 static const char *import_payload(struct raw_reader *r, uint32_t type, size_t n)
 {
-	/* In the mapping: read only, and nothing to turn (import_events writes only to turn). */
+	/*
+	 * In the mapping: nothing to turn, and checked by the caller as it
+	 * reads them, while they are in the cache; a pass of its own here
+	 * would read every event from memory once more.
+	 */
 	if (r->payload != r->buf)
-		return n ? import_events((uint64_t *)r->payload + 1, n - 1, false, r->version >= 4) : "no thread ID";
+		return n ? NULL : "no thread ID";
 
 	switch (type) {
 	case RAW_NOTE:

@@ -146,8 +146,9 @@ struct raw_reader {
 	size_t cap;		/* words */
 	/*
 	 * The file mapped by the caller, or NULL: events in the reader's byte
-	 * order are then checked where they lie instead of being copied
-	 * (most of a recording, read once more for nothing).
+	 * order are then left where they lie instead of being copied (most of
+	 * a recording, read once more for nothing), and not checked: the
+	 * caller checks them with raw_check_events() before it reads them.
 	 */
 	const uint8_t *map;
 	uint64_t map_len;
@@ -162,11 +163,20 @@ int raw_read_header(struct raw_reader *r, FILE *f);
 /*
  * The next record, its payload in r->buf with every number in the reader's
  * byte order (a RAW_MODULE's path and a string's characters stay bytes),
- * its events checked to be whole: 1; 0 at the end of the file; -1 with
+ * its events checked to be whole (but those left in r->map: r->payload is
+ * not r->buf then): 1; 0 at the end of the file; -1 with
  * r->err set.  A record's claimed size is checked against what the file
  * holds before any memory is taken for it.
  */
 int raw_read_record(struct raw_reader *r, struct raw_record *rec);
+/*
+ * Checks the events of a RAW_EVENTS payload left in the mapping (after its
+ * thread ID word: `w`, `n` words), from the start until at least `want`
+ * words are checked or the end: NULL and *checked the words checked (whole
+ * events), or what is wrong and *checked where.  `args`: the recording's
+ * version is 4 or later (EV_ARGS events).
+ */
+const char *raw_check_events(const uint64_t *w, size_t n, bool args, size_t want, size_t *checked);
 /* r->err for a record the caller found corrupt: "offset N: " and the reason. */
 void raw_record_error(struct raw_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void raw_reader_free(struct raw_reader *r);

@@ -37,6 +37,7 @@ struct sym_func {
 	struct signature *sig;	/* parsed on first use (sym_func_sig) */
 	bool parsed;
 	bool called;		/* the trace writer has written an entry of it */
+	uint32_t name_len;	/* strlen(name) once the writer measured it; 0: not yet */
 };
 
 /* A module's functions; names and signatures point into its mapped file. */

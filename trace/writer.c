@@ -58,8 +58,13 @@ struct trace_writer {
 	bool write_failed;	/* a write() failed: the trace is not whole */
 	struct svg_graph *svg;	/* TRACE_SVG's calls, drawn at the trace's end */
 	struct perfetto *pf;	/* --format perfetto's encoder */
-	char obuf[1 << 16];
+	struct format_opts word_opts;	/* format_return_word()'s, made once */
+	char *obuf;		/* the output, written out when full */
+	size_t obuf_size;
 };
+
+/* The output buffer's least size: room for a line's common part and a value formatted in place. */
+#define OBUF_MIN (64u << 10)
 
 struct trace_thread {
 	struct trace_events src;
@@ -99,9 +104,17 @@ struct trace_writer *trace_writer_new(const struct trace_settings *s)
 		return NULL;
 	w->s = *s;
 	w->ns_per_tick = 1.0;
+	w->obuf_size = s->out_buffer > OBUF_MIN ? s->out_buffer : OBUF_MIN;
+	if (!(w->obuf = malloc(w->obuf_size))) {
+		free(w);
+		return NULL;
+	}
+	w->word_opts = (struct format_opts){ .hex = s->hex, .target = s->machine ? &s->machine->values : NULL,
+					     .errno_names = s->errno_names };
 	calltree_init(&w->folded, sizeof(struct node));
 	if ((s->format == TRACE_SVG && !(w->svg = svg_new())) ||
 	    (s->format == TRACE_PERFETTO && !(w->pf = perfetto_new(&w->s, out_bytes, w)))) {
+		free(w->obuf);
 		free(w);
 		return NULL;
 	}
@@ -133,6 +146,7 @@ void trace_writer_free(struct trace_writer *w)
 	free(w->spans);
 	svg_free(w->svg);
 	perfetto_free(w->pf);
+	free(w->obuf);
 	free(w);
 }
 
@@ -266,6 +280,9 @@ void trace_thread_running(struct trace_thread *t, unsigned depth)
  */
 static uint64_t ns_saturated(double ns)
 {
+	/* Every real duration is below 2^62: a signed conversion is one instruction, an unsigned one branches. */
+	if (__builtin_expect(ns < 4611686018427387904.0, 1))
+		return (uint64_t)(int64_t)(ns + 0.5);
 	return ns < 18446744073709549568.0 ? (uint64_t)(ns + 0.5) : UINT64_MAX;
 }
 
@@ -314,7 +331,7 @@ bool trace_writer_failed(const struct trace_writer *w)
 static void out_mem_slow(struct trace_writer *w, const char *s, size_t n)
 {
 	while (n) {
-		size_t room = sizeof(w->obuf) - w->olen, k = n < room ? n : room;
+		size_t room = w->obuf_size - w->olen, k = n < room ? n : room;
 
 		memcpy(w->obuf + w->olen, s, k);
 		w->olen += k;
@@ -328,14 +345,14 @@ static void out_mem_slow(struct trace_writer *w, const char *s, size_t n)
 /* Room for `n` more bytes, n at most the buffer's size: where they go. */
 static inline char *out_reserve(struct trace_writer *w, size_t n)
 {
-	if (__builtin_expect(sizeof(w->obuf) - w->olen < n, 0))
+	if (__builtin_expect(w->obuf_size - w->olen < n, 0))
 		out_flush(w);
 	return w->obuf + w->olen;
 }
 
 static inline void out_mem(struct trace_writer *w, const char *s, size_t n)
 {
-	if (__builtin_expect(n <= sizeof(w->obuf) - w->olen, 1)) {
+	if (__builtin_expect(n <= w->obuf_size - w->olen, 1)) {
 		memcpy(w->obuf + w->olen, s, n);
 		w->olen += n;
 	} else {
@@ -365,7 +382,7 @@ static inline void out_ch(struct trace_writer *w, char c)
 static void out_fill(struct trace_writer *w, char c, size_t n)
 {
 	while (n) {
-		size_t room = sizeof(w->obuf) - w->olen, k = n < room ? n : room;
+		size_t room = w->obuf_size - w->olen, k = n < room ? n : room;
 
 		memset(w->obuf + w->olen, c, k);
 		w->olen += k;
@@ -441,6 +458,21 @@ static const char *name_of(const struct sym_func *f, uint64_t ra, char *buf)
 	return p;
 }
 
+/*
+ * A function's name (or its address) into the output: a name's length is
+ * measured once, at its first line, and kept with it.
+ */
+static void out_name(struct trace_writer *w, struct sym_func *f, uint64_t ra, char *buf)
+{
+	if (!f) {
+		out_str(w, name_of(NULL, ra, buf));
+		return;
+	}
+	if (__builtin_expect(!f->name_len, 0))
+		f->name_len = strlen(f->name);
+	out_mem(w, f->name, f->name_len);
+}
+
 /* "ret=VALUE" or "" (void) for an exit event, as format_return() writes and counts it. */
 static size_t value_of(const struct trace_writer *w, const uint64_t *ev, struct sym_func *f, char *buf, size_t len)
 {
@@ -460,7 +492,7 @@ static size_t value_of(const struct trace_writer *w, const uint64_t *ev, struct 
  * event; "()" when none was recorded.  A string's characters are not in
  * the trace: its address is shown.
  */
-static void out_args(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
+static void out_args_text(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
 {
 	struct format_opts opts = { .hex = w->s.hex, .max_string = w->s.strlen_max, .read_mem = w->s.read_args,
 				    .target = &w->s.machine->values };
@@ -480,20 +512,39 @@ static void out_args(struct trace_writer *w, const struct trace_thread *t, struc
 	out_ch(w, ')');
 }
 
-/* The value formatted in place, at the output's end: no copy. */
-static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_func *f)
+/* Most entries have no EV_ARGS event (no --args): their "()" needs no options built. */
+static inline void out_args(struct trace_writer *w, const struct trace_thread *t, struct sym_func *f)
 {
-	size_t room = sizeof(w->obuf) - w->olen, n;
+	if (__builtin_expect(ev_type(t->args[1]) != EV_ARGS, 1))
+		out_lit(w, "()");
+	else
+		out_args_text(w, t, f);
+}
+
+/*
+ * The value formatted in place, at the output's end: no copy.  A value in
+ * one integer register (most) goes by format_return_word(), without the
+ * general path's raw_value; `sig` is f's.
+ */
+static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_func *f, const struct signature *sig)
+{
+	size_t room = w->obuf_size - w->olen, n;
+
+	if (ev_capture(ev[1]) == CAPTURE_GPR &&
+	    (n = format_return_word(out_reserve(w, 64), 64, sig, ev[EV_HEADER_WORDS], &w->word_opts))) {
+		w->olen += n;
+		return;
+	}
 
 	/* Room for the common values, so that they are formatted once. */
 	if (room < 1024) {
 		out_flush(w);
-		room = sizeof(w->obuf);
+		room = w->obuf_size;
 	}
 	n = value_of(w, ev, f, w->obuf + w->olen, room);
 	if (n >= room && w->olen) {
 		out_flush(w);
-		room = sizeof(w->obuf);
+		room = w->obuf_size;
 		n = value_of(w, ev, f, w->obuf, room);
 	}
 	w->olen += n < room ? n : room - 1;
@@ -635,45 +686,59 @@ static char duration_mark(uint64_t ns)
  */
 #define TEXT_HEAD_MAX 64
 #define TEXT_INDENT_MAX 64	/* indentation written inline; deeper lines fill it */
-static void text_head(struct trace_writer *w, const struct trace_thread *t, unsigned depth, const uint64_t *ns)
+
+/*
+ * The line's start at `p`, which has room for TEXT_HEAD_MAX +
+ * TEXT_INDENT_MAX bytes: its end.  Indentation past TEXT_INDENT_MAX is
+ * left to the caller (`*rest` columns).
+ */
+static char *text_head_at(char *p, const struct trace_thread *t, unsigned depth, const uint64_t *ns, size_t *rest)
 {
 	static const char spaces[TEXT_INDENT_MAX] = "                                                                ";
-	char *start = out_reserve(w, TEXT_HEAD_MAX + TEXT_INDENT_MAX), *p = start;
 	size_t indent = 2 * (size_t)depth;
 
 	memcpy(p, t->head, sizeof(t->head));	/* whole: a copy of known size is a few moves */
 	p += t->head_len;
 	if (ns) {
 		uint64_t us = *ns / 1000;
-		unsigned frac = (unsigned)(*ns % 1000);
-		char tmp[2 * DIGITS_MAX], *end = tmp + DIGITS_MAX, *d = digits_dec(end, us);
-		size_t n = (size_t)(end - d);
+		unsigned frac = (unsigned)(*ns % 1000), n = digits_dec_len(us), width = n < 5 ? 5 : n;
 
 		*p++ = ' ';
 		*p++ = duration_mark(*ns);
-		if (n < 5) {
-			memset(p, ' ', 4);	/* then overwritten by the digits where they are */
-			p += 5 - n;
-		}
-		memcpy(p, d, DIGITS_MAX);	/* the digits and what follows them in tmp, overwritten next */
-		p += n;
+		/* Right-aligned in 5 columns or more: spaces, then the digits written in place (digits_dec_len). */
+		memset(p, ' ', 4);
+		p += width;
+		digits_dec(p, us);
 		p[0] = '.';
 		p[1] = (char)('0' + frac / 100);
-		p[2] = (char)('0' + frac / 10 % 10);
-		p[3] = (char)('0' + frac % 10);
+		memcpy(p + 2, digits_pairs + 2 * (frac % 100), 2);
 		memcpy(p + 4, " us  |  ", 8);
 		p += 12;
 	} else {
 		memcpy(p, "               |  ", 18);
 		p += 18;
 	}
-	if (indent <= TEXT_INDENT_MAX) {
-		memcpy(p, spaces, TEXT_INDENT_MAX);
-		p += indent;
-		indent = 0;
+	*rest = 0;
+	if (indent > TEXT_INDENT_MAX) {
+		*rest = indent - TEXT_INDENT_MAX;
+		indent = TEXT_INDENT_MAX;
 	}
-	w->olen += (size_t)(p - start);
-	out_fill(w, ' ', indent);
+	memcpy(p, spaces, TEXT_INDENT_MAX);
+	return p + indent;
+}
+
+/*
+ * A text line up to its function: "%8d) %c%5llu.%03u us  |  " (or no
+ * duration) and the indentation, written with a pointer into the buffer
+ * after one check for room: the part every line has.
+ */
+static void text_head(struct trace_writer *w, const struct trace_thread *t, unsigned depth, const uint64_t *ns)
+{
+	char *start = out_reserve(w, TEXT_HEAD_MAX + TEXT_INDENT_MAX);
+	size_t rest;
+
+	w->olen += (size_t)(text_head_at(start, t, depth, ns, &rest) - start);
+	out_fill(w, ' ', rest);
 }
 
 /* A JSON event up to its arguments: {"name":...,"ph":...,"ts":...,"pid":...,"tid":... */
@@ -822,7 +887,7 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 			       ev_type(t->args[1]) == EV_ARGS ? t->args : NULL, f ? sym_func_sig(f) : NULL);
 	} else if (!leaf) {
 		text_head(w, t, d, NULL);
-		out_str(w, name_of(f, ra, nb));
+		out_name(w, f, ra, nb);
 		out_args(w, t, f);
 		out_lit(w, " {\n");
 	}
@@ -830,7 +895,8 @@ static void on_entry(struct trace_writer *w, struct trace_thread *t, const uint6
 
 /* The text line of a frame's end; `ev` is its exit when it has a value to show. */
 static void text_close(struct trace_writer *w, struct trace_thread *t, unsigned d, const uint64_t *dur,
-		       struct sym_func *f, const char *name, const char *why, bool leaf, const uint64_t *ev)
+		       struct sym_func *f, const struct signature *sig, const char *name, const char *why, bool leaf,
+		       const uint64_t *ev)
 {
 	text_head(w, t, d, dur);
 	if (leaf) {
@@ -848,7 +914,7 @@ static void text_close(struct trace_writer *w, struct trace_thread *t, unsigned 
 	if (why)
 		out_str(w, why);
 	else if (ev)
-		out_value(w, ev, f);
+		out_value(w, ev, f, sig);
 	if (!leaf || why || ev)
 		out_lit(w, " */");
 	out_ch(w, '\n');
@@ -903,7 +969,7 @@ static void on_close(struct trace_writer *w, struct trace_thread *t, unsigned d,
 	if (ev)
 		close_lost(w, t, d + 1, ts);
 	if (w->s.format == TRACE_TEXT) {
-		text_close(w, t, d, known ? &ns : NULL, f, name, why, leaf, val);
+		text_close(w, t, d, known ? &ns : NULL, f, sig, name, why, leaf, val);
 	} else if (w->s.format == TRACE_JSON && known) {
 		json_close(w, t, f, name, ts, why, val);
 	} else if (w->s.format == TRACE_PERFETTO && known) {
@@ -932,9 +998,130 @@ static void text_open_line(struct trace_writer *w, struct trace_thread *t, unsig
 	char nb[NAME_BUF];
 
 	text_head(w, t, d, NULL);
-	out_str(w, name_of(t->func[d], t->ra[d], nb));
+	out_name(w, t->func[d], t->ra[d], nb);
 	out_args(w, t, t->func[d]);
 	out_lit(w, " {\n");
+}
+
+/*
+ * A leaf's text line, its entry and exit next to each other (most lines),
+ * with what on_entry() then on_close() would do for it and nothing they
+ * would test in vain: false, nothing done, when it is not the plain case
+ * (deeper than shown, frames to close as lost, arguments to show, not an
+ * exit), which they handle.
+ */
+static bool text_leaf(struct trace_writer *w, struct trace_thread *t, const uint64_t *ev, const uint64_t *ret)
+{
+	unsigned d = ev_depth(ev[1]);
+	uint64_t ra = ev_ra(ev[1]), ns;
+	struct sym_func *f;
+	const struct signature *sig = NULL;
+	const char *name;
+	char nb[NAME_BUF], *start, *p;
+	size_t len, rest, n = 0;
+
+	if (d > w->s.depth || t->open > d || ev_type(ret[1]) != EV_EXIT || ev_type(t->args[1]) == EV_ARGS ||
+	    2 * d > TEXT_INDENT_MAX)
+		return false;
+	f = w->s.symbolize(w->s.symbolize_ctx, ra);
+	if (f) {
+		f->called = true;
+		sig = f->parsed ? f->sig : sym_func_sig(f);
+		if (__builtin_expect(!f->name_len, 0))
+			f->name_len = strlen(f->name);
+		name = f->name;
+		len = f->name_len;
+	} else {
+		name = name_of(NULL, ra, nb);
+		len = strlen(name);
+	}
+	/* The frame's state as on_entry() leaves it, then closed. */
+	t->entry_ts[d] = ev[0];
+	t->func[d] = f;
+	t->ra[d] = ra;
+	t->child[d] = 0;
+	t->open = d;
+	ns = ticks_ns(w, not_before(ret[0], ev[0]) - ev[0]);
+	/*
+	 * The whole line after one check for room (unless its name is half the
+	 * buffer): its head, its name, then the value's comment.
+	 */
+	if (len > w->obuf_size / 2) {
+		text_head(w, t, d, &ns);
+		out_mem(w, name, len);
+		p = start = out_reserve(w, 64);
+	} else {
+		p = start = out_reserve(w, TEXT_HEAD_MAX + TEXT_INDENT_MAX + len + 64);
+		p = text_head_at(p, t, d, &ns, &rest);
+		memcpy(p, name, len);
+		p += len;
+	}
+	if (sig && sig->ret.cls == TC_VOID) {
+		memcpy(p, "();\n", 4);
+		w->olen += (size_t)(p + 4 - start);
+		return true;
+	}
+	memcpy(p, "(); /* ", 7);
+	p += 7;
+	if (ev_capture(ret[1]) == CAPTURE_GPR)
+		n = format_return_word(p, 33, sig, ret[EV_HEADER_WORDS], &w->word_opts);
+	if (n) {
+		memcpy(p + n, " */\n", 4);
+		w->olen += (size_t)(p + n + 4 - start);
+		return true;
+	}
+	/* Another value: the general path, at the line's end. */
+	w->olen += (size_t)(p - start);
+	out_value(w, ret, f, sig);
+	out_lit(w, " */\n");
+	return true;
+}
+
+/*
+ * A leaf's call in the folded stacks, as on_entry() then on_close() count
+ * it: its stack's node, its time as its own and its caller's callees'.
+ * False, nothing done: deeper than shown, or frames to close as lost.
+ */
+static bool folded_leaf(struct trace_writer *w, struct trace_thread *t, const uint64_t *ev, const uint64_t *ret)
+{
+	unsigned d = ev_depth(ev[1]);
+	uint64_t ra = ev_ra(ev[1]), dur;
+	struct sym_func *f;
+	const char *name;
+	uint32_t node;
+
+	if (d > w->s.depth || t->open > d)
+		return false;
+	f = w->s.symbolize(w->s.symbolize_ctx, ra);
+	if (f)
+		f->called = true;
+	name = folded_name(w, f, ra);
+	node = name ? node_for(w, d ? t->node[d - 1] : 0, name) : 0;
+	t->entry_ts[d] = ev[0];
+	t->func[d] = f;
+	t->ra[d] = ra;
+	t->child[d] = 0;
+	t->node[d] = node;
+	t->open = d;
+	dur = not_before(ret[0], ev[0]) - ev[0];
+	if (node)	/* node 0: out of memory */
+		node_at(w, node)->self_ticks += dur;
+	if (d)
+		t->child[d - 1] += dur;
+	return true;
+}
+
+/* A leaf's entry and exit by the shortcut of its format, if it has one: false, nothing done. */
+static bool leaf_call(struct trace_writer *w, struct trace_thread *t, const uint64_t *ev, const uint64_t *ret)
+{
+	switch (w->s.format) {
+	case TRACE_TEXT:
+		return text_leaf(w, t, ev, ret);
+	case TRACE_FOLDED:
+		return folded_leaf(w, t, ev, ret);
+	default:
+		return false;
+	}
 }
 
 static void process(struct trace_writer *w, struct trace_thread *t, const uint64_t *at)
@@ -942,8 +1129,15 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 	uint64_t ev[EV_MAX_WORDS];
 	unsigned type = ev_type(at[1]);
 
-	/* Peeking at the next event may free the buffer this one is in. */
-	memcpy(ev, at, ev_words(at[1]) * 8);
+	/*
+	 * Peeking at the next event may free the buffer this one is in.  An
+	 * entry, most events, is copied at its known size: a few moves, not
+	 * a call.
+	 */
+	if (type == EV_ENTRY)
+		memcpy(ev, at, EV_ENTRY_WORDS * 8);
+	else
+		memcpy(ev, at, ev_words(at[1]) * 8);
 	t->src.consume(t->src.ctx, ev_words(ev[1]));
 	if (t->pending) {
 		unsigned d = t->open - 1;
@@ -974,6 +1168,10 @@ static void process(struct trace_writer *w, struct trace_thread *t, const uint64
 		if (!next && w->s.format == TRACE_TEXT && ev_depth(ev[1]) <= w->s.depth) {
 			on_entry(w, t, ev, true);
 			t->pending = true;
+			return;
+		}
+		if (leaf && leaf_call(w, t, ev, next)) {
+			t->src.consume(t->src.ctx, ev_words(next[1]));
 			return;
 		}
 		on_entry(w, t, ev, leaf);
@@ -1084,33 +1282,69 @@ static void trailer(struct trace_writer *w, const struct trace_counts *c)
 	}
 }
 
-/* The thread whose next event is the oldest, or NULL when all are drained. */
-static struct trace_thread *oldest(struct trace_thread *const *threads, size_t n, const uint64_t **ev)
+/*
+ * The thread whose next event is the oldest (the first listed of those of
+ * the same time), or NULL when all are drained; `skip`'s is not looked at.
+ * `at`: its index.
+ */
+static struct trace_thread *oldest_but(struct trace_thread *const *threads, size_t n, size_t skip,
+				       const uint64_t **ev, size_t *at)
 {
 	struct trace_thread *best = NULL;
 
 	*ev = NULL;
+	*at = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t *e = threads[i]->src.peek(threads[i]->src.ctx);
+		const uint64_t *e = i == skip ? NULL : threads[i]->src.peek(threads[i]->src.ctx);
 
 		if (e && (!*ev || e[0] < (*ev)[0])) {
 			*ev = e;
 			best = threads[i];
+			*at = i;
 		}
 	}
 	return best;
 }
 
+static struct trace_thread *oldest(struct trace_thread *const *threads, size_t n, const uint64_t **ev)
+{
+	size_t at;
+
+	return oldest_but(threads, n, SIZE_MAX, ev, &at);
+}
+
+/*
+ * The oldest thread's events, one after the other, as long as each is
+ * older than every other thread's next one (or as old, from a thread
+ * listed before it): the merge oldest() makes event by event, with the
+ * other threads looked at once per run instead of once per event.  A run
+ * is most of a trace (one thread, or threads that take turns by the
+ * millisecond).
+ */
+static void write_run(struct trace_writer *w, struct trace_thread *const *threads, size_t n, size_t i,
+		      const uint64_t *ev)
+{
+	struct trace_thread *t = threads[i];
+	const uint64_t *next;
+	size_t other;
+	uint64_t bound;
+
+	oldest_but(threads, n, i, &next, &other);
+	bound = next ? next[0] : UINT64_MAX;
+	do
+		process(w, t, ev);
+	while ((ev = t->src.peek(t->src.ctx)) && (ev[0] < bound || (ev[0] == bound && i < other)));
+}
+
 void trace_write(struct trace_writer *w, struct trace_thread *const *threads, size_t n, bool always_header)
 {
 	const uint64_t *ev;
-	struct trace_thread *t;
 
 	/* Nothing traced, nothing written on standard error. */
 	if (always_header || w->note || oldest(threads, n, &ev))
 		header(w);
-	while ((t = oldest(threads, n, &ev)))
-		process(w, t, ev);
+	for (size_t i; oldest_but(threads, n, SIZE_MAX, &ev, &i);)
+		write_run(w, threads, n, i, ev);
 	out_flush(w);
 }
 

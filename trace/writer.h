@@ -50,6 +50,13 @@ struct trace_settings {
 	 * it is then); NULL: a recording, whose strings show as addresses.
 	 */
 	read_mem_fn read_args;
+	/*
+	 * Bytes of output gathered per write (0: the least, 64 KiB): a
+	 * report's trace of millions of lines goes to a file in larger
+	 * writes, which the file system takes for less CPU per byte; a
+	 * traced process keeps the least.
+	 */
+	size_t out_buffer;
 };
 
 /* What the recorder could not record, for the trace's end. */

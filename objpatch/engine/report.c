@@ -74,6 +74,9 @@ struct segment {
 	const uint64_t *w;
 	size_t n;		/* words */
 	bool owned;		/* a copy (freed), not the mapped recording */
+	/* Its events are known whole: a copy the reader checked, or one checked_whole() checked. */
+	bool checked;
+	uint64_t rec_off;	/* its record's offset, for the message when an event is corrupt */
 };
 
 /* A recorded thread: its events, in the records that hold them. */
@@ -82,7 +85,13 @@ struct thread {
 	char name[64];
 	struct segment *segs;
 	size_t nsegs, cap_segs;
-	size_t seg, pos;	/* where the writer reads next */
+	/*
+	 * Where the writer reads: segs[seg - 1] is the segment being read,
+	 * `cur` its next event; from `checked` on its events are not checked
+	 * yet (raw_check_events), up to its `end`.
+	 */
+	size_t seg;
+	const uint64_t *cur, *checked, *end;
 	uint64_t limit;		/* events later than this are not read */
 	struct report *rp;	/* whose mapping the events may lie in */
 };
@@ -124,6 +133,8 @@ struct report {
 	 */
 	uint64_t end;
 	bool ended;		/* a RAW_COUNTS gave the exit instant */
+	/* A corrupt event, found as the events are read: "offset N: corrupt record ..." ("": none) */
+	char corrupt[sizeof(((struct raw_reader *)0)->err)];
 	struct trace_counts counts;
 	char *process_name;
 	/* RAW_FILTER's patterns (minor 2): what was traced; none in a recording of before */
@@ -459,6 +470,8 @@ static bool uncalled(const struct report *rp, const struct uncalled_filter *uf, 
 	return !rp->an.fo.nglobs || trace_filter_keeps(&rp->an.fo, f->name);
 }
 
+static bool checked_whole(struct report *rp, struct segment *sg);
+
 /*
  * Every function an entry names, marked as having run: the view (--tid,
  * --min-duration, --max-depth...) may have kept the writer from them.
@@ -466,9 +479,9 @@ static bool uncalled(const struct report *rp, const struct uncalled_filter *uf, 
 static void mark_called(struct report *rp)
 {
 	for (size_t i = 0; i < rp->nthreads; i++) {
-		const struct thread *t = &rp->threads[i];
+		struct thread *t = &rp->threads[i];
 
-		for (size_t s = 0; s < t->nsegs; s++)
+		for (size_t s = 0; s < t->nsegs && checked_whole(rp, &t->segs[s]); s++)
 			for (size_t k = 0; k < t->segs[s].n; k += ev_words(t->segs[s].w[k + 1]))
 				if (t->segs[s].w[k + 1] & EV_ENTRY_BIT)
 					symbolize(rp, ev_ra(t->segs[s].w[k + 1]));
@@ -550,7 +563,7 @@ static struct thread *thread_of(struct report *rp, int tid)
 static int add_events(struct report *rp, int tid, size_t n)
 {
 	struct thread *t = thread_of(rp, tid);
-	struct segment sg = { .n = n - 1 };
+	struct segment sg = { .n = n - 1, .rec_off = rp->r.rec_off };
 
 	if (!t || !grow_array(&t->segs, t->nsegs, &t->cap_segs, sizeof(*t->segs)))
 		return -1;
@@ -558,7 +571,7 @@ static int add_events(struct report *rp, int tid, size_t n)
 		return 0;
 	sg.w = rp->r.payload + 1;
 	if (rp->r.payload == rp->r.buf) {
-		sg.owned = true;
+		sg.owned = sg.checked = true;
 		rp->r.buf = NULL;	/* the reader allocates the next record's anew */
 		rp->r.cap = 0;
 	}
@@ -566,29 +579,12 @@ static int add_events(struct report *rp, int tid, size_t n)
 	return 0;
 }
 
-static const uint64_t *thread_peek(void *ctx)
-{
-	struct thread *t = ctx;
-
-	while (t->seg < t->nsegs && t->pos >= t->segs[t->seg].n) {
-		t->seg++;
-		t->pos = 0;
-	}
-	if (t->seg == t->nsegs)
-		return NULL;
-	/* The events are read once, in order, from memory no cache holds yet. */
-	if (t->pos + 64 < t->segs[t->seg].n)
-		__builtin_prefetch(&t->segs[t->seg].w[t->pos + 64]);
-	return t->segs[t->seg].w[t->pos] <= t->limit ? &t->segs[t->seg].w[t->pos] : NULL;
-}
-
 /*
  * The mapping's pages stay resident once read: a recording of gigabytes
- * (a second of a hot loop) would be as much RSS, twice read (the checking
- * pass, then the formatting).  Every MAP_GIVE_BACK bytes read they are
- * given back: the mapping is private, read-only and never written, so a
- * page read again comes back from the page cache as it was, and objpatch's
- * RSS stays bounded whatever the recording's size.
+ * (a second of a hot loop) would be as much RSS.  Every MAP_GIVE_BACK
+ * bytes read they are given back: the mapping is private, read-only and
+ * never written, so a page read again comes back from the page cache as it
+ * was, and objpatch's RSS stays bounded whatever the recording's size.
  */
 #define MAP_GIVE_BACK (32u << 20)
 
@@ -600,12 +596,100 @@ static void map_was_read(struct report *rp, size_t bytes)
 	rp->map_read = 0;
 }
 
+/*
+ * A corrupt event ends every thread's events where the writer is: the
+ * trace written so far stays, and the report fails with the reader's line.
+ */
+static void found_corrupt(struct report *rp, const struct segment *sg, const char *why)
+{
+	snprintf(rp->corrupt, sizeof(rp->corrupt), "offset %llu: corrupt record of type %u: %s",
+		 (unsigned long long)sg->rec_off, RAW_EVENTS, why);
+	for (size_t i = 0; i < rp->nthreads; i++) {
+		struct thread *t = &rp->threads[i];
+
+		t->checked = t->end = t->cur;
+		t->seg = t->nsegs;
+	}
+}
+
+/* A segment's events, all checked before a pass that walks them whole (not the writer's): false if corrupt. */
+static bool checked_whole(struct report *rp, struct segment *sg)
+{
+	const char *why;
+	size_t done;
+
+	if (!sg->checked && !rp->corrupt[0]) {
+		why = raw_check_events(sg->w, sg->n, rp->r.version >= 4, SIZE_MAX, &done);
+		if (why)
+			found_corrupt(rp, sg, why);
+		sg->checked = !why;
+	}
+	return sg->checked;
+}
+
+/* The next segment with events, or false; the one read before counts as read (MAP_GIVE_BACK). */
+static bool next_segment(struct thread *t)
+{
+	const struct segment *sg;
+
+	if (t->seg < t->nsegs && t->seg)
+		map_was_read(t->rp, t->segs[t->seg - 1].n * 8);
+	if (t->seg >= t->nsegs || t->rp->corrupt[0])
+		return false;
+	sg = &t->segs[t->seg++];
+	t->cur = t->checked = sg->w;
+	t->end = sg->w + sg->n;
+	return true;
+}
+
+/*
+ * Events checked ahead of the writer a few pages at a time, just before it
+ * reads them: checked and formatted in one pass over memory no cache
+ * holds, instead of a whole pass of its own over the recording first.
+ */
+#define CHECK_AHEAD 2048	/* words: 16 KiB, still in the first-level cache when the writer reads them */
+
+/* More of the thread's events to read (t->cur < t->checked), or false: none left, or a corrupt one. */
+static bool check_more(struct thread *t)
+{
+	const struct segment *sg;
+	const char *why;
+	size_t done;
+
+	if (t->cur == t->end && !next_segment(t))
+		return false;
+	sg = &t->segs[t->seg - 1];
+	if (sg->checked) {
+		t->checked = t->end;
+		return true;
+	}
+	why = raw_check_events(t->cur, (size_t)(t->end - t->cur), t->rp->r.version >= 4, CHECK_AHEAD, &done);
+	t->checked = t->cur + done;
+	if (why) {
+		const uint64_t *good = t->checked;
+
+		found_corrupt(t->rp, sg, why);
+		/* The whole events before it are read still: the trace stops at the corrupt one. */
+		t->checked = t->end = good;
+	}
+	return t->cur < t->checked;
+}
+
+static const uint64_t *thread_peek(void *ctx)
+{
+	struct thread *t = ctx;
+
+	if (__builtin_expect(t->cur == t->checked, 0) && !check_more(t))
+		return NULL;
+	return t->cur[0] <= t->limit ? t->cur : NULL;
+}
+
 static void thread_consume(void *ctx, size_t words)
 {
 	struct thread *t = ctx;
 
-	t->pos += words;
-	map_was_read(t->rp, words * 8);
+	/* No prefetch here: check_more() read these words a moment ago. */
+	t->cur += words;
 }
 
 static void free_thread_events(struct thread *t)
@@ -621,14 +705,14 @@ static void free_thread_events(struct thread *t)
  * a program that died, the last flush or the latest event, whichever is
  * later.
  */
-static uint64_t end_instant(const struct report *rp)
+static uint64_t end_instant(struct report *rp)
 {
 	uint64_t end = rp->end;
 
 	for (size_t i = 0; i < rp->nthreads && !rp->ended; i++) {
-		const struct thread *t = &rp->threads[i];
+		struct thread *t = &rp->threads[i];
 
-		for (size_t s = 0; s < t->nsegs; s++)
+		for (size_t s = 0; s < t->nsegs && checked_whole(rp, &t->segs[s]); s++)
 			for (size_t k = 0; k < t->segs[s].n; k += ev_words(t->segs[s].w[k + 1]))
 				end = t->segs[s].w[k] > end ? t->segs[s].w[k] : end;
 	}
@@ -757,8 +841,8 @@ oom:
 }
 
 /*
- * Read-only and private: the reader checks the events there (raw_reader.map),
- * and reads the rest through `fd`.  Not populated: its pages come as they
+ * Read-only and private: the events stay there (raw_reader.map), checked as
+ * the writer reads them (thread_peek); the reader reads the rest through `fd`.  Not populated: its pages come as they
  * are read and go back every MAP_GIVE_BACK bytes.
  */
 static void map_recording(struct report *rp, int fd)
@@ -820,6 +904,12 @@ static int read_recording(struct report *rp)
 	rc = raw_read_header(&rp->r, f);
 	rp->r.map = rp->map;
 	rp->r.map_len = rp->map_len;
+	/*
+	 * The events are left in the mapping, unread until the writer reads
+	 * them (thread_peek), but for each record's thread ID: a page mapped
+	 * with its neighbours (fault-around) per record, which stays counted
+	 * as read so that those pages too go back every MAP_GIVE_BACK bytes.
+	 */
 	for (uint64_t read_to = rp->r.off; rc == 0 && (rc = raw_read_record(&rp->r, &rec)) == 1; read_to = rp->r.off) {
 		records++;
 		rc = apply_record(rp, &rec);
@@ -837,6 +927,17 @@ static int read_recording(struct report *rp)
 
 /* ---- the trace ---- */
 
+/*
+ * The writer's output buffer: objpatch report is no traced process to keep
+ * small.  Measured on ext4 (calls.c's recording, medians of 15 and 9 runs,
+ * bench/RESULTS-runtime.md section 4): text to a file 147 ms of CPU with
+ * 64 KiB writes, 131 ms with 256 KiB or 1 MiB ones; JSON (2.4 times the
+ * bytes) 0.15 s of system time with 64 KiB, 0.12 s with 256 KiB, 0.34 s
+ * with 1 MiB (why was not measured: perhaps a buffer the kernel copies
+ * from outside the core's 1 MiB L2).
+ */
+#define REPORT_OUT_BUFFER (256u << 10)
+
 static int write_trace(struct report *rp)
 {
 	struct analysis_input in = {
@@ -845,11 +946,16 @@ static int write_trace(struct report *rp)
 		.s = { .format = rp->format, .depth = rp->r.h.depth, .hex = rp->hex, .errno_names = rp->errno_names,
 		       .strlen_max = 64, .pid = rp->r.h.pid, .fd = rp->fd, .machine = &rp->r.machine,
 		       .process_name = rp->process_name, .symbolize = symbolize, .symbolize_ctx = rp,
-		       .module_of = module_of },
+		       .module_of = module_of, .out_buffer = REPORT_OUT_BUFFER },
 	};
 	struct analysis_thread *at = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*at));
 	int rc;
 
+	/* A corrupt event end_instant() found: nothing is written, as before any other trace. */
+	if (rp->corrupt[0]) {
+		free(at);
+		return -1;
+	}
 	if (!at) {
 		fprintf(stderr, "objpatch report: out of memory\n");
 		return -1;
@@ -1006,9 +1112,15 @@ int report_run(int argc, char **argv, int fd)
 		/*
 		 * Also when report's --filter left no call: the line may say why.
 		 * After another failure its line stays the last, naming the file.
+		 * A corrupt event ends the trace where it is: the trace before it
+		 * is written, and the reader's line says where.
 		 */
-		if (rc == 0 || rp.an.fo.nglobs)
+		if (rp.corrupt[0]) {
+			fprintf(stderr, "objpatch report: %s: %s\n", rp.path, rp.corrupt);
+			rc = -1;
+		} else if (rc == 0 || rp.an.fo.nglobs) {
 			name_uncalled(&rp);
+		}
 	}
 	free_report(&rp);
 	if (rc < 0 && created)

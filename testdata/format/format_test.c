@@ -974,7 +974,9 @@ static bool dec_is(uint64_t x)
 	snprintf(want, sizeof(want), "%llu", (unsigned long long)x);
 	if (strcmp(p, want))
 		printf("# digits_dec(%s): \"%s\"\n", want, p);
-	return !strcmp(p, want);
+	if (digits_dec_len(x) != strlen(want))
+		printf("# digits_dec_len(%s): %u\n", want, digits_dec_len(x));
+	return !strcmp(p, want) && digits_dec_len(x) == strlen(want);
 }
 
 static bool hex_is(uint64_t x, unsigned min)
@@ -986,7 +988,9 @@ static bool hex_is(uint64_t x, unsigned min)
 	snprintf(want, sizeof(want), "%0*llx", (int)min, (unsigned long long)x);
 	if (strcmp(p, want))
 		printf("# digits_hex(%s, %u): \"%s\"\n", want, min, p);
-	return !strcmp(p, want);
+	if (min == 1 && digits_hex_len(x) != strlen(want))
+		printf("# digits_hex_len(%s): %u\n", want, digits_hex_len(x));
+	return !strcmp(p, want) && (min != 1 || digits_hex_len(x) == strlen(want));
 }
 
 /* %.3f of x, from digits_thousandths(), as the writer prints it; false if it declined. */
@@ -1013,11 +1017,14 @@ static void test_digits(void)
 	for (int i = 0; i < 20; i++, x *= 10)
 		dec &= dec_is(x - 1) && dec_is(x) && dec_is(x + 1);
 	dec &= dec_is(0) && dec_is(UINT64_MAX) && dec_is(99) && dec_is(100);
-	tap(dec, "digits_dec: 0, 99, 100, powers of 10 and their neighbours, UINT64_MAX, as %llu");
+	tap(dec, "digits_dec and digits_dec_len: 0, 99, 100, powers of 10 and their neighbours, UINT64_MAX, as %llu");
 	for (unsigned min = 1; min <= 16; min++)
 		hex &= hex_is(0, min) && hex_is(0xf, min) && hex_is(0x10, min) && hex_is(UINT64_MAX, min) &&
 		       hex_is(0x123456789abcull, min);
-	tap(hex, "digits_hex: with 1 to 16 digits at least, as %0*llx");
+	/* Every length, odd and even (it writes a byte's two digits at a time). */
+	for (int k = 0; k < 64; k++)
+		hex &= hex_is(1ull << k, 1) && hex_is((1ull << k) - 1, 1) && hex_is(r >> k, 1);
+	tap(hex, "digits_hex and digits_hex_len: with 1 to 16 digits at least, every length, as %0*llx");
 	/* Ties: k/16 thousandths and a half are exact binary values (0.0625 is 62.5 thousandths). */
 	for (int k = 0; k < 4096; k++)
 		fix &= fixed3_is(k / 16.0) && fixed3_is(k / 16.0 + 1024) && fixed3_is(k * 0.0005);

@@ -14,6 +14,7 @@ usage: rawfmt.py walk FILE                     header fields, then "OFFSET TYPE 
        rawfmt.py filter FILE                   the filter record's patterns, one a line
        rawfmt.py header FILE OUT FIELD VALUE   one header field set (magic: a string)
        rawfmt.py size FILE OUT INDEX BYTES     record INDEX (from 0) claims BYTES of payload
+       rawfmt.py event FILE OUT INDEX WORD     the middle event of events record INDEX has header word WORD
        rawfmt.py offset FIELD                  where a header field lies
 """
 import struct
@@ -88,6 +89,18 @@ def main(argv):
     elif cmd == "size":
         data = bytearray(b)
         struct.pack_into(order + "I", data, recs[int(argv[4])][0] + 4, int(argv[5], 0))
+        data = bytes(data)
+    elif cmd == "event":
+        # An events record's payload: the thread ID, then events of a time and a header
+        # word each, 2 words long with bit 63 set (an entry), else as long as bits 48-62 say.
+        at, _, n = recs[int(argv[4])]
+        starts, w = [], 1
+        while w < n // 8:
+            starts.append(at + 8 + 8 * w)
+            head = struct.unpack_from(order + "Q", b, at + 8 + 8 * w + 8)[0]
+            w += 2 if head >> 63 else (head >> 48) & 0x7fff
+        data = bytearray(b)
+        struct.pack_into(order + "Q", data, starts[len(starts) // 2] + 8, int(argv[5], 0))
         data = bytes(data)
     else:
         sys.exit(__doc__)
