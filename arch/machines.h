@@ -3,7 +3,7 @@
  * Every machine the project builds for, once: the Makefile (which runtimes
  * to cross-build, whose relocation names the tools print), scripts/deps.sh
  * (which cross toolchains to install), the tests and benchmarks
- * (t/arches.sh: what to compile for) and the C code (objpatch run: which
+ * (scripts/machines.sh: what to compile for) and the C code (objpatch run: which
  * qemu-user and root serve a foreign program) all read this table, and
  * t/08-machine-lists.t fails on a list of machines written elsewhere.  A
  * row is a compiler target; two rows may share a machine (arm in Thumb-2

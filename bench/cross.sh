@@ -34,7 +34,7 @@ results=${CROSS_RESULTS-$top/bench/RESULTS-cross.md}
 out=$top/build/bench/cross
 mkdir -p "$out"
 # QEMU:TRIPLE of every machine with a runtime but this one (arch/machines.h)
-. "$top/t/arches.sh"
+. "$top/scripts/machines.sh"
 host=$(uname -m | sed 's/^i[3-6]86$/i386/')
 machines=${CROSS_MACHINES:-$(machine_rows | awk -F'\t' -v host="$host" '$6 != "-" && $6 != host {
 	printf "%s:%s ", $6, substr($2, 1, length($2) - 1) }')}

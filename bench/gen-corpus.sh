@@ -3,7 +3,7 @@
 #
 # Build the benchmark corpus in build/bench/corpus/ (not committed): objects
 # compiled with -pg and kernel-style flags for every architecture of
-# t/arches.sh, from C files that bench/gen-c.pl writes.  Objects that exist
+# scripts/machines.sh, from C files that bench/gen-c.pl writes.  Objects that exist
 # are kept, so a second run only writes the manifest.
 #
 #   corpus/ARCH/mNN[-fs][-g].o   ordinary files, 2-300 functions (gcc)
@@ -18,8 +18,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bench=${BENCH_DIR:-$top/build/bench}
 corpus=$bench/corpus
 src=$bench/src
-# shellcheck source=../t/arches.sh disable=SC1091
-. "$top/t/arches.sh"
+# shellcheck source=../scripts/machines.sh disable=SC1091
+. "$top/scripts/machines.sh"
 
 # Flags Kbuild adds everywhere that matter for code generation, then per arch.
 COMMON='-O2 -pg -ffreestanding -fno-common -fno-strict-aliasing -fno-stack-protector -w'

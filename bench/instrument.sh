@@ -35,7 +35,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-. "$top/t/arches.sh"
+. "$top/scripts/machines.sh"
 
 out=$top/build/bench/instrument
 results=${INSTRUMENT_RESULTS-$top/bench/RESULTS-instrument.md}

@@ -383,7 +383,7 @@ sections_of() { readelf -h "$corpus/$1" | awk '/Number of section headers/ { pri
 	echo
 	echo "## Corpus"
 	echo
-	echo "\`bench/gen-corpus.sh\` into \`build/bench/corpus/\`: C files written by \`bench/gen-c.pl\` (kernel-flavoured functions: loops, switches, locking, list walks, allocations, printk; 15% of functions tiny, a tail up to 60 blocks; some static noinline, some notrace, a few in \`.init.text\` and in the untraced \`.meminit.text\`), compiled with \`-pg\` and kernel-style flags ($(grep -o "^COMMON='[^']*'" bench/gen-corpus.sh | cut -d"'" -f2) plus the flags of t/arches.sh and a few per arch; see MANIFEST)."
+	echo "\`bench/gen-corpus.sh\` into \`build/bench/corpus/\`: C files written by \`bench/gen-c.pl\` (kernel-flavoured functions: loops, switches, locking, list walks, allocations, printk; 15% of functions tiny, a tail up to 60 blocks; some static noinline, some notrace, a few in \`.init.text\` and in the untraced \`.meminit.text\`), compiled with \`-pg\` and kernel-style flags ($(grep -o "^COMMON='[^']*'" bench/gen-corpus.sh | cut -d"'" -f2) plus the flags of scripts/machines.sh and a few per arch; see MANIFEST)."
 	echo
 	echo "Side by side: $nobj objects on ${#side_arches[@]} architectures ($(printf '%s ' "${side_arches[@]}")), $((size_kb / 1024)) MiB:"
 	echo

@@ -14,7 +14,7 @@
 # --json, 2 --check --fix.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/t/arches.sh"
+. "$top/scripts/machines.sh"
 rmc=$top/build/recordmcount
 make -s -C "$top" build/recordmcount
 out=$top/fuzz/corpus

@@ -30,7 +30,7 @@ kernel_object() {	# name prefix clang kflags
 }
 
 echo "== kernel mode, one object per machine (recordmcount -w FILE.o)"
-. "$top/t/arches.sh"
+. "$top/scripts/machines.sh"
 for_each_arch kernel_object
 echo
 say_fault() { local f; f=$(kernel_fault "$1" gcc) && [ -n "$f" ] && printf '(%s: %s)\n' "$1" "${f#*$'\t'}"; return 0; }

@@ -6,8 +6,8 @@
 # touched at all when nothing is missing.
 set -euo pipefail
 # machine_rows: arch/machines.h's rows, read with awk alone (nothing is built yet).
-# shellcheck source=t/arches.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../t/arches.sh"
+# shellcheck source=scripts/machines.sh
+. "$(dirname "${BASH_SOURCE[0]}")/machines.sh"
 
 # debian_arch TRIPLE: Debian's name for the architecture of a GNU triple
 # (i686-linux-gnu: i386, arm-linux-gnueabihf: armhf), from the tables of

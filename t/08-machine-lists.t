@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # arch/machines.h is the one list of the machines the project builds for:
 # the Makefile, scripts, fuzz corpus generator, tests and benchmarks derive
-# theirs from it (t/arches.sh's machine_rows, the Makefile's awk), so a new
+# theirs from it (scripts/machines.sh's machine_rows, the Makefile's awk), so a new
 # row reaches all of them.  A line of those files that names three or more
 # machines (by the table's name, or by its cross triple) is a list written
 # by hand, which a new row would silently miss: it fails here.  Under a
@@ -117,7 +117,7 @@ def main():
             if len(names) >= 3 and not exempt(path, line):
                 lists.append('%s:%d names %s: %s' % (path, number, ' '.join(sorted(names)), line.strip()))
     ok(not lists, 'no machine list written by hand outside arch/machines.h (%s)' % (REV or 'work tree'),
-       lists + (['derive it from the table (t/arches.sh machine_rows, the Makefile\'s awk) or exempt it in '
+       lists + (['derive it from the table (scripts/machines.sh machine_rows, the Makefile\'s awk) or exempt it in '
                  't/08-machine-lists.t with the reason'] if lists else []))
     # An exemption whose line is gone (derived, or reworded) goes too.
     stale = ['%s: %s' % (p, text) for p, text, _ in EXEMPT if (p, text, _) not in used]

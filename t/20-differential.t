@@ -3,7 +3,7 @@
 #
 # Differential test against the kernel's recordmcount: the sources in
 # testdata/src are compiled at test time for every architecture of
-# t/arches.sh with gcc and clang, in several flag sets, and the sites both
+# scripts/machines.sh with gcc and clang, in several flag sets, and the sites both
 # tools record are compared.  Where the kernel tool is known to be wrong, our
 # sites are checked against the disassembly instead: each must be the call
 # (or the first instruction of the call sequence) to the profiling hook, one
@@ -17,7 +17,7 @@
 # Compile commands are word lists, and the awk programs are literal text:
 # shellcheck disable=SC2086,SC2016,SC2089,SC2090
 . "$(dirname "$0")/lib.sh"
-. "$TOP/t/arches.sh"
+. "$TOP/scripts/machines.sh"
 
 SRC=$TOP/testdata/src
 REF=$("$TOP/scripts/ref-recordmcount.sh" 2>&1) || {
@@ -49,7 +49,7 @@ add_case() {	# arch prefix label mode reason src cmd...
 		"$*" "$src" "$mode" "$reason" >> "$CASES"
 }
 
-# kernel_fault (t/arches.sh): the kernel tool's known faults, by arch and compiler.
+# kernel_fault (scripts/machines.sh): the kernel tool's known faults, by arch and compiler.
 
 add_variant() {	# arch prefix compiler(gcc|clang) cc-cmd label-flags sources...
 	local arch=$1 prefix=$2 compiler=$3 cc=$4 flags=$5 mode=compare reason='' fault src

@@ -9,7 +9,7 @@
 # each decoding to the arch's call (SH: the literal-pool word the call loads).
 # RISC-V is also linked with relaxation, which moves code after assembly.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/arches.sh"
+. "$(dirname "$0")/../scripts/machines.sh"
 
 SRC=$TOP/testdata/link
 HOOK_NAMES='mcount|_mcount|__gnu_mcount_nc|__fentry__'

@@ -9,7 +9,7 @@
 # -pg -mfentry code (x86_64, i386, s390x) gets __fentry_rel instead, the same
 # way, with every entry at its function's first byte.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/arches.sh"
+. "$(dirname "$0")/../scripts/machines.sh"
 
 SRC=$TOP/testdata/link
 

@@ -5,7 +5,7 @@
 # relocations R_*_NONE, so a program links without the hook and runs at full
 # speed until the runtime patches a site back into a call.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/arches.sh"
+. "$(dirname "$0")/../scripts/machines.sh"
 
 SRC=$TOP/testdata/src/funcs.c
 

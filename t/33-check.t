@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# recordmcount --check [--json] [--fix], on every target of t/arches.sh with
+# recordmcount --check [--json] [--fix], on every target of scripts/machines.sh with
 # gcc and clang (testdata/check: a static function, a weak function that
 # another unit overrides, calls between units):
 #  - objects: processed ones pass; an unprocessed one, and copies whose table
@@ -21,7 +21,7 @@
 #    __fentry__ directly, through the PLT or the GOT, pass.
 # CHECK_RMC=path runs it with another build (make BUILD=... SANITIZE=1).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/arches.sh"
+. "$(dirname "$0")/../scripts/machines.sh"
 
 RMC=${CHECK_RMC:-$RMC}
 SRC=$TOP/testdata/check

@@ -5,7 +5,7 @@
 #
 # The recorder's own output passes its own check.
 #
-# Part 1: every machine of t/arches.sh, in every form the suite compiles
+# Part 1: every machine of scripts/machines.sh, in every form the suite compiles
 # (gcc and clang, -pg, kernel flags and Debian's PIC/PIE defaults, -O0,
 # -ffunction-sections, -mfentry, -mrecord-mcount, -mnop-mcount,
 # -fpatchable-function-entry, MIPS -mlong-calls and -mxgot, ARM in Thumb-2
@@ -20,7 +20,7 @@
 # on _mcount after its %call16 moved off, a symbol whose st_size no longer
 # covers its call): recording and --check apply one rule.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/arches.sh"
+. "$(dirname "$0")/../scripts/machines.sh"
 
 command -v python3 > /dev/null || { echo "Bail out! python3 is needed"; exit 1; }
 WORKER=$TOP/testdata/selfcheck/record_and_check.sh

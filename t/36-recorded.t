@@ -19,7 +19,7 @@
 #     tables, values checked against hand-written expectations; AArch64
 #     pads (gcc, clang, and with pac-ret and BTI) under qemu-user.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/arches.sh"
+. "$(dirname "$0")/../scripts/machines.sh"
 
 SRC=$TOP/testdata/recorded
 EXPECT=$(grep -v '^#' "$SRC/recorded_expect.txt" | sort)

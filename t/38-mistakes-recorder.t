@@ -21,10 +21,10 @@
 #     gcc's fat ones are recorded, with a warning to link with -fno-lto.
 #  5. kernel mode on -fPIE/-fPIC code (the hook called through the GOT):
 #     one warning naming --mode=user; never on kernel-style objects of any
-#     target of t/arches.sh, nor in user mode.
+#     target of scripts/machines.sh, nor in user mode.
 # x86_64 natively (the other targets compile only); about 15 s of CPU.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/arches.sh"
+. "$(dirname "$0")/../scripts/machines.sh"
 
 D=$T_TMP
 CHK=$TOP/testdata/check

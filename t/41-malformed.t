@@ -10,7 +10,7 @@
 # clean failure.  The same inputs run through an ASan/UBSan build, and a few
 # through valgrind.  Takes about 40 s.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/t/arches.sh"
+. "$TOP/scripts/machines.sh"
 
 SRC=$TOP/testdata/safety
 MUT=$TOP/testdata/tools/elfmut.py

@@ -16,7 +16,7 @@
 # ASan/UBSan; the regression inputs in testdata/malformed/.  SEED=... and
 # COUNT=... explore further.  Takes about 2 minutes.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/t/arches.sh"
+. "$TOP/scripts/machines.sh"
 
 MUT=$TOP/testdata/tools/mutate.py
 SRC=$TOP/testdata

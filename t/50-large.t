@@ -5,7 +5,7 @@
 # without calls, and text sections whose only symbol is weak (the kernel
 # tool's "Cannot find symbol for section"), with gcc and clang.
 . "$(dirname "$0")/lib.sh"
-. "$TOP/t/arches.sh"
+. "$TOP/scripts/machines.sh"
 
 SRC=$TOP/testdata/large
 REF=$("$TOP/scripts/ref-recordmcount.sh" 2>/dev/null) || REF=

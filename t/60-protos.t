@@ -5,7 +5,7 @@
 # `objpatch list --json` and compared with what the sources in
 # testdata/protos declare (testdata/protos/check.py holds the expectations,
 # written from the sources):
-#  1. every type class on every arch of t/arches.sh, gcc and clang, -O1 and -O2
+#  1. every type class on every arch of scripts/machines.sh, gcc and clang, -O1 and -O2
 #  2. DWARF 4 and 5, -gz, -gsplit-dwarf;
 #  3. gcc clones (unreliable), hot/cold split, out-of-line inline copies,
 #     C++ members defined outside their class, functions without DWARF;
@@ -16,7 +16,7 @@
 #     with the normal build and an ASan/UBSan one.
 # About 70 s on 2 cores (RANDOM_MUTATIONS=N changes the random inputs per base).
 . "$(dirname "$0")/lib.sh"
-. "$TOP/t/arches.sh"
+. "$TOP/scripts/machines.sh"
 
 SRC=$TOP/testdata/protos
 CHECK=$SRC/check.py

@@ -32,7 +32,7 @@
 # OBJPATCH=PATH runs it all with another objpatch binary.
 # About 11 s on 2 cores, 8 of them the ASan build.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/arches.sh"
+. "$(dirname "$0")/../scripts/machines.sh"
 
 OBJPATCH=${OBJPATCH:-$TOP/build/objpatch}
 PFX=

@@ -365,8 +365,8 @@ fi
 # rows with a port and a qemu), with its gcc and with clang, each object
 # compiled alone and then linked, and in one step; the programs run and
 # are traced under qemu-user.
-# shellcheck source=t/arches.sh
-. "$TOP/t/arches.sh"
+# shellcheck source=scripts/machines.sh
+. "$TOP/scripts/machines.sh"
 host=$(gcc -dumpmachine)
 # (fd 3: a program run under the loop must not read the rows)
 while IFS=$'\t' read -r _ prefix ctarget _ port q _ <&3; do

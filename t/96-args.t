@@ -270,8 +270,8 @@ EOF2
 # non-PIC code must lie below 4 GiB, or o32, whose long double is a double
 # and shows its value.  (fd 3: a program run under the loop must not read
 # the rows.)
-# shellcheck source=t/arches.sh
-. "$TOP/t/arches.sh"
+# shellcheck source=scripts/machines.sh
+. "$TOP/scripts/machines.sh"
 while IFS=$'\t' read -r name prefix _ _ port _ _ class _ <&3; do
 	[ "$port" = mips ] || continue
 	if [ "$class" = ELFCLASS64 ]; then

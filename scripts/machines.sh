@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The architecture matrix the tests and benchmarks compile for: the rows of
-# arch/machines.h, the project's one list of machines.
+# The architecture matrix the scripts (deps, demo), tests and benchmarks
+# compile for: the rows of arch/machines.h, the project's one list of machines.
 
 # machine_rows: one line per row, its fields separated by tabs (name prefix
 # clang kflags port qemu em class data).
