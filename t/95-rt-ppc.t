@@ -19,7 +19,9 @@
 # structs by member from the memory the caller passed).  Then rt_toggle's
 # 10,000 live toggles with 8 threads, with --nop sites and with the calls
 # (`nop` <-> `bl stub`, one aligned word); tail calls (rt_tail.c), with
-# gcc and clang.
+# gcc and clang; rt_ppc.c's own cases (variadic doubles, which need CR1
+# kept by the hook; IBM long double; structs of 24 and 1 bytes through the
+# hidden pointer; long long in aligned register pairs, with --args).
 . "$(dirname "$0")/rt-lib.sh"
 
 P=powerpc-linux-gnu
@@ -39,5 +41,37 @@ TOGGLE_RMC="" toggle_cross $Q $P
 # Tail calls: the function jumped to stores the hooked LR in the same slot.
 tail_check ppc-gcc $P-gcc "qemu-$Q -L /usr/$P" -pg
 tail_check ppc-clang "clang --target=$P" "qemu-$Q -L /usr/$P" -pg
+
+# ppc_own LABEL CC: rt_ppc.c (variadic doubles and CR1, IBM long double,
+# structs through the hidden pointer, long long pairs) with CC -pg: its
+# checks pass untraced and traced, the trace's values are rt_ppc.c's, and
+# --args places the arguments after the hidden pointer and in an aligned
+# register pair.
+ppc_own() {
+	local label="ppc own $1" cc=$2 dir=$T_TMP/ppc-own-$1 status line
+	mkdir -p "$dir"
+	# shellcheck disable=SC2086
+	compile_ok "[$label] rt_ppc.c" $cc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$RT" -c "$RT/rt_ppc.c" \
+		-o "$dir/rt_ppc.o" &&
+	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/rt_ppc.o" &&
+	compile_ok "[$label] link" $P-gcc -pie -o "$dir/prog" "$dir/rt_ppc.o" || return
+	untraced "$label" qemu-$Q -L /usr/$P "$dir/prog"
+	timeout 60 "$OBJPATCH" run --output "$dir/trace.text" -- "$dir/prog" > "$dir/out" 2> "$dir/err"
+	status=$?
+	program_ok "[$label] traced: exit 0, the program's checks pass" "$status" "$dir/out"
+	[ -s "$dir/err" ] && diag "[$label] stderr:" "$(head -5 "$dir/err")"
+	check_trace "$label" text "$RT/rt_ppc_expect.txt" "$dir/trace.text"
+	[ "$1" = gcc ] || return 0
+	# gcc's hook runs before the prologue: every argument as the call left it.
+	timeout 60 "$OBJPATCH" run --args --output "$dir/args.text" -- "$dir/prog" > "$dir/out" 2> "$dir/err"
+	program_ok "[$label] traced with --args: exit 0, the program's checks pass" $? "$dir/out"
+	for line in 'ppc_sum_doubles(n=3, ...)' 'ppc_ret_big(base=10)' 'ppc_ret_byte(v=200)' \
+		'ppc_llong_pair(x=3, y=5000000000)'; do
+		grep -qF -- "|    $line" "$dir/args.text"
+		ok $? "[$label] --args shows $line"
+	done
+}
+ppc_own gcc $P-gcc
+ppc_own clang "clang --target=$P"
 
 done_testing
