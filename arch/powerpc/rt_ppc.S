@@ -25,6 +25,15 @@
  * epilogue.  The word before the site tells the two apart: gcc's is
  * `stw r0,4(r1)`, which clang's prologue never puts right before the call.
  *
+ * gcc's nested functions (which get their static chain in r11) wrap the
+ * call in a frame of their own that keeps r11: `stwu r1,-16(r1);
+ * stw r11,12(r1); mflr r0; stw r0,4(r1); bl _mcount; lwz r11,12(r1);
+ * addi r1,r1,16`.  Their `stw r0,4(r1)` goes to that frame, 16 bytes below
+ * the slot, which still holds what the caller left there: the trampoline
+ * takes the return address from r0 and stores it in the slot (the LR
+ * save word the ABI gives the function anyway), and the function's
+ * prologue, which reads LR again after the hook, saves it there too.
+ *
  * A struct or union comes back in memory whose address the caller passes
  * in r3 (no register holds it at the return): the CAPTURE_MEMORY
  * trampolines hand r3 at the entry to rt_enter_mem.
@@ -36,7 +45,7 @@
 /*
  * An entry trampoline's frame: back chain, our callees' LR save word,
  * then the site's return address (LR at the entry), CR, r3-r10, f1-f8,
- * the slot's address.
+ * the slot's address, r0 at the entry.
  */
 #define EFRAME 128
 #define ELR 8
@@ -44,7 +53,9 @@
 #define EGPR 16
 #define EFPR 48
 #define ESLOT 112
+#define ER0 116
 #define STW_R0_4_R1 0x90010004	/* stw r0,4(r1): gcc's word before the site */
+#define STW_R11_12_R1 0x9161000c	/* stw r11,12(r1): 3 words before a nested function's site */
 
 /* ENTRY name, capture (RT_CAPTURE_*), args (0/1: rt_enter_args, given the frame: arg_regs in rt_ppc.c) */
 .macro ENTRY name, capture, args=0
@@ -57,6 +68,7 @@
 	stwu 1, -EFRAME(1)
 	.cfi_def_cfa_offset EFRAME
 	stw 3, EGPR+0(1)
+	stw 0, ER0(1)
 	mflr 3
 	stw 3, ELR(1)
 	.cfi_offset lr, ELR-EFRAME
@@ -77,16 +89,28 @@
 	stfd 6, EFPR+40(1)
 	stfd 7, EFPR+48(1)
 	stfd 8, EFPR+56(1)
-	/* gcc's site: the slot is the entry r1 + 4; clang's: its frame's back chain + 4. */
+	/*
+	 * gcc's site: the slot is the entry r1 + 4 (a nested function's: 16
+	 * more, and r0 goes there); clang's: its frame's back chain + 4.
+	 */
 	lwz 3, ELR(1)
 	lwz 0, -8(3)
 	lis 12, STW_R0_4_R1@h
 	ori 12, 12, STW_R0_4_R1@l
 	addi 4, 1, EFRAME+4
 	cmpw 0, 0, 12
-	beq 1f
+	beq 2f
 	lwz 4, EFRAME(1)
 	addi 4, 4, 4
+	b 1f
+2:	lwz 0, -16(3)
+	lis 12, STW_R11_12_R1@h
+	ori 12, 12, STW_R11_12_R1@l
+	cmpw 0, 0, 12
+	bne 1f
+	addi 4, 4, 16
+	lwz 0, ER0(1)
+	stw 0, 0(4)
 1:	stw 4, ESLOT(1)
 	li 5, \capture
 .if \capture == RT_CAPTURE_MEMORY

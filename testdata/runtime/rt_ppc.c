@@ -18,6 +18,8 @@
  * r3:r4 (the high word in r3) next to an argument in r5:r6, which an odd
  * register pair alignment put there.
  *
+ * gcc's nested functions call the hook inside a frame that keeps r11.
+ *
  * Prints "ok - ..."/"not ok - ..." and "done"; exits 0 when every check
  * passed.
  */
@@ -93,6 +95,41 @@ TRACED long long ppc_llong_pair(int x, long long y)
 	return y * x - 1;
 }
 
+TRACED int ppc_nest_leaf(int x)
+{
+	OPAQUE();
+	return x + 1;
+}
+
+#ifndef __clang__
+/*
+ * A gcc nested function gets its static chain in r11 and wraps the hook
+ * call in a frame that keeps it, so its `stw r0,4(r1)` misses the slot
+ * (rt_ppc.S): traced, it must still return to its caller, with its value,
+ * and so must the traced calls it makes.
+ */
+TRACED int ppc_nest_outer(int a)
+{
+	__attribute__((noinline)) int inner(int b)
+	{
+		return ppc_nest_leaf(a) * b;
+	}
+	int r = inner(3);
+
+	KEEP(r);
+	return r + inner(1);
+}
+#else
+/* clang has no nested functions: the same calls and values, without inner. */
+TRACED int ppc_nest_outer(int a)
+{
+	int r = ppc_nest_leaf(a) * 3;
+
+	KEEP(r);
+	return r + ppc_nest_leaf(a);
+}
+#endif
+
 int main(void)
 {
 	struct ppc_big b;
@@ -105,6 +142,7 @@ int main(void)
 	check(b.a == 10 && b.e == 14 && b.f == -6, "a 24-byte struct through the hidden pointer");
 	check(ppc_ret_byte(200).v == 200, "a one-byte struct through the hidden pointer");
 	check(ppc_llong_pair(3, 5000000000LL) == 14999999999LL, "long long in r5:r6 and in r3:r4");
+	check(ppc_nest_outer(4) == 20, "a nested function (gcc)");
 	printf("done\n");
 	return failed;
 }
