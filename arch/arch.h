@@ -261,7 +261,12 @@ struct arch {
 		bool wide_in_fpr0;
 		/* Where the FP parts of a struct returned in registers lie (enum struct_fp). */
 		uint8_t struct_fp;
-		/* A struct returned in memory: its address comes back in the first integer register. */
+		/*
+		 * The runtime captures a struct returned in memory from its
+		 * address: in the first integer register at the return (x86),
+		 * or, where nothing holds it then (ppc32), the hidden pointer
+		 * the port's CAPTURE_MEMORY trampolines gave rt_enter_mem.
+		 */
 		bool memory_address_returned;
 	} values;
 	/* Where its C ABI passes a function's arguments (arch/abi_args.h); NULL: not known. */

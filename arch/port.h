@@ -187,8 +187,8 @@ struct rt_arch {
 	 */
 	const uint8_t *(*site_nop)(uintptr_t site, size_t len);
 	/*
-	 * ppc64: how far a function's return-address slot (the LR save word in
-	 * its caller's frame) lies ABOVE its entry stack pointer; stack limits
+	 * ppc, ppc64: how far a function's return-address slot (the LR save
+	 * word in its caller's frame) lies ABOVE its entry stack pointer; stack limits
 	 * handed to rt_rehook_slots() move up by it.  0: below (x86, AArch64).
 	 */
 	uint8_t slot_above_sp;
@@ -303,7 +303,9 @@ void rt_enter_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t de
  * rt_enter for a function that returns its value in memory its caller
  * provides, at `mem` (s390x: structs, __int128, long double, through a
  * hidden pointer): the exit records the first 16 bytes there as the
- * registers (ret_regs.gpr) and as the wide value (ret_regs.wide).
+ * registers (ret_regs.gpr) and as the wide value (ret_regs.wide); for a
+ * CAPTURE_MEMORY trampoline's call (ppc32), `mem` stands for the address
+ * a register would have returned, and the struct's bytes are copied.
  */
 void rt_enter_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr_t mem) RT_HIDDEN;
 /* rt_enter, and the arguments from the registers the trampoline saved at `regs` (arg_regs). */

@@ -18,7 +18,9 @@
 # gcc -pg (relaxed, -mno-relax, --nop, with and without a frame pointer)
 # and clang -pg, and ppc64le's gcc
 # -pg (through a PLT stub), --nop and clang -pg, whose register arguments
-# are "?" the same way but whose stack arguments show; 32-bit ARM
+# are "?" the same way but whose stack arguments show; 32-bit PowerPC's
+# gcc -pg (before the prologue: every argument shows), --nop, non-PIC and
+# clang -pg (after it: the stack arguments only); 32-bit ARM
 # gcc -pg and --nop, Thumb-2 and ARM code (stack arguments past a prologue
 # the runtime reads; "?" after stack probes it does not), clang --nop,
 # Thumb-2 and ARM code (every argument "?": an ordinary call); MIPS n64
@@ -210,6 +212,32 @@ ppc64le-clang clang,--target=powerpc64le-linux-gnu - -pg
 EOF2
 else
 	ok 1 "powerpc64le-linux-gnu-gcc and build/ppc64le/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- 32-bit PowerPC (SysV, big-endian), under qemu-user: the forms t/95-rt-ppc.t traces ----
+# gcc calls _mcount first, before the prologue, with every argument where
+# the call left it: all show (r3-r10, f1-f8, long long in an aligned
+# register pair or 8-aligned on the stack, the caller's parameter area from
+# 8 above its r1).  clang calls it after the prologue as an ordinary call:
+# the register arguments are "?", the stack ones show
+# (machine-ppc-clang.txt).
+P=powerpc-linux-gnu
+if command -v $P-gcc > /dev/null && command -v clang > /dev/null && [ -f "$TOP/build/ppc/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags unknown flags; do
+		[ "$ldflags" != - ] || ldflags=
+		[ "$unknown" != - ] || unknown=
+		[[ $unknown != machine* ]] || unknown="--machine $SRC/$unknown.txt"
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=$ldflags form "$label" "$D/$label" "${cc//,/ }" $P-strip "$rmc" $flags &&
+			check "$label" "$D/$label" "$unknown"
+	done <<EOF2
+ppc-pg $P-gcc - - - -pg
+ppc-nop $P-gcc --nop - - -pg
+ppc-nopic $P-gcc - -no-pie - -pg -fno-pic
+ppc-clang clang,--target=$P - - machine-ppc-clang -pg
+EOF2
+else
+	ok 1 "$P-gcc, clang and build/ppc/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 # ---- 32-bit ARM (armhf), under qemu-user: Thumb-2 and ARM code ----

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The PowerPC instructions more than one part knows: the recorder's
- * descriptor (powerpc.c), the patcher's rules (patch_ppc64le.h) and the
- * runtime port (rt_ppc64le.c) take them from here, so the three always
- * agree on what a site holds.
+ * descriptor (powerpc.c), the patchers' rules (patch_ppc.h,
+ * patch_ppc64le.h) and the runtime ports (rt_ppc.c, rt_ppc64le.c) take
+ * them from here, so they always agree on what a site holds.
  */
 #ifndef ARCH_POWERPC_INSN_H
 #define ARCH_POWERPC_INSN_H

@@ -6,6 +6,7 @@
  */
 #include "arch/arch.h"
 #include "arch/pattern.h"
+#include "arch/powerpc/args_ppc.h"
 #include "arch/powerpc/args_ppc64le.h"
 #include "arch/powerpc/insn.h"
 
@@ -64,8 +65,16 @@ const struct arch arch_ppc32 = {
 	.reloc_none = R_PPC_NONE,
 	.reloc_relative = R_PPC_RELATIVE,
 	PPC_DECODE,
-	/* SVR4 ppc32: every struct in memory; IBM long double */
-	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106 },
+	/*
+	 * SVR4 ppc32: every struct in memory, its address passed in r3 (the
+	 * runtime keeps it from the entry: rt_ppc.S); a float in f1 as a
+	 * double; IBM long double in f1:f2
+	 */
+	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
+		    .float_as_double = true, .memory_address_returned = true },
+	.place_args = arg_place_ppc,
+	.ret_by_address = arg_ret_by_address_ppc,
+	.cc = { "-pg", "-pg" },
 };
 
 static const struct call_form ppc64_calls[] = {

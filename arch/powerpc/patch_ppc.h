@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ppc (32-bit SysV, big-endian): every site is one aligned 32-bit word
+ * holding `bl` or a nop, both "patch class" instructions (Power ISA,
+ * Book II, "concurrent modification and execution of instructions"): a
+ * thread running the word while it changes executes the old or the new
+ * one.  So the store protocol, one `stw` per site; __builtin___clear_cache
+ * does the dcbst/sync/icbi/isync the ISA asks for.
+ */
+#include "arch/powerpc/insn.h"
+
+#define PATCH_PROTOCOL PATCH_STORE
+/*
+ * The 32-bit ucontext keeps its registers behind a pointer (uc_regs);
+ * gregs[PT_NIP] (asm/ptrace.h: 32) is the interrupted instruction.
+ */
+#define PPC_PT_NIP 32
+#define CONTEXT_IP(uc) ((uintptr_t)(uc)->uc_mcontext.uc_regs->gregs[PPC_PT_NIP])
+#define PATCHER_TEXT_ARCH
+/*
+ * qemu-user (7.2) reports a fetch from a page that is not executable as
+ * SEGV_MAPERR at address NULL, as on ppc64le (checked with qemu-ppc): patch.c
+ * then goes by the instruction and the window (unreported_fault).
+ */
+#define SEGV_ADDR_UNREPORTED 1
+
+/* 0 or -errno: the kernel sets CR0.SO on failure, with the positive errno in r3. */
+static inline __attribute__((always_inline)) long raw_syscall4(long n, long a, long b, long c, long d)
+{
+	register long r0 __asm__("r0") = n;
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+
+	__asm__ volatile("sc\n\tbns+ 1f\n\tneg %1, %1\n1:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6)
+			 :
+			 : "r7", "r8", "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
+	return r3;
+}
+
+static enum insn_kind classify(const uint8_t *b, size_t len)
+{
+	uint32_t w = len == 4 ? insn_load(b, 4, true) : 0;
+
+	if (w == PPC_NOP)
+		return INSN_NOP;
+	if ((w & PPC_BL_MASK) == PPC_BL)
+		return INSN_CALL;
+	return INSN_BAD;
+}
+
+#include "arch/word_store.h"
