@@ -46,37 +46,44 @@ done
 
 # ---- the kernel and busybox, from Debian's i386 packages ----
 fetch() {	# fetch PACKAGE: its .deb in $CACHE/debs, downloaded once
-	local pkg=$1 deb
+	local pkg=$1 debs
 	mkdir -p "$CACHE/debs"
-	deb=$(ls "$CACHE/debs/${pkg%%:*}"_*.deb 2> /dev/null | head -1)
-	if [ -z "$deb" ]; then
+	debs=("$CACHE/debs/${pkg%%:*}"_*.deb)
+	if [ ! -e "${debs[0]}" ]; then
 		dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386
 		apt-cache show "$pkg" > /dev/null 2>&1 || apt-get update -qq ||
 			echo "i386-system: apt-get update reported errors; trying with the indexes it got" >&2
 		(cd "$CACHE/debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg") ||
 			missing "apt-get download $pkg failed"
-		deb=$(ls "$CACHE/debs/${pkg%%:*}"_*.deb | head -1)
+		debs=("$CACHE/debs/${pkg%%:*}"_*.deb)
 	fi
-	echo "$deb"
+	echo "${debs[0]}"
 }
 # The newest 686 (non-PAE) kernel Debian has: the 32-bit x86 flavour that
 # boots on any i686, and runs i386 programs only.
-if ! ls "$CACHE"/debs/linux-image-*-686-unsigned_*.deb > /dev/null 2>&1; then
+kdebs=("$CACHE"/debs/linux-image-*-686-unsigned_*.deb)
+if [ ! -e "${kdebs[0]}" ]; then
 	dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386
 	apt-cache show linux-image-686:i386 > /dev/null 2>&1 || apt-get update -qq || true
 	kpkg=$(apt-cache search --names-only '^linux-image-[0-9.]+-[0-9]+-686-unsigned$' | cut -d' ' -f1 | sort -V | tail -1)
 	[ -n "$kpkg" ] || missing "no linux-image-*-686-unsigned package in apt's lists"
 	fetch "$kpkg:i386" > /dev/null
 fi
-kdeb=$(ls "$CACHE"/debs/linux-image-*-686-unsigned_*.deb | sort -V | tail -1)
+kdeb=$(printf '%s\n' "$CACHE"/debs/linux-image-*-686-unsigned_*.deb | sort -V | tail -1)
 bdeb=$(fetch busybox-static:i386) || exit
 if [ ! -e "$CACHE/vmlinuz" ] || [ "$kdeb" -nt "$CACHE/vmlinuz" ]; then
-	rm -rf "$CACHE/kernel" && dpkg-deb -x "$kdeb" "$CACHE/kernel" &&
-	cp "$CACHE"/kernel/boot/vmlinuz-* "$CACHE/vmlinuz" && rm -rf "$CACHE/kernel" || die "no vmlinuz in $kdeb"
+	rm -rf "$CACHE/kernel"
+	if ! dpkg-deb -x "$kdeb" "$CACHE/kernel" || ! cp "$CACHE"/kernel/boot/vmlinuz-* "$CACHE/vmlinuz"; then
+		die "no vmlinuz in $kdeb"
+	fi
+	rm -rf "$CACHE/kernel"
 fi
 if [ ! -e "$CACHE/busybox" ] || [ "$bdeb" -nt "$CACHE/busybox" ]; then
-	rm -rf "$CACHE/bb" && dpkg-deb -x "$bdeb" "$CACHE/bb" && cp "$CACHE/bb/bin/busybox" "$CACHE/busybox" &&
-	rm -rf "$CACHE/bb" || die "no busybox in $bdeb"
+	rm -rf "$CACHE/bb"
+	if ! dpkg-deb -x "$bdeb" "$CACHE/bb" || ! cp "$CACHE/bb/bin/busybox" "$CACHE/busybox"; then
+		die "no busybox in $bdeb"
+	fi
+	rm -rf "$CACHE/bb"
 fi
 
 # ---- objpatch for i386 (the tools' own build with the cross compiler;
@@ -168,6 +175,7 @@ args() {
 	mkdir -p "$d"
 	step "args-$name" i686-linux-gnu-gcc -O2 -g "$@" -c "$TOP/testdata/args/args.c" -o "$d/args.o"
 	step "args-$name" "$RMC" --mode=user "$d/args.o"
+	# shellcheck disable=SC2086	# ARGS_LDFLAGS: words
 	step "args-$name" i686-linux-gnu-gcc ${ARGS_LDFLAGS:-} -o "$d/prog" "$d/args.o"
 	step "args-$name" i686-linux-gnu-strip -o "$d/prog.stripped" "$d/prog"
 	rm -f "$d"/*.o
@@ -192,6 +200,17 @@ d=$P/attach
 mkdir -p "$d"
 step attach i686-linux-gnu-gcc -std=gnu11 -Wall -Wextra -Werror -O2 -pthread -o "$d/prog" "$TOP/testdata/attach/target.c"
 CASES+=("attach attach")
+
+# testdata/attach/traced.c (-pg, recordmcount --nop): objpatch attach PID
+# traces two of its functions for 0.5 s, then leaves the runtime dormant.
+d=$P/attach-trace
+mkdir -p "$d"
+step attach-trace i686-linux-gnu-gcc -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread -pg \
+	-c "$TOP/testdata/attach/traced.c" -o "$d/traced.o"
+step attach-trace "$RMC" --mode=user --nop "$d/traced.o"
+step attach-trace i686-linux-gnu-gcc -pthread -o "$d/prog" "$d/traced.o"
+rm -f "$d"/*.o
+CASES+=("attach-trace attach_trace")
 
 # ---- the root: busybox, the libraries every program needs, objpatch ----
 cp "$CACHE/busybox" "$ROOT/bin/busybox"
@@ -286,6 +305,28 @@ case_attach() {
 	ls /proc/$pid/task | wc -l > "$2/threads.after"
 	cut -d' ' -f1 /proc/$pid/task/$tid/syscall > "$2/reader.syscall"
 	echo "line after the loads" >&3
+	exec 3>&-
+	wait $pid
+	echo $? > "$2/status"
+}
+
+# attach_trace: a session of objpatch attach (two filters, 0.5 s, JSON),
+# then "quit": the target exits 7 with its workers' results right.
+case_attach_trace() {
+	mkfifo /tmp/in-trace
+	./prog < /tmp/in-trace > "$2/target.out" 2> "$2/target.err" &
+	pid=$!
+	exec 3> /tmp/in-trace
+	for _ in $(seq 3000); do grep -q ready "$2/target.out" && break; sleep 0.01; done
+	before=$(ls /proc/$pid/task | wc -l)
+	echo $before > "$2/threads.before"
+	timeout 120 objpatch attach --filter add_pair --filter 'par*' --duration 0.5 --format json $pid \
+		> "$2/trace.json" 2> "$2/attach.err"
+	echo $? > "$2/attach.status"
+	# The session's thread leaves after the detach: polled, nothing says when.
+	for _ in $(seq 1000); do [ "$(ls /proc/$pid/task | wc -l)" = "$before" ] && break; sleep 0.01; done
+	ls /proc/$pid/task | wc -l > "$2/threads.after"
+	echo quit >&3
 	exec 3>&-
 	wait $pid
 	echo $? > "$2/status"

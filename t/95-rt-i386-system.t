@@ -17,8 +17,11 @@
 #    the int3 protocol on a real kernel (qemu-user's goes through mprotect
 #    windows);
 #  - objpatch attach --inject-only into target.c running: 20 loads, one by
-#    the thread blocked in read(), the target going on as before.
-# About 4 minutes on the 2-core machine: not in make check; run by make
+#    the thread blocked in read(), the target going on as before;
+#  - objpatch attach PID tracing testdata/attach/traced.c (-pg, --nop) for
+#    0.5 s with two filters: those functions only, their values, the
+#    session's thread gone, the target's checks and status right.
+# 100 s on the idle 2-core machine (164 s the first time): not in make check; run by make
 # check-i386-system.
 . "$(dirname "$0")/rt-lib.sh"
 
@@ -127,5 +130,22 @@ grep -q '^wrong' "$d/target.out"
 ok $((! $?)) "[$label] every sleep was whole and without error"
 is "$(grep '^read:' "$d/target.out")" "read: line after the loads" "[$label] the interrupted read() returned the line written after"
 is "$(cat "$d/target.err")" "" "[$label] dormant: nothing on the program's standard error"
+
+# attach tracing: objpatch attach PID's session in the i386 guest (t/98-attach-trace.t's "traced").
+d=$R/attach-trace label="i386-system attach trace"
+is "$(cat "$d/attach.status")" 0 "[$label] attach --filter add_pair --filter 'par*' --duration 0.5: status 0"
+[ "$(cat "$d/attach.status")" = 0 ] || diag "[$label] objpatch said:" "$(head -5 "$d/attach.err")"
+names=$(python3 -c 'import json, sys
+print(" ".join(sorted({e["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") in ("B", "E", "X")})))' \
+	"$d/trace.json" 2>&1)
+is "$names" "add_pair parity" "[$label] the trace holds the filtered functions, only"
+# The workers' arguments vary: values by their form (the program checks the rest).
+printf '%s\n' 'add_pair ~^[0-9]+$' 'parity ~^"(odd|even)"$' > "$T_TMP/attach-trace.expect"
+check_trace "$label" json "$T_TMP/attach-trace.expect" "$d/trace.json"
+is "$(cat "$d/threads.after")" "$(cat "$d/threads.before")" "[$label] detached: the runtime's session thread is gone"
+is "$(cat "$d/status")" 7 "[$label] the program exits with its own status"
+is "$(grep -c 'rounds, all right' "$d/target.out")" 3 "[$label] every worker's results were right"
+grep '^wrong' "$d/target.out" | head -3 | while read -r l; do diag "$l"; done
+is "$(cat "$d/target.err")" "" "[$label] nothing on the program's standard error"
 
 done_testing
