@@ -91,14 +91,18 @@ static int x86_restore(pid_t tid, const struct remote_state *s)
 	return ptrace(PTRACE_SETREGS, tid, NULL, cregs(s)) < 0 ? -1 : 0;
 }
 
+/*
+ * An i386 objpatch's registers are `long`: through unsigned long, or a
+ * stack at 0xbf... would read as 0xffffffffbf....
+ */
 static uint64_t x86_pc(const struct remote_state *s)
 {
-	return (uint64_t)cregs(s)->R_PC;
+	return (uint64_t)(unsigned long)cregs(s)->R_PC;
 }
 
 static uint64_t x86_sp(const struct remote_state *s)
 {
-	return (uint64_t)cregs(s)->R_SP;
+	return (uint64_t)(unsigned long)cregs(s)->R_SP;
 }
 
 /* eax, also as a 64-bit tracer sees it: the low half. */
