@@ -27,24 +27,7 @@
 # recordmcount --nop leaves them); tail calls (rt_tail.c).
 . "$(dirname "$0")/rt-lib.sh"
 
-P=mips-linux-gnu
 RT_EXPECT=$RT/rt_expect_o32.txt
-REPORT=1 cross_variant mips $P $P-gcc $P-g++ pg ""
-# clang compiles the C part; the cross g++ (which also links) the C++ part.
-cross_variant mips $P clang $P-g++ clang ""
-RT_LDFLAGS=-no-pie
-cross_variant mips $P $P-gcc $P-g++ nopic "" -fno-pic -mno-abicalls
-cross_variant mips $P $P-gcc $P-g++ nopic-nop --nop -fno-pic -mno-abicalls
-RT_LDFLAGS=
-cross_variant mips $P $P-gcc $P-g++ pg-nop --nop
-cross_variant mips $P $P-gcc $P-g++ longcalls-nop --nop -mlong-calls
-# The return values byte order changes (rt_mips.c), with gcc and clang.
-mips_own mips $P $P-gcc
-mips_own mips $P clang
-toggle_cross mips $P
-
-# Tail calls between traced functions (rt_tail.c; clang cannot build it for
-# MIPS: its KEEP() of a double asks for a GPR).
-tail_check mips-gcc $P-gcc "qemu-mips -L /usr/$P" -pg
+mips_suite mips mips-linux-gnu -no-pie 1
 
 done_testing

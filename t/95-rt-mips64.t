@@ -30,23 +30,6 @@
 # struct floats (raw, '?').
 rt_expect_with 'ret_big ?' 'ret_fpair ~^0x[0-9a-f]+\?$'
 
-P=mips64-linux-gnuabi64
-REPORT=1 cross_variant mips64 $P $P-gcc $P-g++ pg ""
-# clang compiles the C part; the cross g++ (which also links) the C++ part.
-cross_variant mips64 $P clang $P-g++ clang ""
-RT_LDFLAGS="-no-pie -Wl,-Ttext-segment=0x10000000"
-cross_variant mips64 $P $P-gcc $P-g++ nopic "" -fno-pic -mno-abicalls
-cross_variant mips64 $P $P-gcc $P-g++ nopic-nop --nop -fno-pic -mno-abicalls
-RT_LDFLAGS=
-cross_variant mips64 $P $P-gcc $P-g++ pg-nop --nop
-cross_variant mips64 $P $P-gcc $P-g++ longcalls-nop --nop -mlong-calls
-# The return values byte order changes (rt_mips.c), with gcc and clang.
-mips_own mips64 $P $P-gcc
-mips_own mips64 $P clang
-toggle_cross mips64 $P
-
-# Tail calls between traced functions (rt_tail.c; clang cannot build it for
-# MIPS: its KEEP() of a double asks for a GPR).
-tail_check mips64-gcc $P-gcc "qemu-mips64 -L /usr/$P" -pg
+mips_suite mips64 mips64-linux-gnuabi64 "-no-pie -Wl,-Ttext-segment=0x10000000" 1
 
 done_testing

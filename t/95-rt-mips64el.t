@@ -28,24 +28,6 @@
 # and the runtime does not place this ABI's struct floats (raw, '?').
 rt_expect_with 'ret_big ?' 'ret_fpair ~^0x[0-9a-f]+\?$'
 
-cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ pg ""
-# clang compiles the C part; the cross g++ (which also links) the C++ part.
-cross_variant mips64el mips64el-linux-gnuabi64 clang mips64el-linux-gnuabi64-g++ clang ""
-RT_LDFLAGS="-no-pie -Wl,-Ttext-segment=0x10000000"
-cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ nopic "" \
-	-fno-pic -mno-abicalls
-cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ nopic-nop --nop \
-	-fno-pic -mno-abicalls
-RT_LDFLAGS=
-cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ pg-nop --nop
-cross_variant mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc mips64el-linux-gnuabi64-g++ longcalls-nop --nop -mlong-calls
-# The return values byte order changes (rt_mips.c), with gcc and clang.
-mips_own mips64el mips64el-linux-gnuabi64 mips64el-linux-gnuabi64-gcc
-mips_own mips64el mips64el-linux-gnuabi64 clang
-toggle_cross mips64el mips64el-linux-gnuabi64
-
-# Tail calls between traced functions (rt_tail.c; clang cannot build it for
-# MIPS: its KEEP() of a double asks for a GPR).
-tail_check mips64el-gcc mips64el-linux-gnuabi64-gcc "qemu-mips64el -L /usr/mips64el-linux-gnuabi64" -pg
+mips_suite mips64el mips64el-linux-gnuabi64 "-no-pie -Wl,-Ttext-segment=0x10000000"
 
 done_testing

@@ -28,22 +28,6 @@
 . "$(dirname "$0")/rt-lib.sh"
 
 RT_EXPECT=$RT/rt_expect_o32.txt
-cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ pg ""
-# clang compiles the C part; the cross g++ (which also links) the C++ part.
-cross_variant mipsel mipsel-linux-gnu clang mipsel-linux-gnu-g++ clang ""
-RT_LDFLAGS=-no-pie
-cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ nopic "" -fno-pic -mno-abicalls
-cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ nopic-nop --nop -fno-pic -mno-abicalls
-RT_LDFLAGS=
-cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ pg-nop --nop
-cross_variant mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc mipsel-linux-gnu-g++ longcalls-nop --nop -mlong-calls
-# The return values byte order changes (rt_mips.c), with gcc and clang.
-mips_own mipsel mipsel-linux-gnu mipsel-linux-gnu-gcc
-mips_own mipsel mipsel-linux-gnu clang
-toggle_cross mipsel mipsel-linux-gnu
-
-# Tail calls between traced functions (rt_tail.c; clang cannot build it for
-# MIPS: its KEEP() of a double asks for a GPR).
-tail_check mipsel-gcc mipsel-linux-gnu-gcc "qemu-mipsel -L /usr/mipsel-linux-gnu" -pg
+mips_suite mipsel mipsel-linux-gnu -no-pie
 
 done_testing

@@ -57,28 +57,9 @@ CFLAGS=(-O2 -g -pg -fno-omit-frame-pointer)
 cross_variant riscv64 $P clang $P-g++ pg ""
 site_forms "riscv64 clang pg" "$T_TMP/riscv64-clang-pg/prog" '^jal=[1-9][0-9]* auipc=[1-9][0-9]* nop=0 other=0 mod4_2=[1-9]'
 
-# riscv64_own CC: rt_riscv64.c (long double returned in a0:a1 as
-# binary128, a NaN-boxed float, __int128) built with CC -pg, recorded,
-# stripped, run untraced and traced; check_trace.py reads the values.
-riscv64_own() {
-	local cc=$1 label="riscv64 own $1" dir=$T_TMP/riscv64-own-$1 target=()
-	[ "$cc" = clang ] && target=(--target=$P)
-	command -v "$cc" >/dev/null || { skip "[$label] $cc is not installed"; return; }
-	mkdir -p "$dir"
-	compile_ok "[$label] rt_riscv64.c" "$cc" "${target[@]}" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$RT" \
-		-c "$RT/rt_riscv64.c" -o "$dir/own.o" &&
-	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/own.o" &&
-	compile_ok "[$label] link" $P-gcc -pie -o "$dir/own" "$dir/own.o" &&
-	compile_ok "[$label] strip" $P-strip "$dir/own" || return
-	timeout 60 qemu-riscv64 -L /usr/$P "$dir/own" > "$dir/out.untraced" 2>&1
-	program_ok "[$label] untraced: exit 0, the program's checks pass" $? "$dir/out.untraced"
-	timeout 60 "$OBJPATCH" run --output "$dir/trace.text" -- "$dir/own" > "$dir/out.traced" 2> "$dir/err.traced"
-	program_ok "[$label] traced: exit 0, the program's checks pass" $? "$dir/out.traced"
-	[ -s "$dir/err.traced" ] && diag "[$label] stderr:" "$(head -20 "$dir/err.traced")"
-	check_trace "$label" text "$RT/rt_riscv64_expect.txt" "$dir/trace.text"
-}
-riscv64_own $P-gcc
-riscv64_own clang
+# rt_riscv64.c: long double returned in a0:a1 as binary128, a NaN-boxed float, __int128.
+own_values riscv64 $P $P-gcc rt_riscv64.c "$RT/rt_riscv64_expect.txt"
+own_values riscv64 $P clang rt_riscv64.c "$RT/rt_riscv64_expect.txt"
 
 toggle_cross riscv64 $P
 site_forms "toggle riscv64" "$T_TMP/toggle-riscv64/rt_toggle" '^jal=0 auipc=0 nop=[1-9][0-9]* other=0 mod4_2=[1-9]'

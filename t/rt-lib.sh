@@ -273,20 +273,20 @@ tail_check() {
 	check_trace "$label" text "$RT/rt_tail_expect.txt" "$dir/trace.text"
 }
 
-# mips_own QEMU TRIPLE CC: rt_mips.c (the MIPS return conventions byte
-# order changes: binary128 in $f0:$f2, a float in a register's low half,
-# long long in v0:v1, n64's small structs) built with CC -pg, recorded,
-# stripped, run untraced and traced; checked against rt_mips_expect.txt,
-# less its n64 structs for an o32 (ELF32) program, which has none.
-mips_own() {
-	local q=$1 p=$2 cc=$3 label="$1 own $3" dir=$T_TMP/$1-own-$3 target=() expect tool
+# own_values QEMU TRIPLE CC SOURCE EXPECT: a machine's own program of
+# return values (testdata/runtime/SOURCE: the conventions that machine
+# has and others do not) built with CC -pg, recorded, stripped, run
+# untraced and traced under qemu-QEMU; check_trace.py reads the values
+# against EXPECT.
+own_values() {
+	local q=$1 p=$2 cc=$3 src=$4 expect=$5 label="$1 own $3" dir=$T_TMP/$1-own-$3 target=() tool
 	[ "$cc" = clang ] && target=(--target=$p)
-	for tool in "$cc" $p-gcc $p-strip $p-readelf qemu-$q; do
+	for tool in "$cc" $p-gcc $p-strip qemu-$q; do
 		command -v "$tool" >/dev/null || { skip "[$label] $tool is not installed"; return; }
 	done
 	mkdir -p "$dir"
-	compile_ok "[$label] rt_mips.c" "$cc" "${target[@]}" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$RT" \
-		-c "$RT/rt_mips.c" -o "$dir/own.o" &&
+	compile_ok "[$label] $src" "$cc" "${target[@]}" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$RT" \
+		-c "$RT/$src" -o "$dir/own.o" &&
 	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/own.o" &&
 	compile_ok "[$label] link" $p-gcc -pie -o "$dir/own" "$dir/own.o" &&
 	compile_ok "[$label] strip" $p-strip "$dir/own" || return
@@ -295,10 +295,35 @@ mips_own() {
 	timeout 60 "$OBJPATCH" run --output "$dir/trace.text" -- "$dir/own" > "$dir/out.traced" 2> "$dir/err.traced"
 	program_ok "[$label] traced: exit 0, the program's checks pass" $? "$dir/out.traced"
 	[ -s "$dir/err.traced" ] && diag "[$label] stderr:" "$(head -20 "$dir/err.traced")"
-	expect=$RT/rt_mips_expect.txt
-	if $p-readelf -h "$dir/own" | grep -q 'Class:[[:space:]]*ELF32'; then
-		grep -v '^mips_struct' "$expect" > "$dir/expect.txt"
-		expect=$dir/expect.txt
-	fi
 	check_trace "$label" text "$expect" "$dir/trace.text"
+}
+
+# mips_suite QEMU TRIPLE NOPIC-LDFLAGS [REPORT]: what each MIPS file runs
+# (their headers say why): cross_variant with gcc -pg (REPORT=1: also
+# recorded under qemu and reported here), clang, non-PIC as is and after
+# --nop (linked with NOPIC-LDFLAGS), PIE after --nop, -mlong-calls after
+# --nop; rt_mips.c (the return conventions byte order changes: binary128
+# in $f0:$f2, a float in a register's low half, long long in v0:v1, n64's
+# small structs, which o32 has none of) with gcc and clang; the 10,000
+# live toggles; tail calls (rt_tail.c: clang cannot build it for MIPS,
+# its KEEP() of a double asks for a GPR).
+mips_suite() {
+	local q=$1 p=$2 expect=$RT/rt_mips_expect.txt
+	REPORT=${4:-} cross_variant $q $p $p-gcc $p-g++ pg ""
+	# clang compiles the C part; the cross g++ (which also links) the C++ part.
+	cross_variant $q $p clang $p-g++ clang ""
+	RT_LDFLAGS=$3
+	cross_variant $q $p $p-gcc $p-g++ nopic "" -fno-pic -mno-abicalls
+	cross_variant $q $p $p-gcc $p-g++ nopic-nop --nop -fno-pic -mno-abicalls
+	RT_LDFLAGS=
+	cross_variant $q $p $p-gcc $p-g++ pg-nop --nop
+	cross_variant $q $p $p-gcc $p-g++ longcalls-nop --nop -mlong-calls
+	if [[ $q != mips64* ]]; then
+		grep -v '^mips_struct' "$expect" > "$T_TMP/rt_mips_expect_o32.txt"
+		expect=$T_TMP/rt_mips_expect_o32.txt
+	fi
+	own_values $q $p $p-gcc rt_mips.c "$expect"
+	own_values $q $p clang rt_mips.c "$expect"
+	toggle_cross $q $p
+	tail_check $q-gcc $p-gcc "qemu-$q -L /usr/$p" -pg
 }
