@@ -48,6 +48,20 @@
 	\entry \name\()_mem, RT_CAPTURE_MEMORY, \more
 	.endif
 .endm
+
+/*
+ * For RT_ENTRY_SET, in a port without entry-hook sites (pad_site_len 0):
+ * the symbols the descriptor names, never reached, each the one
+ * instruction `trap` (the machine's trapping instruction).
+ */
+.macro RT_UNREACHED_ENTRY name, capture, trap
+	.globl \name
+	.hidden \name
+	.type \name, @function
+\name:
+	\trap
+	.size \name, . - \name
+.endm
 #endif
 
 #ifndef __ASSEMBLER__

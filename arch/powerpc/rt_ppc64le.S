@@ -128,25 +128,8 @@
 RT_ENTRY_SET ENTRY, rt_entry_mcount, 0
 RT_ENTRY_SET ENTRY, rt_entry_args_mcount, 0, 1
 
-/*
- * No entry-hook sites on ppc64le (pad_site_len 0): the row the descriptor
- * needs, never reached.
- */
-.macro NOENTRY name
-	.globl \name
-	.hidden \name
-	.type \name, @function
-\name:
-	trap
-	.size \name, . - \name
-.endm
-
-NOENTRY rt_entry_fentry_gpr
-NOENTRY rt_entry_fentry_none
-NOENTRY rt_entry_fentry_fp
-NOENTRY rt_entry_fentry_wide
-NOENTRY rt_entry_fentry_string
-NOENTRY rt_entry_fentry_all
+/* No entry-hook sites on this machine (pad_site_len 0). */
+RT_ENTRY_SET RT_UNREACHED_ENTRY, rt_entry_fentry, 0, trap
 
 /*
  * The return trampoline's frame: linkage area, then struct ret_regs (arch/port.h)
