@@ -150,6 +150,16 @@ own fentry i686-linux-gnu-gcc "" -mfentry -fno-pie
 own nop i686-linux-gnu-gcc --nop
 own clang clang --nop
 
+# -fpatchable-function-entry=5 pads instead of -pg: gcc's five 0x90 and
+# clang's `66 90 66 90 90`, which the runtime joins into one NOP when it
+# starts alone, here (qemu-user reports no thread count: t/95-rt-i386.t).
+PG_CFLAGS=("${CFLAGS[@]}")
+CFLAGS=(-O2 -g -fpatchable-function-entry=5 -fno-omit-frame-pointer)
+rt pads-gcc i686-linux-gnu-gcc ""
+rt pads-clang clang ""
+own pads i686-linux-gnu-gcc ""
+CFLAGS=("${PG_CFLAGS[@]}")
+
 # tail NAME CC RMC-FLAGS [CFLAGS...]: rt_tail.c, tail calls between traced functions.
 tail_prog() {
 	local name=$1 rmc=$3 d=$P/tail-$1
@@ -185,15 +195,23 @@ args pg -pg
 ARGS_LDFLAGS="-no-pie" args fentry -pg -mfentry -fno-pic
 
 # rt_toggle.c linked with build/i386/libobjpatch.a: 10,000 enable/disable("*")
-# while 8 threads call, here through the int3 protocol on a real kernel.
-d=$P/toggle
-mkdir -p "$d"
-step toggle i686-linux-gnu-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -pthread -I"$TOP/objpatch/lib" -I"$TOP" \
-	-c "$RT/rt_toggle.c" -o "$d/rt_toggle.o"
-step toggle "$RMC" --mode=user --nop "$d/rt_toggle.o"
-step toggle i686-linux-gnu-gcc -pie -o "$d/prog" "$d/rt_toggle.o" "$TOP/build/i386/libobjpatch.a" -pthread -lelf -ldl
-rm -f "$d"/*.o
-CASES+=("toggle toggle")
+# while 8 threads call, here through the int3 protocol on a real kernel;
+# with -pg sites (--nop) and with pads.
+toggle() {	# toggle NAME RMC-FLAGS CFLAGS...
+	local d=$P/$1 rmc=$2
+	shift 2
+	mkdir -p "$d"
+	step "$(basename "$d")" i686-linux-gnu-gcc -std=gnu11 "${WARN[@]}" "$@" -pthread -I"$TOP/objpatch/lib" -I"$TOP" \
+		-c "$RT/rt_toggle.c" -o "$d/rt_toggle.o"
+	# shellcheck disable=SC2086
+	step "$(basename "$d")" "$RMC" --mode=user $rmc "$d/rt_toggle.o"
+	step "$(basename "$d")" i686-linux-gnu-gcc -pie -o "$d/prog" "$d/rt_toggle.o" "$TOP/build/i386/libobjpatch.a" \
+		-pthread -lelf -ldl
+	rm -f "$d"/*.o
+	CASES+=("$(basename "$d") toggle")
+}
+toggle toggle --nop "${CFLAGS[@]}"
+toggle toggle-pads "" -O2 -g -fpatchable-function-entry=5 -fno-omit-frame-pointer
 
 # testdata/attach/target.c: objpatch attach --inject-only into it, running.
 d=$P/attach
@@ -211,6 +229,16 @@ step attach-trace "$RMC" --mode=user --nop "$d/traced.o"
 step attach-trace i686-linux-gnu-gcc -pthread -o "$d/prog" "$d/traced.o"
 rm -f "$d"/*.o
 CASES+=("attach-trace attach_trace")
+# The same with pads: attach joins each pad's NOPs while it holds every
+# thread (OBJPATCH_ATTACH_HELD), then enables.
+d=$P/attach-trace-pads
+mkdir -p "$d"
+step attach-trace-pads i686-linux-gnu-gcc -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread -fpatchable-function-entry=5 \
+	-c "$TOP/testdata/attach/traced.c" -o "$d/traced.o"
+step attach-trace-pads "$RMC" --mode=user "$d/traced.o"
+step attach-trace-pads i686-linux-gnu-gcc -pthread -o "$d/prog" "$d/traced.o"
+rm -f "$d"/*.o
+CASES+=("attach-trace-pads attach_trace")
 
 # ---- the root: busybox, the libraries every program needs, objpatch ----
 cp "$CACHE/busybox" "$ROOT/bin/busybox"
@@ -313,10 +341,10 @@ case_attach() {
 # attach_trace: a session of objpatch attach (two filters, 0.5 s, JSON),
 # then "quit": the target exits 7 with its workers' results right.
 case_attach_trace() {
-	mkfifo /tmp/in-trace
-	./prog < /tmp/in-trace > "$2/target.out" 2> "$2/target.err" &
+	mkfifo /tmp/in-$1
+	./prog < /tmp/in-$1 > "$2/target.out" 2> "$2/target.err" &
 	pid=$!
-	exec 3> /tmp/in-trace
+	exec 3> /tmp/in-$1
 	for _ in $(seq 3000); do grep -q ready "$2/target.out" && break; sleep 0.01; done
 	before=$(ls /proc/$pid/task | wc -l)
 	echo $before > "$2/threads.before"

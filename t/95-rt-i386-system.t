@@ -13,14 +13,18 @@
 #    (tail calls) in the same builds;
 #  - args.c, gcc -pg and -pg -mfentry, objpatch run --args in text and
 #    JSON, and stripped;
+#  - rt_test + rt_cxx and rt_i386.c with -fpatchable-function-entry=5
+#    pads (gcc's and clang's), which the runtime joins into one NOP as it
+#    starts alone: qemu-user hides the thread count, so only here;
 #  - rt_toggle: 10,000 enable/disable("*") while 8 threads call, through
 #    the int3 protocol on a real kernel (qemu-user's goes through mprotect
-#    windows);
+#    windows), with -pg sites and with pads;
 #  - objpatch attach --inject-only into target.c running: 20 loads, one by
 #    the thread blocked in read(), the target going on as before;
-#  - objpatch attach PID tracing testdata/attach/traced.c (-pg, --nop) for
-#    0.5 s with two filters: those functions only, their values, the
-#    session's thread gone, the target's checks and status right.
+#  - objpatch attach PID tracing testdata/attach/traced.c (-pg, --nop; and
+#    pads, joined while attach holds every thread) for 0.5 s with two
+#    filters: those functions only, their values, the session's thread
+#    gone, the target's checks and status right.
 # 100 s on the idle 2-core machine (164 s the first time): not in make check; run by make
 # check-i386-system.
 . "$(dirname "$0")/rt-lib.sh"
@@ -63,7 +67,7 @@ status_ok() {
 }
 
 export RT_EXPECT=$RT/rt_expect_i386.txt
-for name in pg fentry nop clang; do
+for name in pg fentry nop clang pads-gcc pads-clang; do
 	d=$R/rt-$name label="i386-system rt $name"
 	status_ok "[$label] untraced, its checks pass" "$d" untraced
 	[ ! -s "$d/err.untraced" ]
@@ -76,7 +80,7 @@ for name in pg fentry nop clang; do
 	done
 done
 
-for name in pg fentry nop clang; do
+for name in pg fentry nop clang pads; do
 	d=$R/i386-$name label="i386-system rt_i386 $name"
 	status_ok "[$label] untraced, its checks pass" "$d" untraced
 	status_ok "[$label] traced: exit 0, the program's checks pass" "$d" text
@@ -104,10 +108,12 @@ for name in pg fentry; do
 	[ -z "$out" ] || diag "$out"
 done
 
-d=$R/toggle label="i386-system toggle --nop"
-status_ok "[$label] 10,000 enable/disable(\"*\") with 8 threads calling: exit 0, checks pass" "$d" text
-grep -q '^# ' "$d/out.text" && diag "[$label] $(grep '^# ' "$d/out.text" | sed 's/^# //')"
-check_trace "$label" text "$RT/rt_toggle_expect.txt" "$d/trace.text"
+for name in toggle toggle-pads; do
+	d=$R/$name label="i386-system $name"
+	status_ok "[$label] 10,000 enable/disable(\"*\") with 8 threads calling: exit 0, checks pass" "$d" text
+	grep -q '^# ' "$d/out.text" && diag "[$label] $(grep '^# ' "$d/out.text" | sed 's/^# //')"
+	check_trace "$label" text "$RT/rt_toggle_expect.txt" "$d/trace.text"
+done
 
 # attach: the i386 objpatch into an i386 process (t/97-attach.t's scenario).
 d=$R/attach label="i386-system attach"
@@ -131,21 +137,24 @@ ok $((! $?)) "[$label] every sleep was whole and without error"
 is "$(grep '^read:' "$d/target.out")" "read: line after the loads" "[$label] the interrupted read() returned the line written after"
 is "$(cat "$d/target.err")" "" "[$label] dormant: nothing on the program's standard error"
 
-# attach tracing: objpatch attach PID's session in the i386 guest (t/98-attach-trace.t's "traced").
-d=$R/attach-trace label="i386-system attach trace"
-is "$(cat "$d/attach.status")" 0 "[$label] attach --filter add_pair --filter 'par*' --duration 0.5: status 0"
-[ "$(cat "$d/attach.status")" = 0 ] || diag "[$label] objpatch said:" "$(head -5 "$d/attach.err")"
-names=$(python3 -c 'import json, sys
+# attach tracing: objpatch attach PID's session in the i386 guest
+# (t/98-attach-trace.t's "traced"), with -pg sites and with pads.
+for name in attach-trace attach-trace-pads; do
+	d=$R/$name label="i386-system $name"
+	is "$(cat "$d/attach.status")" 0 "[$label] attach --filter add_pair --filter 'par*' --duration 0.5: status 0"
+	[ "$(cat "$d/attach.status")" = 0 ] || diag "[$label] objpatch said:" "$(head -5 "$d/attach.err")"
+	names=$(python3 -c 'import json, sys
 print(" ".join(sorted({e["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") in ("B", "E", "X")})))' \
-	"$d/trace.json" 2>&1)
-is "$names" "add_pair parity" "[$label] the trace holds the filtered functions, only"
-# The workers' arguments vary: values by their form (the program checks the rest).
-printf '%s\n' 'add_pair ~^[0-9]+$' 'parity ~^"(odd|even)"$' > "$T_TMP/attach-trace.expect"
-check_trace "$label" json "$T_TMP/attach-trace.expect" "$d/trace.json"
-is "$(cat "$d/threads.after")" "$(cat "$d/threads.before")" "[$label] detached: the runtime's session thread is gone"
-is "$(cat "$d/status")" 7 "[$label] the program exits with its own status"
-is "$(grep -c 'rounds, all right' "$d/target.out")" 3 "[$label] every worker's results were right"
-grep '^wrong' "$d/target.out" | head -3 | while read -r l; do diag "$l"; done
-is "$(cat "$d/target.err")" "" "[$label] nothing on the program's standard error"
+		"$d/trace.json" 2>&1)
+	is "$names" "add_pair parity" "[$label] the trace holds the filtered functions, only"
+	# The workers' arguments vary: values by their form (the program checks the rest).
+	printf '%s\n' 'add_pair ~^[0-9]+$' 'parity ~^"(odd|even)"$' > "$T_TMP/attach-trace.expect"
+	check_trace "$label" json "$T_TMP/attach-trace.expect" "$d/trace.json"
+	is "$(cat "$d/threads.after")" "$(cat "$d/threads.before")" "[$label] detached: the runtime's session thread is gone"
+	is "$(cat "$d/status")" 7 "[$label] the program exits with its own status"
+	is "$(grep -c 'rounds, all right' "$d/target.out")" 3 "[$label] every worker's results were right"
+	grep '^wrong' "$d/target.out" | head -3 | while read -r l; do diag "$l"; done
+	is "$(cat "$d/target.err")" "" "[$label] nothing on the program's standard error"
+done
 
 done_testing
