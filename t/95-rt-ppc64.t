@@ -20,9 +20,10 @@
 # kept from the entry's r3, as x86_64's come from rax.  Then rt_toggle's
 # 10,000 live toggles with 8 threads, with --nop sites and with the calls
 # (`b .+8` <-> `bl stub`, one aligned word); tail calls (rt_tail.c) with
-# gcc and clang; rt_ppc64le.c (ABI-neutral): the TOC restore after
-# disabled and enabled sites with junk in the TOC save words, and IBM
-# double-double long double returns.  About 70 s.
+# gcc and clang; rt_ppc64le.c and rt_ppc64le_catch.cc (ABI-neutral): the
+# TOC restore after disabled and enabled sites with junk in the TOC save
+# words, IBM double-double long double returns, and a catch that drops
+# the frame whose slot lies in the catcher's own frame.  About 80 s.
 . "$(dirname "$0")/rt-lib.sh"
 
 P=powerpc64-linux-gnu
@@ -69,11 +70,13 @@ run_prog() {
 	[ -s "$dir/err.$name" ] && diag "[$label] stderr ($name):" "$(head -20 "$dir/err.$name")"
 }
 
-# rt_ppc64le.c, which is ABI-neutral: junk in the TOC save words under
-# disabled (`b .+8`) and enabled sites, and IBM long double in f1:f2.
+# rt_ppc64le.c and rt_ppc64le_catch.cc, which are ABI-neutral: junk in
+# the TOC save words under disabled (`b .+8`) and enabled sites, IBM long
+# double in f1:f2, and a catch dropping the frame whose slot (16 bytes
+# above its entry r1 in both ABIs) lies in the catcher's own frame.
 ppc64_own() {
 	local label="$Q own" dir=$T_TMP/$Q-own tool
-	for tool in $P-gcc $P-objdump qemu-$Q; do
+	for tool in $P-gcc $P-g++ $P-objdump qemu-$Q; do
 		command -v "$tool" >/dev/null || { skip "[$label] $tool is not installed"; return; }
 	done
 	[ -e "$TOP/build/$Q/libobjpatch.so" ] || { ok 1 "[$label] build/$Q/libobjpatch.so was not built"; return; }
@@ -89,6 +92,14 @@ ppc64_own() {
 	run_prog "$label" "$dir" "toc_* disabled" "$OBJPATCH" run --filter main --output "$dir/trace.main" -- "$dir/toc"
 	run_prog "$label" "$dir" "all traced" "$OBJPATCH" run --output "$dir/trace.all" -- "$dir/toc"
 	check_trace "$label" text "$RT/rt_ppc64le_expect.txt" "$dir/trace.all"
+
+	compile_ok "[$label] rt_ppc64le_catch.cc" $P-g++ "${WARN[@]}" "${CFLAGS[@]}" -c "$RT/rt_ppc64le_catch.cc" \
+		-o "$dir/catch.o" &&
+	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/catch.o" &&
+	compile_ok "[$label] link" $P-g++ -pie -o "$dir/catch" "$dir/catch.o" || return
+	run_prog "$label" "$dir" "catch, untraced_helper filtered out" "$OBJPATCH" run --filter '*' \
+		--filter '!untraced_*' --output "$dir/trace.catch" -- "$dir/catch"
+	check_trace "$label catch" text "$RT/rt_ppc64le_catch_expect.txt" "$dir/trace.catch"
 }
 ppc64_own
 

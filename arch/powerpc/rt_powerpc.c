@@ -7,6 +7,7 @@
  * loads from, which the compiler's _CALL_ELF says.
  */
 #include <string.h>
+#include <sys/auxv.h>
 #include "arch/arch.h"
 #include "arch/port.h"
 #include "arch/powerpc/insn.h"
@@ -101,6 +102,10 @@ const uint8_t *ppc64_site_nop(uintptr_t site, size_t len)
 }
 #endif
 
+#if defined(__powerpc64__) && _CALL_ELF != 2
+int rt_ppc64_vmx;
+#endif
+
 /*
  * The time base: readable from user space (on 32-bit, mftbu/mftb, read
  * again when the upper half moved), a constant rate on POWER8 and later
@@ -109,6 +114,10 @@ const uint8_t *ppc64_site_nop(uintptr_t site, size_t len)
  */
 void rt_timestamp_init(void)
 {
+#if defined(__powerpc64__) && _CALL_ELF != 2
+	/* The port's one call before any site is enabled: what rt_ppc64.S's return trampoline asks. */
+	rt_ppc64_vmx = (getauxval(AT_HWCAP) & PPC_FEATURE_HAS_ALTIVEC) != 0;
+#endif
 }
 
 uint64_t rt_timestamp(void)

@@ -36,14 +36,16 @@
  * Return: the traced function's `blr` comes here instead of to its caller
  * with r1 = its caller's stack pointer; every return register (r3-r10 for
  * small structs, f1-f8 and v2-v9 for homogeneous aggregates, IBM long
- * double in f1:f2, vectors and __float128 in v2) is kept, r2 too, and r2
- * becomes ours (from our own address, bcl) while rt_exit runs.
+ * double in f1:f2, vectors and __float128 in v2; on ELFv1 the vector ones
+ * where the machine has them) is kept, r2 too, and r2 becomes ours (from
+ * our own address, bcl) while rt_exit runs.
  *
  * ELFv1 returns every struct in memory whose address the caller passes in
  * r3, and no register need hold it at the return: its CAPTURE_MEMORY
  * trampolines hand r3 at the entry to rt_enter_mem, as ppc32's do.
  */
 #include "arch/port.h"
+#include "arch/powerpc/rt_powerpc.h"
 
 #if _CALL_ELF == 2
 	.abiversion 2
@@ -85,27 +87,8 @@
 	.cfi_offset lr, 16
 	stdu 1, -EFRAME(1)
 	.cfi_def_cfa_offset EFRAME
-	std 3, EGPR+0(1)
-	std 4, EGPR+8(1)
-	std 5, EGPR+16(1)
-	std 6, EGPR+24(1)
-	std 7, EGPR+32(1)
-	std 8, EGPR+40(1)
-	std 9, EGPR+48(1)
-	std 10, EGPR+56(1)
-	stfd 1, EFPR+0(1)
-	stfd 2, EFPR+8(1)
-	stfd 3, EFPR+16(1)
-	stfd 4, EFPR+24(1)
-	stfd 5, EFPR+32(1)
-	stfd 6, EFPR+40(1)
-	stfd 7, EFPR+48(1)
-	stfd 8, EFPR+56(1)
-	stfd 9, EFPR+64(1)
-	stfd 10, EFPR+72(1)
-	stfd 11, EFPR+80(1)
-	stfd 12, EFPR+88(1)
-	stfd 13, EFPR+96(1)
+	PPC_REGS std, EGPR, 8, 3, 4, 5, 6, 7, 8, 9, 10
+	PPC_REGS stfd, EFPR, 8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
 	mr 3, 0
 	/* The traced function's back chain (at its r1, just above our frame): its entry r1. */
 	ld 4, EFRAME(1)
@@ -129,27 +112,8 @@
 .endif
 .endif
 	nop
-	ld 3, EGPR+0(1)
-	ld 4, EGPR+8(1)
-	ld 5, EGPR+16(1)
-	ld 6, EGPR+24(1)
-	ld 7, EGPR+32(1)
-	ld 8, EGPR+40(1)
-	ld 9, EGPR+48(1)
-	ld 10, EGPR+56(1)
-	lfd 1, EFPR+0(1)
-	lfd 2, EFPR+8(1)
-	lfd 3, EFPR+16(1)
-	lfd 4, EFPR+24(1)
-	lfd 5, EFPR+32(1)
-	lfd 6, EFPR+40(1)
-	lfd 7, EFPR+48(1)
-	lfd 8, EFPR+56(1)
-	lfd 9, EFPR+64(1)
-	lfd 10, EFPR+72(1)
-	lfd 11, EFPR+80(1)
-	lfd 12, EFPR+88(1)
-	lfd 13, EFPR+96(1)
+	PPC_REGS ld, EGPR, 8, 3, 4, 5, 6, 7, 8, 9, 10
+	PPC_REGS lfd, EFPR, 8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
 	addi 1, 1, EFRAME
 	.cfi_def_cfa_offset 0
 	ld 0, 16(1)
@@ -180,6 +144,21 @@ RT_ENTRY_SET RT_UNREACHED_ENTRY, rt_entry_fentry, 0, trap
 #define RFPR (RGPR + 48)
 #define RVEC ((RFPR + 48 + 15) & ~15)
 #define RFRAME (RVEC + 128)
+
+/*
+ * SKIP_WITHOUT_VMX label: ELFv2 machines all have VMX (POWER8 is its
+ * baseline); ELFv1's baseline (POWER4, as gcc targets it here) may not, and
+ * there v2-v9 are kept only where rt_timestamp_init() found AltiVec, or
+ * stvx would be an illegal instruction.  With our r2; clobbers r11, cr0.
+ */
+.macro SKIP_WITHOUT_VMX label
+#if _CALL_ELF != 2
+	addis 11, 2, rt_ppc64_vmx@toc@ha
+	lwz 11, rt_ppc64_vmx@toc@l(11)
+	cmpwi 11, 0
+	beq \label
+#endif
+.endm
 
 /*
  * The slot problem: frames are matched to returns by stack address
@@ -217,39 +196,16 @@ rt_return_wide:
 	stfd 2, RREGS+32(1)
 	stfd 1, RREGS+48(1)
 	stfd 2, RREGS+56(1)
-	std 5, RGPR+0(1)
-	std 6, RGPR+8(1)
-	std 7, RGPR+16(1)
-	std 8, RGPR+24(1)
-	std 9, RGPR+32(1)
-	std 10, RGPR+40(1)
-	stfd 3, RFPR+0(1)
-	stfd 4, RFPR+8(1)
-	stfd 5, RFPR+16(1)
-	stfd 6, RFPR+24(1)
-	stfd 7, RFPR+32(1)
-	stfd 8, RFPR+40(1)
-	li 11, RVEC
-	stvx 2, 1, 11
-	li 11, RVEC+16
-	stvx 3, 1, 11
-	li 11, RVEC+32
-	stvx 4, 1, 11
-	li 11, RVEC+48
-	stvx 5, 1, 11
-	li 11, RVEC+64
-	stvx 6, 1, 11
-	li 11, RVEC+80
-	stvx 7, 1, 11
-	li 11, RVEC+96
-	stvx 8, 1, 11
-	li 11, RVEC+112
-	stvx 9, 1, 11
+	PPC_REGS std, RGPR, 8, 5, 6, 7, 8, 9, 10
+	PPC_REGS stfd, RFPR, 8, 3, 4, 5, 6, 7, 8
 	bcl 20, 31, .Lret_toc
 .Lret_toc:
 	mflr 12
 	addis 2, 12, (.TOC. - .Lret_toc)@ha
 	addi 2, 2, (.TOC. - .Lret_toc)@l
+	SKIP_WITHOUT_VMX .Lret_saved
+	PPC_VREGS stvx, RVEC, 2, 3, 4, 5, 6, 7, 8, 9
+.Lret_saved:
 	addi 3, 1, RREGS
 	addi 4, 1, RFRAME+32
 	bl rt_exit
@@ -259,34 +215,11 @@ rt_return_wide:
 	ld 4, RREGS+8(1)
 	lfd 1, RREGS+16(1)
 	lfd 2, RREGS+32(1)
-	ld 5, RGPR+0(1)
-	ld 6, RGPR+8(1)
-	ld 7, RGPR+16(1)
-	ld 8, RGPR+24(1)
-	ld 9, RGPR+32(1)
-	ld 10, RGPR+40(1)
-	lfd 3, RFPR+0(1)
-	lfd 4, RFPR+8(1)
-	lfd 5, RFPR+16(1)
-	lfd 6, RFPR+24(1)
-	lfd 7, RFPR+32(1)
-	lfd 8, RFPR+40(1)
-	li 11, RVEC
-	lvx 2, 1, 11
-	li 11, RVEC+16
-	lvx 3, 1, 11
-	li 11, RVEC+32
-	lvx 4, 1, 11
-	li 11, RVEC+48
-	lvx 5, 1, 11
-	li 11, RVEC+64
-	lvx 6, 1, 11
-	li 11, RVEC+80
-	lvx 7, 1, 11
-	li 11, RVEC+96
-	lvx 8, 1, 11
-	li 11, RVEC+112
-	lvx 9, 1, 11
+	PPC_REGS ld, RGPR, 8, 5, 6, 7, 8, 9, 10
+	PPC_REGS lfd, RFPR, 8, 3, 4, 5, 6, 7, 8
+	SKIP_WITHOUT_VMX .Lret_restored
+	PPC_VREGS lvx, RVEC, 2, 3, 4, 5, 6, 7, 8, 9
+.Lret_restored:
 	ld 2, RTOC(1)
 	addi 1, 1, RFRAME
 	.cfi_def_cfa_offset 0
