@@ -12,6 +12,8 @@
 #    `b .+8`; also recorded under qemu (a big-endian 64-bit recording whose
 #    function names come from .opd) and reported by this machine's objpatch;
 #  - with gcc -pg at -O0;
+#  - with gcc -pg, not stripped (.symtab's function symbols name .opd
+#    descriptors), also recorded and reported;
 #  - with gcc -pg and recordmcount --nop (the nop stays);
 #  - with gcc -pg, non-PIC and linked -no-pie;
 #  - with clang -pg (its ELFv1 output: descriptors too, the same call);
@@ -20,7 +22,8 @@
 # kept from the entry's r3, as x86_64's come from rax.  Then rt_toggle's
 # 10,000 live toggles with 8 threads, with --nop sites and with the calls
 # (`b .+8` <-> `bl stub`, one aligned word); tail calls (rt_tail.c) with
-# gcc and clang; rt_ppc64le.c and rt_ppc64le_catch.cc (ABI-neutral): the
+# gcc and clang; `objpatch list` naming functions at their code, not
+# their descriptors; rt_ppc64le.c and rt_ppc64le_catch.cc (ABI-neutral): the
 # TOC restore after disabled and enabled sites with junk in the TOC save
 # words, IBM double-double long double returns, and a catch that drops
 # the frame whose slot lies in the catcher's own frame.  About 80 s.
@@ -31,6 +34,9 @@ Q=ppc64
 
 REPORT=1 cross_variant $Q $P $P-gcc $P-g++ pg ""
 cross_variant $Q $P $P-gcc $P-g++ O0 "" -O0
+# Not stripped: .symtab's function symbols name .opd descriptors (which
+# objpatch list resolves to their code: ppc64_own); traced and reported.
+KEEP_SYMBOLS=1 REPORT=1 cross_variant $Q $P $P-gcc $P-g++ symbols ""
 cross_variant $Q $P $P-gcc $P-g++ nop --nop
 RT_LDFLAGS=-no-pie
 cross_variant $Q $P $P-gcc $P-g++ nopic "" -fno-pic
@@ -60,6 +66,22 @@ every_site_restores_toc() {
 	[ "$bad" -eq 0 ] || diag "$bad of $n sites are not"
 }
 
+# names_at_code LABEL PROG: `objpatch list` of a program with a .symtab but
+# no DWARF, whose function symbols name .opd descriptors, puts each
+# function at its code: where objdump's `.NAME` label (binutils' own
+# reading of .opd) is.
+names_at_code() {
+	local label=$1 prog=$2 n=0 bad=0 addr name code
+	$P-objdump -d "$prog" | sed -n 's/^0*\([0-9a-f]*\) <\.\([A-Za-z_][A-Za-z0-9_]*\)>:$/\2 \1/p' > "$prog.code"
+	while read -r addr name; do
+		n=$((n + 1))
+		code=$(awk -v f="$name" '$1 == f { print $2; exit }' "$prog.code")
+		[ -n "$code" ] && [ $((16#$code)) -eq $((addr)) ] || { bad=$((bad + 1)); diag "$name at $addr, its code at 0x${code:-?}"; }
+	done < <("$OBJPATCH" list "$prog" | sed -n 's/^\(0x[0-9a-f]*\) .*[ *]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1 \2/p')
+	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
+	ok $? "[$label] objpatch list names all $n functions at their code, not their .opd descriptors"
+}
+
 # run_prog LABEL DIR NAME RUNNER...: the program's own checks pass under RUNNER.
 run_prog() {
 	local label=$1 dir=$2 name=$3 status
@@ -86,6 +108,12 @@ ppc64_own() {
 	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/toc.o" &&
 	compile_ok "[$label] link" $P-gcc -pie -o "$dir/toc" "$dir/toc.o" &&
 	compile_ok "[$label] strip" $P-strip "$dir/toc" || return
+	# Without DWARF: the names come from .symtab alone.
+	compile_ok "[$label] rt_ppc64le.c -g0" $P-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -g0 -c "$RT/rt_ppc64le.c" \
+		-o "$dir/toc-symtab.o" &&
+	compile_ok "[$label] recordmcount --mode=user, no DWARF" "$RMC" --mode=user "$dir/toc-symtab.o" &&
+	compile_ok "[$label] link -g0" $P-gcc -pie -o "$dir/toc-symtab" "$dir/toc-symtab.o" &&
+	names_at_code "$label" "$dir/toc-symtab"
 	every_site_restores_toc "$label" "$dir/toc"
 	run_prog "$label" "$dir" untraced qemu-$Q -L /usr/$P "$dir/toc"
 	# Only main traced: toc_* sites hold `b .+8`, and a NOP would load the junk.
