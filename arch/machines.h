@@ -36,7 +36,7 @@ MACHINE(mipsel,   mipsel-linux-gnu-,        mipsel-linux-gnu,        -fno-pic -m
 MACHINE(mips64,   mips64-linux-gnuabi64-,   mips64-linux-gnuabi64,   -fno-pic -mno-abicalls -G0,   mips,    mips64,   EM_MIPS,    ELFCLASS64, ELFDATA2MSB, mips64)
 MACHINE(mips64el, mips64el-linux-gnuabi64-, mips64el-linux-gnuabi64, -fno-pic -mno-abicalls -G0,   mips,    mips64el, EM_MIPS,    ELFCLASS64, ELFDATA2LSB, mips64)
 MACHINE(ppc,      powerpc-linux-gnu-,       powerpc-linux-gnu,       -fno-pic,                     ppc,     ppc,      EM_PPC,     ELFCLASS32, ELFDATA2MSB, ppc32)
-MACHINE(ppc64,    powerpc64-linux-gnu-,     powerpc64-linux-gnu,     -fno-pic,                     -,       -,        EM_PPC64,   ELFCLASS64, ELFDATA2MSB, ppc64)
+MACHINE(ppc64,    powerpc64-linux-gnu-,     powerpc64-linux-gnu,     -fno-pic,                     ppc64,   ppc64,    EM_PPC64,   ELFCLASS64, ELFDATA2MSB, ppc64)
 MACHINE(ppc64le,  powerpc64le-linux-gnu-,   powerpc64le-linux-gnu,   -fno-pic,                     ppc64le, ppc64le,  EM_PPC64,   ELFCLASS64, ELFDATA2LSB, ppc64le)
 MACHINE(s390x,    s390x-linux-gnu-,         s390x-linux-gnu,         -fno-pic,                     s390x,   s390x,    EM_S390,    ELFCLASS64, ELFDATA2MSB, s390x)
 MACHINE(sh4,      sh4-linux-gnu-,           -,                       -fno-pic,                     -,       -,        EM_SH,      ELFCLASS32, ELFDATA2LSB, sh)

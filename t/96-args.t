@@ -18,7 +18,8 @@
 # gcc -pg (relaxed, -mno-relax, --nop, with and without a frame pointer)
 # and clang -pg, and ppc64le's gcc
 # -pg (through a PLT stub), --nop and clang -pg, whose register arguments
-# are "?" the same way but whose stack arguments show; 32-bit PowerPC's
+# are "?" the same way but whose stack arguments show, and ppc64's (ELFv1)
+# the same with -O0 and non-PIC too; 32-bit PowerPC's
 # gcc -pg (before the prologue: every argument shows), --nop, non-PIC and
 # clang -pg (after it: the stack arguments only); 32-bit ARM
 # gcc -pg and --nop, Thumb-2 and ARM code (stack arguments past a prologue
@@ -212,6 +213,29 @@ ppc64le-clang clang,--target=powerpc64le-linux-gnu - -pg
 EOF2
 else
 	ok 1 "powerpc64le-linux-gnu-gcc and build/ppc64le/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- ppc64 (ELFv1, big-endian), under qemu-user: every form t/95-rt-ppc64.t traces ----
+# As ppc64le: the hook is an ordinary call after the prologue, the register
+# arguments are "?" (machine-ppc64.txt), the stack ones show, from the
+# caller's parameter save area 48 bytes above its r1 (ELFv1's linkage
+# area), a value narrower than its doubleword at its end.
+P=powerpc64-linux-gnu
+if command -v $P-gcc > /dev/null && command -v clang > /dev/null && [ -f "$TOP/build/ppc64/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags flags; do
+		[ "$ldflags" != - ] || ldflags=
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=$ldflags form "$label" "$D/$label" "${cc//,/ }" $P-strip "$rmc" $flags &&
+			check "$label" "$D/$label" "--machine $SRC/machine-ppc64.txt"
+	done <<EOF2
+ppc64-pg $P-gcc - - -pg
+ppc64-O0 $P-gcc - - -pg -O0
+ppc64-nop $P-gcc --nop - -pg
+ppc64-nopic $P-gcc - -no-pie -pg -fno-pic
+ppc64-clang clang,--target=$P - - -pg
+EOF2
+else
+	ok 1 "$P-gcc, clang and build/ppc64/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 # ---- 32-bit PowerPC (SysV, big-endian), under qemu-user: the forms t/95-rt-ppc.t traces ----

@@ -984,7 +984,7 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 	if (!recorded_frame(t, f)) {
 		/* Entered before this session, or none runs: it returns unrecorded. */
 	} else if (t->frames[f].mem && t->frames[f].flags == CAPTURE_MEMORY) {
-		/* Its address from the entry (ppc32): no register holds it at the return. */
+		/* Its address from the entry (ppc32, ppc64 ELFv1): no register holds it at the return. */
 		struct ret_regs copy = *regs;
 
 		copy.gpr[0] = t->frames[f].mem;
