@@ -190,4 +190,28 @@ rt_return_wide:
 	.size rt_return_regs, . - rt_return_regs
 	.size rt_return_wide, . - rt_return_wide
 
+/*
+ * gcc's PIC code takes its GOT pointer from this helper (`call` it with
+ * %l7 = the GOT's offset from the call), which it emits as a weak copy in
+ * a COMDAT section of every object, the program's start files included.
+ * The patcher's SIGSEGV handler (objpatch_patcher_text) reads its globals
+ * through the GOT while a window makes program pages non-executable, and
+ * in a program linking libobjpatch.a the copy the linker kept lies among
+ * the program's first functions: the handler faulted again inside itself
+ * and the process died.  This strong definition in the patcher's section
+ * wins over every weak copy; it does what gcc's does, nothing more.
+ */
+	.section objpatch_patcher_text, "ax", @progbits
+	.globl __sparc_get_pc_thunk.l7
+	.hidden __sparc_get_pc_thunk.l7
+	.type __sparc_get_pc_thunk.l7, @function
+	.p2align 2
+__sparc_get_pc_thunk.l7:
+	.cfi_startproc
+	.cfi_register %o7, %o7
+	jmp %o7 + 8
+	 add %o7, %l7, %l7
+	.cfi_endproc
+	.size __sparc_get_pc_thunk.l7, . - __sparc_get_pc_thunk.l7
+
 	.section .note.GNU-stack, "", @progbits
