@@ -174,14 +174,14 @@ static unsigned read_site(uintptr_t site)
 
 		if (a == site)
 			continue;
-		if (disturbs_args(a, w)) {
-			flags &= ~(unsigned)SITE_ARGS_KEPT;
-			if (SPARC_OP(w) != 2 && SPARC_OP(w) != 3)
-				flags &= ~(unsigned)SITE_I0_KEPT;
-			else if (SPARC_RD(w) == 24 || SPARC_OP3(w) == 0x38 || SPARC_OP3(w) == 0x3a ||
-				 (SPARC_OP(w) == 3 && SPARC_OP3(w) == 0x03 && SPARC_RD(w) + 1 == 24))
-				flags &= ~(unsigned)SITE_I0_KEPT;
-		}
+		if (!disturbs_args(a, w))
+			continue;
+		flags &= ~(unsigned)SITE_ARGS_KEPT;
+		/* %i0 too, unless an ALU or load form names another rd (a control transfer or window change: all). */
+		if ((SPARC_OP(w) != 2 && SPARC_OP(w) != 3) || SPARC_RD(w) == 24 ||
+		    (SPARC_OP(w) == 2 && SPARC_OP3(w) >= 0x38) ||
+		    (SPARC_OP(w) == 3 && (SPARC_OP3(w) == 0x03 || SPARC_OP3(w) == 0x13) && SPARC_RD(w) + 1 == 24))
+			flags &= ~(unsigned)SITE_I0_KEPT;
 	}
 	return flags | SITE_SAVED;
 }
