@@ -75,6 +75,10 @@ packages=(
 	pkgconf
 	# t/77-svg.t renders a flame graph in headless Chromium
 	chromium
+	# scripts/i386-system.sh boots Debian's kernels with an initramfs:
+	# t/97-attach.t's i386 case on a kernel that runs no i386 program, and
+	# make check-i386-system
+	qemu-system-x86 cpio
 )
 
 sudo=""

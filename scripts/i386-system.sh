@@ -9,7 +9,13 @@
 # machine).  The guest's /init runs each case, sends its results back over
 # the second serial port (a tar, gzip'd and base64'd) and powers off.
 #
-#   scripts/i386-system.sh OUTDIR
+#   scripts/i386-system.sh OUTDIR [686|amd64]
+#
+# amd64 boots Debian's 64-bit kernel instead, which runs i386 programs
+# too, and puts this machine's own x86_64 objpatch in the guest, with
+# build/i386/libobjpatch.so as its i386 runtime: the attach cases then
+# are t/97-attach.t's i386 case (a 64-bit objpatch into an i386 process),
+# which the machines here cannot run.  Only they are run.
 #
 # leaves OUTDIR/results/CASE/ with each case's standard output and error,
 # exit status ("status") and traces, and OUTDIR/console.log (the guest's
@@ -24,7 +30,8 @@
 # failure") or hangs; qemu's TCG boots the kernel in about 20 s.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${1:?usage: scripts/i386-system.sh OUTDIR}
+OUT=${1:?usage: scripts/i386-system.sh OUTDIR [686|amd64]}
+FLAVOUR=${2:-686}
 CACHE=$TOP/build/i386-system
 RMC=$TOP/build/recordmcount
 LIB32=$TOP/build/i386/libobjpatch.so
@@ -36,7 +43,12 @@ GUEST_TIMEOUT=${I386_SYSTEM_TIMEOUT:-900}
 die() { echo "i386-system: $*" >&2; exit "${2:-1}"; }
 missing() { die "$*" 2; }
 
-for tool in qemu-system-i386 i686-linux-gnu-gcc i686-linux-gnu-g++ i686-linux-gnu-strip i686-linux-gnu-readelf \
+case $FLAVOUR in
+686) QEMU=qemu-system-i386 KARCH=i386 ;;
+amd64) QEMU=qemu-system-x86_64 KARCH=amd64 ;;
+*) echo "i386-system: the kernel is 686 or amd64, not $FLAVOUR" >&2; exit 2 ;;
+esac
+for tool in $QEMU i686-linux-gnu-gcc i686-linux-gnu-g++ i686-linux-gnu-strip i686-linux-gnu-readelf \
 	cpio gzip base64 apt-get dpkg-deb; do
 	command -v "$tool" > /dev/null || missing "$tool is not installed (scripts/deps.sh)"
 done
@@ -60,20 +72,21 @@ fetch() {	# fetch PACKAGE: its .deb in $CACHE/debs, downloaded once
 	echo "${debs[0]}"
 }
 # The newest 686 (non-PAE) kernel Debian has: the 32-bit x86 flavour that
-# boots on any i686, and runs i386 programs only.
-kdebs=("$CACHE"/debs/linux-image-*-686-unsigned_*.deb)
+# boots on any i686, and runs i386 programs only; or the amd64 one.
+kdebs=("$CACHE"/debs/linux-image-*-"$FLAVOUR"-unsigned_*.deb)
 if [ ! -e "${kdebs[0]}" ]; then
 	dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386
-	apt-cache show linux-image-686:i386 > /dev/null 2>&1 || apt-get update -qq || true
-	kpkg=$(apt-cache search --names-only '^linux-image-[0-9.]+-[0-9]+-686-unsigned$' | cut -d' ' -f1 | sort -V | tail -1)
-	[ -n "$kpkg" ] || missing "no linux-image-*-686-unsigned package in apt's lists"
-	fetch "$kpkg:i386" > /dev/null
+	apt-cache show "linux-image-$FLAVOUR:$KARCH" > /dev/null 2>&1 || apt-get update -qq || true
+	kpkg=$(apt-cache search --names-only "^linux-image-[0-9.]+-[0-9]+-$FLAVOUR-unsigned\$" | cut -d' ' -f1 | sort -V | tail -1)
+	[ -n "$kpkg" ] || missing "no linux-image-*-$FLAVOUR-unsigned package in apt's lists"
+	fetch "$kpkg:$KARCH" > /dev/null
 fi
-kdeb=$(printf '%s\n' "$CACHE"/debs/linux-image-*-686-unsigned_*.deb | sort -V | tail -1)
+kdeb=$(printf '%s\n' "$CACHE"/debs/linux-image-*-"$FLAVOUR"-unsigned_*.deb | sort -V | tail -1)
+VMLINUZ=$CACHE/vmlinuz-$FLAVOUR
 bdeb=$(fetch busybox-static:i386) || exit
-if [ ! -e "$CACHE/vmlinuz" ] || [ "$kdeb" -nt "$CACHE/vmlinuz" ]; then
+if [ ! -e "$VMLINUZ" ] || [ "$kdeb" -nt "$VMLINUZ" ]; then
 	rm -rf "$CACHE/kernel"
-	if ! dpkg-deb -x "$kdeb" "$CACHE/kernel" || ! cp "$CACHE"/kernel/boot/vmlinuz-* "$CACHE/vmlinuz"; then
+	if ! dpkg-deb -x "$kdeb" "$CACHE/kernel" || ! cp "$CACHE"/kernel/boot/vmlinuz-* "$VMLINUZ"; then
 		die "no vmlinuz in $kdeb"
 	fi
 	rm -rf "$CACHE/kernel"
@@ -89,12 +102,14 @@ fi
 # ---- objpatch for i386 (the tools' own build with the cross compiler;
 # dynamic: Debian has no i386 libelf.a in the cross sysroot; a 64-bit
 # off_t: attach reads /proc/PID/mem at addresses past 2 GiB) ----
+if [ "$FLAVOUR" = 686 ]; then
 mkdir -p "$CACHE/tools/inc"
 cp /usr/include/libelf.h /usr/include/gelf.h "$CACHE/tools/inc/" 2> /dev/null ||
 	missing "no /usr/include/libelf.h (libelf-dev)"
 make -s -C "$TOP" -j2 STATIC=0 BUILD="$CACHE/tools" CC=i686-linux-gnu-gcc AR=i686-linux-gnu-ar \
 	CFLAGS="-O2 -g -D_FILE_OFFSET_BITS=64 -idirafter $CACHE/tools/inc" "$CACHE/tools/objpatch" > "$CACHE/tools.log" 2>&1 ||
 	die "the i386 objpatch did not build: $CACHE/tools.log"
+fi
 
 # ---- the programs ----
 ROOT=$OUT/root
@@ -150,6 +165,16 @@ own fentry i686-linux-gnu-gcc "" -mfentry -fno-pie
 own nop i686-linux-gnu-gcc --nop
 own clang clang --nop
 
+# -fpatchable-function-entry=5 pads instead of -pg: gcc's five 0x90 and
+# clang's `66 90 66 90 90`, which the runtime joins into one NOP when it
+# starts alone, here (qemu-user reports no thread count: t/95-rt-i386.t).
+PG_CFLAGS=("${CFLAGS[@]}")
+CFLAGS=(-O2 -g -fpatchable-function-entry=5 -fno-omit-frame-pointer)
+rt pads-gcc i686-linux-gnu-gcc ""
+rt pads-clang clang ""
+own pads i686-linux-gnu-gcc ""
+CFLAGS=("${PG_CFLAGS[@]}")
+
 # tail NAME CC RMC-FLAGS [CFLAGS...]: rt_tail.c, tail calls between traced functions.
 tail_prog() {
 	local name=$1 rmc=$3 d=$P/tail-$1
@@ -185,15 +210,23 @@ args pg -pg
 ARGS_LDFLAGS="-no-pie" args fentry -pg -mfentry -fno-pic
 
 # rt_toggle.c linked with build/i386/libobjpatch.a: 10,000 enable/disable("*")
-# while 8 threads call, here through the int3 protocol on a real kernel.
-d=$P/toggle
-mkdir -p "$d"
-step toggle i686-linux-gnu-gcc -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -pthread -I"$TOP/objpatch/lib" -I"$TOP" \
-	-c "$RT/rt_toggle.c" -o "$d/rt_toggle.o"
-step toggle "$RMC" --mode=user --nop "$d/rt_toggle.o"
-step toggle i686-linux-gnu-gcc -pie -o "$d/prog" "$d/rt_toggle.o" "$TOP/build/i386/libobjpatch.a" -pthread -lelf -ldl
-rm -f "$d"/*.o
-CASES+=("toggle toggle")
+# while 8 threads call, here through the int3 protocol on a real kernel;
+# with -pg sites (--nop) and with pads.
+toggle() {	# toggle NAME RMC-FLAGS CFLAGS...
+	local d=$P/$1 rmc=$2
+	shift 2
+	mkdir -p "$d"
+	step "$(basename "$d")" i686-linux-gnu-gcc -std=gnu11 "${WARN[@]}" "$@" -pthread -I"$TOP/objpatch/lib" -I"$TOP" \
+		-c "$RT/rt_toggle.c" -o "$d/rt_toggle.o"
+	# shellcheck disable=SC2086
+	step "$(basename "$d")" "$RMC" --mode=user $rmc "$d/rt_toggle.o"
+	step "$(basename "$d")" i686-linux-gnu-gcc -pie -o "$d/prog" "$d/rt_toggle.o" "$TOP/build/i386/libobjpatch.a" \
+		-pthread -lelf -ldl
+	rm -f "$d"/*.o
+	CASES+=("$(basename "$d") toggle")
+}
+toggle toggle --nop "${CFLAGS[@]}"
+toggle toggle-pads "" -O2 -g -fpatchable-function-entry=5 -fno-omit-frame-pointer
 
 # testdata/attach/target.c: objpatch attach --inject-only into it, running.
 d=$P/attach
@@ -211,10 +244,27 @@ step attach-trace "$RMC" --mode=user --nop "$d/traced.o"
 step attach-trace i686-linux-gnu-gcc -pthread -o "$d/prog" "$d/traced.o"
 rm -f "$d"/*.o
 CASES+=("attach-trace attach_trace")
+# The same with pads: attach joins each pad's NOPs while it holds every
+# thread (OBJPATCH_ATTACH_HELD), then enables.
+d=$P/attach-trace-pads
+mkdir -p "$d"
+step attach-trace-pads i686-linux-gnu-gcc -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread -fpatchable-function-entry=5 \
+	-c "$TOP/testdata/attach/traced.c" -o "$d/traced.o"
+step attach-trace-pads "$RMC" --mode=user "$d/traced.o"
+step attach-trace-pads i686-linux-gnu-gcc -pthread -o "$d/prog" "$d/traced.o"
+rm -f "$d"/*.o
+CASES+=("attach-trace-pads attach_trace")
 
 # ---- the root: busybox, the libraries every program needs, objpatch ----
 cp "$CACHE/busybox" "$ROOT/bin/busybox"
-cp "$CACHE/tools/objpatch" "$LIB32" "$ROOT/opt/objpatch/" || exit 1
+if [ "$FLAVOUR" = 686 ]; then
+	cp "$CACHE/tools/objpatch" "$LIB32" "$ROOT/opt/objpatch/" || exit 1
+else
+	# This machine's objpatch (static), which finds i386/libobjpatch.so beside it.
+	readelf -lW "$TOP/build/objpatch" | grep -q 'program interpreter' && missing "build/objpatch is not static (STATIC=0?)"
+	mkdir -p "$ROOT/opt/objpatch/i386"
+	cp "$TOP/build/objpatch" "$ROOT/opt/objpatch/" && cp "$LIB32" "$ROOT/opt/objpatch/i386/" || exit 1
+fi
 # needed FILE...: the DT_NEEDED closure of FILEs in the cross sysroot's lib/.
 declare -A have=()
 needed() {
@@ -229,11 +279,14 @@ needed() {
 		done
 	done
 }
-needed "$ROOT/opt/objpatch/objpatch" "$ROOT/opt/objpatch/libobjpatch.so" "$P"/*/prog
+needed "$ROOT"/opt/objpatch/*objpatch* "$ROOT"/opt/objpatch/*/libobjpatch.so "$P"/*/prog
 cp -L "$SYSROOT/lib/ld-linux.so.2" "$ROOT/lib/"
 
 # I386_SYSTEM_ONLY=REGEX: only the cases whose names match (all are built).
-printf '%s\n' "${CASES[@]}" | grep -E "^(${I386_SYSTEM_ONLY:-.*}) " > "$ROOT/cases" ||
+# The amd64 kernel's cases: a 64-bit objpatch attaching to i386 processes.
+only=${I386_SYSTEM_ONLY:-.*}
+[ "$FLAVOUR" = amd64 ] && only=${I386_SYSTEM_ONLY:-attach.*}
+printf '%s\n' "${CASES[@]}" | grep -E "^($only) " > "$ROOT/cases" ||
 	die "no case matches I386_SYSTEM_ONLY=$I386_SYSTEM_ONLY"
 cat > "$ROOT/init" <<'EOF'
 #!/bin/busybox sh
@@ -313,10 +366,10 @@ case_attach() {
 # attach_trace: a session of objpatch attach (two filters, 0.5 s, JSON),
 # then "quit": the target exits 7 with its workers' results right.
 case_attach_trace() {
-	mkfifo /tmp/in-trace
-	./prog < /tmp/in-trace > "$2/target.out" 2> "$2/target.err" &
+	mkfifo /tmp/in-$1
+	./prog < /tmp/in-$1 > "$2/target.out" 2> "$2/target.err" &
 	pid=$!
-	exec 3> /tmp/in-trace
+	exec 3> /tmp/in-$1
 	for _ in $(seq 3000); do grep -q ready "$2/target.out" && break; sleep 0.01; done
 	before=$(ls /proc/$pid/task | wc -l)
 	echo $before > "$2/threads.before"
@@ -355,10 +408,11 @@ chmod +x "$ROOT/init"
 # ---- the boot ----
 echo "i386-system: booting $(basename "$kdeb" .deb) (initramfs $(du -k "$OUT/initramfs.cpio.gz" | cut -f1) KiB)"
 start=$(date +%s)
-timeout "$GUEST_TIMEOUT" qemu-system-i386 -cpu max -smp 2 -m 768 -nographic -no-reboot \
-	-kernel "$CACHE/vmlinuz" -initrd "$OUT/initramfs.cpio.gz" \
+# ia32_emulation=1: kernels from 6.7 on may leave running i386 programs off.
+timeout "$GUEST_TIMEOUT" $QEMU -cpu max -smp 2 -m 768 -nographic -no-reboot \
+	-kernel "$VMLINUZ" -initrd "$OUT/initramfs.cpio.gz" \
 	-serial "file:$OUT/console.log" -serial "file:$OUT/ttyS1" -monitor none \
-	-append "console=ttyS0 quiet panic=-1 nokaslr" < /dev/null > "$OUT/qemu.log" 2>&1
+	-append "console=ttyS0 quiet panic=-1 nokaslr ia32_emulation=1" < /dev/null > "$OUT/qemu.log" 2>&1
 status=$?
 echo "i386-system: the guest ran $(($(date +%s) - start)) s (qemu's status $status)"
 [ "$status" = 124 ] && die "the guest did not power off within $GUEST_TIMEOUT s: $OUT/console.log"

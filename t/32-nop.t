@@ -30,6 +30,39 @@ nop_sites() {
 	return $bad
 }
 
+# sh4_pool_sites OBJ PREFIX: each recorded site is a literal word of its own,
+# 4-aligned, holding only the hook's address for the `jmp @r1` (0x412b, its
+# delay slot `lds r0,pr` 0x402a) two or three halfwords before it, and followed
+# by the `lds.l @r15+,pr` (0x4f26) that call returns to.  What a runtime port
+# could store to without touching another site rests on this.
+sh4_pool_sites() {
+	local obj=$1 prefix=$2
+	"$RMC" --list "$obj" | python3 -c '
+import subprocess, sys
+obj, prefix = sys.argv[1], sys.argv[2]
+code = {}
+seen, bad, n = set(), 0, 0
+for site in sys.stdin.read().split():
+	sec, off = site.rsplit("+", 1)
+	off = int(off, 16)
+	if sec not in code:
+		out = obj + ".sec"
+		subprocess.run([prefix + "objcopy", "-O", "binary", "--only-section=" + sec, obj, out], check=True)
+		code[sec] = open(out, "rb").read()
+	b = code[sec]
+	h = lambda at: int.from_bytes(b[at:at + 2], "little") if 0 <= at <= len(b) - 2 else None
+	jmp = off - 4 if h(off - 2) == 0x402a else off - 6
+	fine = (off % 4 == 0 and (sec, off) not in seen and h(jmp) == 0x412b and h(jmp + 2) == 0x402a
+		and (jmp == off - 4 or h(off - 2) == 0x0009) and h(off + 4) == 0x4f26)
+	if not fine:
+		bad += 1
+		print("# %s: not a literal of its own after jmp @r1" % site, file=sys.stderr)
+	seen.add((sec, off))
+	n += 1
+sys.exit(1 if bad or n == 0 else 0)
+' "$obj" "$prefix"
+}
+
 per_arch() {
 	local name=$1 prefix=$2 flags=$4 obj=$T_TMP/$1.o
 	# shellcheck disable=SC2086
@@ -43,6 +76,13 @@ per_arch() {
 		*) ok 1 "sh4: says why"; diag "$err" ;; esac
 		cmp -s "$obj" "$obj.orig"
 		ok $? "sh4: the object is left byte-identical"
+		"$RMC" "$obj.orig"
+		sh4_pool_sites "$obj.orig" "$prefix"
+		ok $? "sh4: -O2: every site is a literal word of its own after its jmp @r1"
+		# shellcheck disable=SC2086
+		"${prefix}gcc" -O0 -pg $flags -c "$SRC" -o "$obj.O0" && "$RMC" "$obj.O0"
+		sh4_pool_sites "$obj.O0" "$prefix"
+		ok $? "sh4: -O0: every site is a literal word of its own after its jmp @r1"
 		return
 	fi
 	run_ok "$name: --nop" "$RMC" --nop "$obj"

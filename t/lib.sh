@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # TAP helpers for the shell tests.  Source it; call done_testing at the end.
 set -u
+# Sourced once, though several helper files source it.
+[ -n "${T_LIB_SOURCED:-}" ] && return 0
+T_LIB_SOURCED=1
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RMC=$TOP/build/recordmcount
 T_N=0

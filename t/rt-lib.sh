@@ -37,18 +37,18 @@ build() {
 		return
 	fi
 	compile_ok "[$label] strip" "$strip" "$dir/prog" || return 1
-	ok 0 "[$label] builds: -pg objects, recordmcount --mode=user${rmc:+ $rmc}, PIE linked without -pg, stripped"
+	ok 0 "[$label] builds: ${CFLAGS[*]} $* objects, recordmcount --mode=user${rmc:+ $rmc}, PIE linked without them, stripped"
 }
 
 # stripped LABEL PROG READELF: no symbols, no DWARF, but the tables are there.
 stripped() {
 	local label=$1 prog=$2 readelf=$3 secs
 	secs=$("$readelf" -SW "$prog" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p')
-	if grep -qE '^(\.symtab|\.debug_.*)$' <<< "$secs" || ! grep -qE '^__(mcount|fentry)_rel$' <<< "$secs"; then
-		ok 1 "[$label] stripped: no .symtab, no .debug_*, a __mcount_rel or __fentry_rel table"
+	if grep -qE '^(\.symtab|\.debug_.*)$' <<< "$secs" || ! grep -qE '^(__(mcount|fentry)_rel|__patchable_function_entries)$' <<< "$secs"; then
+		ok 1 "[$label] stripped: no .symtab, no .debug_*, a site table (__mcount_rel, __fentry_rel or the pads')"
 		diag "sections: $(tr '\n' ' ' <<< "$secs")"
 	else
-		ok 0 "[$label] stripped: no .symtab, no .debug_*, a __mcount_rel or __fentry_rel table"
+		ok 0 "[$label] stripped: no .symtab, no .debug_*, a site table (__mcount_rel, __fentry_rel or the pads')"
 	fi
 }
 

@@ -28,6 +28,25 @@ static struct func_sym *compiler_table_functions(struct elfobj *obj, const struc
 }
 
 /*
+ * A pad in a stripped program: no symbol says where its function starts,
+ * so the pad is taken to start it, as -fpatchable-function-entry=N puts it
+ * (after a landing pad).  N,M with M > 0 puts M NOPs before the function:
+ * a site there is never reached, so the function is not traced, but
+ * nothing breaks; MIPS, whose gcc puts every NOP before, is left alone.
+ */
+static bool stripped_pad_site(const struct elfobj *obj, struct table_entry *te, unsigned pad_site_offset)
+{
+	uint64_t at = te->off + function_landing_pad(obj, te->sec, te->off) + pad_site_offset;
+
+	if (obj->sec[te->sec].sh.sh_type == SHT_NOBITS)
+		return false;
+	te->entry = true;
+	te->addr += at - te->off;
+	te->off = at;
+	return true;
+}
+
+/*
  * An entry of a table the compiler wrote (gcc's -mrecord-mcount
  * __mcount_loc, a -fpatchable-function-entry pad) names a place, not a
  * hook: the function it belongs to says where the site is and which kind.
@@ -43,6 +62,8 @@ static bool compiler_site(const struct elfobj *obj, const struct func_sym *fs, s
 			     function_at(fs, nf, te->sec, te->off);
 	uint64_t entry;
 
+	if (!f && te->patchable && !nf && !obj->arch->pad_all_before)
+		return stripped_pad_site(obj, te, pad_site_offset);
 	if (!f || obj->sec[f->sec].sh.sh_type == SHT_NOBITS)
 		return false;
 	entry = f->off + function_landing_pad(obj, f->sec, f->off);

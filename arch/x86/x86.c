@@ -177,8 +177,10 @@ const struct arch arch_i386 = {
 	.ret_by_address = arg_ret_by_address_i386,
 	.pad_site_len = 5,
 	/*
-	 * objpatch-cc: the runtime traces no pads here; gcc refuses -mfentry
-	 * with -fpic, and Debian's gcc builds PIEs by default: mcount calls.
+	 * objpatch-cc: mcount calls.  gcc refuses -mfentry with -fpic, and
+	 * Debian's gcc builds PIEs by default; pads are joined into one NOP
+	 * only where the runtime can count threads, which under qemu-user it
+	 * cannot.
 	 */
 	.cc = { "-pg", "-pg" },
 };

@@ -210,9 +210,11 @@ const uint8_t *rt_site_nop(const struct rt_site *s)
  * every later patch knows both forms: a single instruction at any time
  * (the int3 protocol), a run of several only while no other thread runs,
  * since a thread may be inside the run.  After start-up such a run is left
- * alone.  True when the site now holds our NOP.
+ * alone (NOT_ALONE).
  */
-static bool adopt_nops(uintptr_t addr, size_t len, bool quiescent)
+enum adopted { ADOPTED, NOT_NOPS, NOT_ALONE };
+
+static enum adopted adopt_nops(uintptr_t addr, size_t len, bool quiescent)
 {
 	const struct arch *a = rt_arch_host.desc;
 	const uint8_t *nop = nop_bytes(len);
@@ -223,18 +225,18 @@ static bool adopt_nops(uintptr_t addr, size_t len, bool quiescent)
 	int rc;
 
 	if (!nop || !a->pad_nop_len || len > sizeof(old))
-		return false;
+		return NOT_NOPS;
 	memcpy(old, (const void *)addr, len);
 	for (size_t at = 0; at < len; at += n, insns++)
 		if (!(n = a->pad_nop_len(old + at, len - at)))
-			return false;
+			return NOT_NOPS;
 	if (insns > 1 && !quiescent)
-		return false;
+		return NOT_ALONE;
 	rc = insns > 1 ? patch_text_quiescent(&ps, 1, err, sizeof(err)) :
 			 patch_text((void *)addr, old, nop, len, err, sizeof(err));
 	if (rc < 0)
 		rt_warn("%s", err);
-	return rc == 0;
+	return rc == 0 ? ADOPTED : NOT_NOPS;
 }
 
 /*
@@ -269,23 +271,33 @@ static void write_pad_prefixes(const struct found *fd, uintptr_t bias, const str
 	free(ps);
 }
 
-/* A pad's site made ready: its prefix written, its NOPs ours.  Its length, or 0. */
+/*
+ * A pad of several NOPs met while other threads may run: left as it is,
+ * and counted apart from a pad that holds something else, since the fix
+ * differs (start the runtime before the threads, or attach, which holds
+ * them).
+ */
+#define PAD_NOT_ALONE ((size_t)-2)
+
+/* A pad's site made ready: its prefix written, its NOPs ours.  Its length, 0 or PAD_NOT_ALONE. */
 static size_t prepare_pad(const struct found *fd, uintptr_t site)
 {
 	size_t len = rt_arch_host.desc->pad_site_len, pre = rt_arch_host.pad_prefix_len;
+	enum adopted how;
 
 	if (!in_exec(fd, site - pre, pre + len) ||
 	    (pre && !rt_same_bytes((const uint8_t *)(site - pre), rt_arch_host.pad_prefix, pre)))
 		return 0;
-	if (rt_site_length((const uint8_t *)site) == len || adopt_nops(site, len, fd->quiescent))
+	if (rt_site_length((const uint8_t *)site) == len)
 		return len;
-	return 0;
+	how = adopt_nops(site, len, fd->quiescent);
+	return how == ADOPTED ? len : how == NOT_ALONE ? PAD_NOT_ALONE : 0;
 }
 
 static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_module *m)
 {
 	struct table_entry *te = NULL;
-	size_t nt = 0, bad, unsupported, foreign = 0;
+	size_t nt = 0, bad, unsupported, foreign = 0, not_alone = 0;
 
 	if (sym_read_sites(obj, rt_arch_host.desc->pad_site_len, rt_arch_host.desc->pad_site_offset, &te, &nt, &bad,
 			   &unsupported) < 0)
@@ -317,6 +329,10 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 			foreign++;
 			continue;
 		}
+		if (len == PAD_NOT_ALONE) {
+			not_alone++;
+			continue;
+		}
 		if (!len || !in_exec(fd, addr, len)) {
 			bad++;
 			continue;
@@ -338,6 +354,10 @@ static int load_sites(struct elfobj *obj, const struct found *fd, struct rt_modu
 	if (unsupported)
 		rt_warn("%s: %zu -fpatchable-function-entry pads: not patched on this architecture yet; left alone",
 			m->path, unsupported);
+	if (not_alone)
+		rt_warn("%s: %zu -fpatchable-function-entry pads of several NOPs left alone: other threads may be "
+			"inside one (or, under qemu-user, the thread count is unknown); start the runtime before the "
+			"threads, or attach", m->path, not_alone);
 	if (foreign)	/* RT_SITE_REFUSED: s390x's clang -pg */
 		rt_warn("%s: %zu hook calls not where this machine's trampolines can find the return address "
 			"(mcount after the prologue? use -mfentry); left alone", m->path, foreign);
