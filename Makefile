@@ -125,7 +125,9 @@ OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard objpatch/cli/*.c objp
 # SANITIZE=1 leaves it uninstrumented (its shared code is checked under
 # ASan/UBSan by t/70 and t/80).
 RT_ALL_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
-RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects \
+# Unwind tables: a C++ exception unwinds through the runtime's hooks
+# (rt_unwind.c), and sparc64's gcc makes none by default.
+RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fasynchronous-unwind-tables -flto -ffat-lto-objects \
 	$(if $(RT_FAMILY),-DRT_PORT_PATCH_H='"$(RT_PATCH_H)"')
 RT_LIBS := -lelf -ldl -pthread
 

@@ -30,7 +30,10 @@
 # follows the prologue, which leaves the argument registers alone; the
 # runtime reads the prologue for the entry sp, where the stack arguments
 # are; o32's long double is a double, and shows its value), and on both
-# abi_mips.c with gcc -pg: the placing rules args.c does not reach.  A
+# abi_mips.c with gcc -pg: the placing rules args.c does not reach;
+# sparc64 gcc -pg, --nop, non-PIC and clang -pg (the hook follows `save`:
+# register arguments show unless the code before the hook wrote one of
+# them, stack arguments always).  A
 # stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
@@ -289,6 +292,29 @@ arm-clang-arm clang --nop --unknown -w -pg -marm
 EOF2
 else
 	ok 1 "$P-gcc, clang and build/arm/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- sparc64 (SPARC V9), under qemu-user: the forms t/95-rt-sparc64.t traces ----
+# The hook follows `save`: the arguments are in %i0-%i5 and %d0-%d30 as
+# the call left them unless the code before the hook (its delay slot
+# included) wrote one, which the runtime reads per site and then shows
+# every register argument "?" (machine-sparc64*.txt: which functions, by
+# compiler); the stack slots past %o5 show in every function.
+P=sparc64-linux-gnu
+if command -v $P-gcc > /dev/null && command -v clang > /dev/null && [ -f "$TOP/build/sparc64/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags machine flags; do
+		[ "$ldflags" != - ] || ldflags=
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=$ldflags form "$label" "$D/$label" "${cc//,/ }" $P-strip "$rmc" $flags &&
+			check "$label" "$D/$label" "--machine $SRC/$machine.txt"
+	done <<EOF2
+sparc64-pg $P-gcc - - machine-sparc64 -pg
+sparc64-nop $P-gcc --nop - machine-sparc64 -pg
+sparc64-nopic $P-gcc - -no-pie machine-sparc64 -pg -fno-pic
+sparc64-clang clang,--target=$P - - machine-sparc64-clang -w -pg
+EOF2
+else
+	ok 1 "$P-gcc, clang and build/sparc64/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 # ---- MIPS n64 and o32, either byte order, under qemu-user: the forms t/95-rt-<name>.t traces ----
