@@ -84,6 +84,9 @@ RT_ARCH ?= $(call cross_field,$(HOST_MACHINE),2)
 RT_PORT_S := $(wildcard arch/*/rt_$(RT_ARCH).S)
 RT_FAMILY := $(patsubst arch/%/,%,$(dir $(RT_PORT_S)))
 RT_PORT := $(sort $(wildcard arch/*/rt_$(RT_ARCH).c arch/*/rt_$(RT_ARCH)_*.c $(foreach f,$(RT_FAMILY),arch/$(f)/rt_$(f).c)))
+# The patch header: the port's own, or the one its family's ports share
+# (powerpc's, which the compiler's macros adapt to each).
+RT_PATCH_H := $(firstword $(foreach f,$(RT_FAMILY),$(wildcard arch/$(f)/patch_$(RT_ARCH).h arch/$(f)/patch_$(f).h)))
 
 # The tools link each layer below them as an archive, so a tool gets only
 # the members it calls (t/05-layers.t checks what each binary holds).
@@ -122,8 +125,10 @@ OBJPATCH_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard objpatch/cli/*.c objp
 # SANITIZE=1 leaves it uninstrumented (its shared code is checked under
 # ASan/UBSan by t/70 and t/80).
 RT_ALL_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
-RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -flto -ffat-lto-objects \
-	$(if $(RT_FAMILY),-DRT_PORT_PATCH_H='"arch/$(RT_FAMILY)/patch_$(RT_ARCH).h"')
+# Unwind tables: a C++ exception unwinds through the runtime's hooks
+# (rt_unwind.c), and sparc64's gcc makes none by default.
+RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fasynchronous-unwind-tables -flto -ffat-lto-objects \
+	$(if $(RT_FAMILY),-DRT_PORT_PATCH_H='"$(RT_PATCH_H)"')
 RT_LIBS := -lelf -ldl -pthread
 
 CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_QEMU),$(call cross_field,$(m),1)), \

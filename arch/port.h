@@ -339,6 +339,9 @@ void rt_enter_args_dead(uintptr_t ra, uintptr_t *slot, unsigned capture, uintptr
  */
 void rt_enter_args_at(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs,
 		      const uint8_t *stack, unsigned unknown) RT_HIDDEN;
+/* Both: rt_enter_args_at's, and a value returned at `mem` (sparc64). */
+void rt_enter_args_at_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs,
+			  const uint8_t *stack, unsigned unknown, uintptr_t mem) RT_HIDDEN;
 uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp) RT_HIDDEN;
 /* The return trampolines written into hooked return slots: wide FP needs its own. */
 extern void rt_return_regs(void) RT_HIDDEN;

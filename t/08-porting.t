@@ -17,7 +17,8 @@
 #  - the checklist's paths, placeholders expanded with each row's name,
 #    family, port and desc, exist: <!-- checklist: row --> for every row,
 #    <!-- checklist: port --> for every row with a port, <!-- checklist:
-#    some --> for at least one of those;
+#    some --> for at least one of those (a line naming two paths joined by
+#    "or" is satisfied by either);
 #  - every other path the guide names in backticks exists.
 # Under a second.
 import glob, os, re, sys
@@ -230,10 +231,18 @@ def expand(path, r):
     return re.sub(r'<(\w+)>', lambda m: subst.get(m.group(1), m.group(0)), path)
 
 def exists(path):
-    return bool(glob.glob(os.path.join(TOP, path.rstrip('/'))))
+    return any(glob.glob(os.path.join(TOP, p.rstrip('/'))) for p in path.split('|'))
 
+# One item per path, or per line of paths joined by "or": its alternatives, '|'-separated.
 def items(text):
-    return [p for p in re.findall(r'`([^`]+)`', text) if '/' in p]
+    out = []
+    for line in text.splitlines():
+        paths = [p for p in re.findall(r'`([^`]+)`', line) if '/' in p]
+        if re.search(r'`[^`]+` or `[^`]+`', line) and len(paths) == 2:
+            out.append('|'.join(paths))
+        else:
+            out.extend(paths)
+    return out
 
 checklist = {name: items(text) for name, text in blocks('checklist')}
 ok(set(checklist) == {'row', 'port', 'some'} and all(checklist.values()),

@@ -18,7 +18,8 @@
 # gcc -pg (relaxed, -mno-relax, --nop, with and without a frame pointer)
 # and clang -pg, and ppc64le's gcc
 # -pg (through a PLT stub), --nop and clang -pg, whose register arguments
-# are "?" the same way but whose stack arguments show; 32-bit PowerPC's
+# are "?" the same way but whose stack arguments show, and ppc64's (ELFv1)
+# the same with -O0 and non-PIC too; 32-bit PowerPC's
 # gcc -pg (before the prologue: every argument shows), --nop, non-PIC and
 # clang -pg (after it: the stack arguments only); 32-bit ARM
 # gcc -pg and --nop, Thumb-2 and ARM code (stack arguments past a prologue
@@ -29,7 +30,10 @@
 # follows the prologue, which leaves the argument registers alone; the
 # runtime reads the prologue for the entry sp, where the stack arguments
 # are; o32's long double is a double, and shows its value), and on both
-# abi_mips.c with gcc -pg: the placing rules args.c does not reach.  A
+# abi_mips.c with gcc -pg: the placing rules args.c does not reach;
+# sparc64 gcc -pg, --nop, non-PIC and clang -pg (the hook follows `save`:
+# register arguments show unless the code before the hook wrote one of
+# them, stack arguments always).  A
 # stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
@@ -214,6 +218,29 @@ else
 	ok 1 "powerpc64le-linux-gnu-gcc and build/ppc64le/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
+# ---- ppc64 (ELFv1, big-endian), under qemu-user: every form t/95-rt-ppc64.t traces ----
+# As ppc64le: the hook is an ordinary call after the prologue, the register
+# arguments are "?" (machine-ppc64.txt), the stack ones show, from the
+# caller's parameter save area 48 bytes above its r1 (ELFv1's linkage
+# area), a value narrower than its doubleword at its end.
+P=powerpc64-linux-gnu
+if command -v $P-gcc > /dev/null && command -v clang > /dev/null && [ -f "$TOP/build/ppc64/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags flags; do
+		[ "$ldflags" != - ] || ldflags=
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=$ldflags form "$label" "$D/$label" "${cc//,/ }" $P-strip "$rmc" $flags &&
+			check "$label" "$D/$label" "--machine $SRC/machine-ppc64.txt"
+	done <<EOF2
+ppc64-pg $P-gcc - - -pg
+ppc64-O0 $P-gcc - - -pg -O0
+ppc64-nop $P-gcc --nop - -pg
+ppc64-nopic $P-gcc - -no-pie -pg -fno-pic
+ppc64-clang clang,--target=$P - - -pg
+EOF2
+else
+	ok 1 "$P-gcc, clang and build/ppc64/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
 # ---- 32-bit PowerPC (SysV, big-endian), under qemu-user: the forms t/95-rt-ppc.t traces ----
 # gcc calls _mcount first, before the prologue, with every argument where
 # the call left it: all show (r3-r10, f1-f8, long long in an aligned
@@ -265,6 +292,29 @@ arm-clang-arm clang --nop --unknown -w -pg -marm
 EOF2
 else
 	ok 1 "$P-gcc, clang and build/arm/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- sparc64 (SPARC V9), under qemu-user: the forms t/95-rt-sparc64.t traces ----
+# The hook follows `save`: the arguments are in %i0-%i5 and %d0-%d30 as
+# the call left them unless the code before the hook (its delay slot
+# included) wrote one, which the runtime reads per site and then shows
+# every register argument "?" (machine-sparc64*.txt: which functions, by
+# compiler); the stack slots past %o5 show in every function.
+P=sparc64-linux-gnu
+if command -v $P-gcc > /dev/null && command -v clang > /dev/null && [ -f "$TOP/build/sparc64/libobjpatch.so" ]; then
+	while read -r label cc rmc ldflags machine flags; do
+		[ "$ldflags" != - ] || ldflags=
+		# shellcheck disable=SC2086
+		FORM_LDFLAGS=$ldflags form "$label" "$D/$label" "${cc//,/ }" $P-strip "$rmc" $flags &&
+			check "$label" "$D/$label" "--machine $SRC/$machine.txt"
+	done <<EOF2
+sparc64-pg $P-gcc - - machine-sparc64 -pg
+sparc64-nop $P-gcc --nop - machine-sparc64 -pg
+sparc64-nopic $P-gcc - -no-pie machine-sparc64 -pg -fno-pic
+sparc64-clang clang,--target=$P - - machine-sparc64-clang -w -pg
+EOF2
+else
+	ok 1 "$P-gcc, clang and build/sparc64/libobjpatch.so (scripts/deps.sh, make)"
 fi
 
 # ---- MIPS n64 and o32, either byte order, under qemu-user: the forms t/95-rt-<name>.t traces ----

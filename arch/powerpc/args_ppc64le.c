@@ -11,6 +11,11 @@
  * aggregates are passed by value in as many doublewords as they need,
  * split between r10 and the stack if they must.  __int128 takes two
  * doublewords with no alignment (gcc and clang agree).
+ *
+ * ELFv1 (ppc64, big-endian) passes them the same way but has no
+ * homogeneous aggregates (an aggregate takes doublewords whatever its
+ * members), and a value narrower than its doubleword lies at its end (a
+ * float beyond f13 in its second word): arg_place_ppc64.
  */
 #include "arch/abi_args.h"
 #include "arch/powerpc/args_ppc64le.h"
@@ -18,6 +23,7 @@
 #define SAVE_AREA_GPRS 8	/* r3-r10 */
 
 static const struct arg_abi elfv2 = { .gprs = SAVE_AREA_GPRS, .fprs = 13, .word = 8 };
+static const struct arg_abi elfv1 = { .gprs = SAVE_AREA_GPRS, .fprs = 13, .word = 8, .big_endian = true };
 
 /* The next doubleword of the parameter save area: c->stack counts them all, in bytes. */
 static unsigned position(const struct arg_cursor *c)
@@ -78,11 +84,20 @@ static bool overlapping(const struct arg_type *t)
 	return false;
 }
 
-/* Aggregates print "?": only the FPRs and doublewords they take matter. */
-static void place_aggregate(struct arg_cursor *c, const struct arg_type *t)
+/* Aggregates print "?": only the FPRs (ELFv2: `homogeneous`) and doublewords they take matter. */
+static void place_aggregate(struct arg_cursor *c, const struct arg_type *t, bool homogeneous)
 {
 	unsigned members;
 	uint8_t member_size;
+
+	if (!homogeneous) {
+		if (!t->size) {
+			arg_lose(c);
+			return;
+		}
+		skip_dwords(c, t->size);
+		return;
+	}
 
 	/*
 	 * Unlisted members (anything over 16 bytes, bitfields, long double,
@@ -106,11 +121,10 @@ static void place_aggregate(struct arg_cursor *c, const struct arg_type *t)
 	skip_dwords(c, t->size);
 }
 
-void arg_place_ppc64le(const struct arg_type *p, size_t n, bool big_endian, struct arg_place *out)
+static void place(const struct arg_abi *abi, const struct arg_type *p, size_t n, struct arg_place *out)
 {
-	struct arg_cursor c = { .abi = &elfv2 };
+	struct arg_cursor c = { .abi = abi };
 
-	(void)big_endian;	/* ELFv2 here is little-endian */
 	for (size_t i = 0; i < n; i++) {
 		struct arg_place *o = &out[i];
 		uint32_t size = p[i].size;
@@ -125,10 +139,22 @@ void arg_place_ppc64le(const struct arg_type *p, size_t n, bool big_endian, stru
 		else if (p[i].kind == ARG_FLOAT && (size == 4 || size == 8))
 			real(&c, size, o);
 		else if (p[i].kind == ARG_AGGREGATE)
-			place_aggregate(&c, &p[i]);
+			place_aggregate(&c, &p[i], abi == &elfv2);
 		else
 			arg_lose(&c);	/* long double: IBM double-double (f-regs) or IEEE (a VR, aligned) */
 	}
+}
+
+void arg_place_ppc64le(const struct arg_type *p, size_t n, bool big_endian, struct arg_place *out)
+{
+	(void)big_endian;	/* ELFv2 here is little-endian */
+	place(&elfv2, p, n, out);
+}
+
+void arg_place_ppc64(const struct arg_type *p, size_t n, bool big_endian, struct arg_place *out)
+{
+	(void)big_endian;	/* ELFv1 is big-endian */
+	place(&elfv1, p, n, out);
 }
 
 /*
@@ -151,6 +177,20 @@ int arg_ret_by_address_ppc64le(const struct arg_type *ret)
 		if (!ret->fields || ret->is_union)
 			return -1;
 		return !arg_homogeneous_float(ret, 8, &members, &member_size);
+	default:
+		return -1;
+	}
+}
+
+/* ELFv1: every aggregate comes back in memory whose address the caller passes in r3. */
+int arg_ret_by_address_ppc64(const struct arg_type *ret)
+{
+	switch (ret->kind) {
+	case ARG_INT:
+	case ARG_FLOAT:
+		return 0;
+	case ARG_AGGREGATE:
+		return 1;
 	default:
 		return -1;
 	}

@@ -112,9 +112,16 @@ const struct arch arch_ppc64 = {
 	.match = ppc64_elfv1,
 	.func_descriptors = ".opd",
 	PPC64_COMMON,
-	/* ELFv1: every struct in memory */
+	/*
+	 * ELFv1: every struct in memory, its address passed in r3 (the
+	 * runtime keeps it from the entry: rt_ppc64.S); a float in f1 as a
+	 * double; IBM long double in f1:f2
+	 */
 	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
-		    .float_as_double = true },
+		    .float_as_double = true, .memory_address_returned = true },
+	.place_args = arg_place_ppc64,
+	.ret_by_address = arg_ret_by_address_ppc64,
+	.cc = { "-pg", "-pg" },
 };
 
 const struct arch arch_ppc64le = {

@@ -39,6 +39,7 @@
  * trampolines hand r3 at the entry to rt_enter_mem.
  */
 #include "arch/port.h"
+#include "arch/powerpc/rt_powerpc.h"
 
 	.text
 
@@ -74,21 +75,8 @@
 	.cfi_offset lr, ELR-EFRAME
 	mfcr 3
 	stw 3, ECR(1)
-	stw 4, EGPR+4(1)
-	stw 5, EGPR+8(1)
-	stw 6, EGPR+12(1)
-	stw 7, EGPR+16(1)
-	stw 8, EGPR+20(1)
-	stw 9, EGPR+24(1)
-	stw 10, EGPR+28(1)
-	stfd 1, EFPR+0(1)
-	stfd 2, EFPR+8(1)
-	stfd 3, EFPR+16(1)
-	stfd 4, EFPR+24(1)
-	stfd 5, EFPR+32(1)
-	stfd 6, EFPR+40(1)
-	stfd 7, EFPR+48(1)
-	stfd 8, EFPR+56(1)
+	PPC_REGS stw, EGPR+4, 4, 4, 5, 6, 7, 8, 9, 10
+	PPC_REGS stfd, EFPR, 8, 1, 2, 3, 4, 5, 6, 7, 8
 	/*
 	 * gcc's site: the slot is the entry r1 + 4 (a nested function's: 16
 	 * more, and r0 goes there); clang's: its frame's back chain + 4.
@@ -134,22 +122,8 @@
 	mtcr 0
 	lwz 0, ELR(1)
 	mtctr 0
-	lwz 3, EGPR+0(1)
-	lwz 4, EGPR+4(1)
-	lwz 5, EGPR+8(1)
-	lwz 6, EGPR+12(1)
-	lwz 7, EGPR+16(1)
-	lwz 8, EGPR+20(1)
-	lwz 9, EGPR+24(1)
-	lwz 10, EGPR+28(1)
-	lfd 1, EFPR+0(1)
-	lfd 2, EFPR+8(1)
-	lfd 3, EFPR+16(1)
-	lfd 4, EFPR+24(1)
-	lfd 5, EFPR+32(1)
-	lfd 6, EFPR+40(1)
-	lfd 7, EFPR+48(1)
-	lfd 8, EFPR+56(1)
+	PPC_REGS lwz, EGPR, 4, 3, 4, 5, 6, 7, 8, 9, 10
+	PPC_REGS lfd, EFPR, 8, 1, 2, 3, 4, 5, 6, 7, 8
 	/* The slot's word, as the call left it or the return trampoline: gcc's function's LR from here. */
 	lwz 12, ESLOT(1)
 	lwz 0, 0(12)
@@ -212,18 +186,8 @@ rt_return_wide:
 	stfd 2, RREGS+32(1)
 	stfd 1, RREGS+48(1)
 	stfd 2, RREGS+56(1)
-	stw 5, RGPR+0(1)
-	stw 6, RGPR+4(1)
-	stw 7, RGPR+8(1)
-	stw 8, RGPR+12(1)
-	stw 9, RGPR+16(1)
-	stw 10, RGPR+20(1)
-	stfd 3, RFPR+0(1)
-	stfd 4, RFPR+8(1)
-	stfd 5, RFPR+16(1)
-	stfd 6, RFPR+24(1)
-	stfd 7, RFPR+32(1)
-	stfd 8, RFPR+40(1)
+	PPC_REGS stw, RGPR, 4, 5, 6, 7, 8, 9, 10
+	PPC_REGS stfd, RFPR, 8, 3, 4, 5, 6, 7, 8
 	addi 3, 1, RREGS
 	addi 4, 1, RFRAME+8
 	bl rt_exit
@@ -232,18 +196,8 @@ rt_return_wide:
 	lwz 4, RREGS+12(1)
 	lfd 1, RREGS+16(1)
 	lfd 2, RREGS+32(1)
-	lwz 5, RGPR+0(1)
-	lwz 6, RGPR+4(1)
-	lwz 7, RGPR+8(1)
-	lwz 8, RGPR+12(1)
-	lwz 9, RGPR+16(1)
-	lwz 10, RGPR+20(1)
-	lfd 3, RFPR+0(1)
-	lfd 4, RFPR+8(1)
-	lfd 5, RFPR+16(1)
-	lfd 6, RFPR+24(1)
-	lfd 7, RFPR+32(1)
-	lfd 8, RFPR+40(1)
+	PPC_REGS lwz, RGPR, 4, 5, 6, 7, 8, 9, 10
+	PPC_REGS lfd, RFPR, 8, 3, 4, 5, 6, 7, 8
 	addi 1, 1, RFRAME
 	.cfi_def_cfa_offset 0
 	blr

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The runtime's ppc part (32-bit SysV, big-endian): how an enabled site
- * calls its trampoline, the stub near each module, timestamps.
+ * The runtime's ppc part (32-bit SysV, big-endian): the stub near each
+ * module, and where the hook finds the arguments (the enabled form and
+ * the timestamps are the family's: rt_powerpc.c).
  *
  * A site is gcc's `bl _mcount`, which -pg puts first in a function, before
  * its prologue: `mflr r0; stw r0,4(r1); bl _mcount`, or clang's, after
@@ -12,13 +13,14 @@
  * reaches; the disabled form is the recorder's nop.  nop and bl are both
  * "patch class" instructions (Power ISA, Book II, "concurrent modification
  * and execution of instructions"): another thread running the word while
- * it changes sees the old or the new one (patch_ppc.h).
+ * it changes sees the old or the new one (patch_powerpc.h).
  */
 #include <elf.h>
 #include <string.h>
 #include "arch/arch.h"
 #include "arch/port.h"
 #include "arch/powerpc/insn.h"
+#include "arch/powerpc/rt_powerpc.h"
 
 RT_ENTRIES(mcount)
 RT_ENTRIES_ARGS(mcount)
@@ -30,16 +32,6 @@ RT_ENTRIES(fentry)
 #define ADDI_R12_R12	0x398c0000u	/* addi r12,r12,lo */
 #define MTCTR_R12	0x7d8903a6u
 #define BCTR		0x4e800420u
-
-static bool ppc_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t stub)
-{
-	intptr_t d = (intptr_t)(stub - site);
-
-	if (len != 4 || (d & 3) || d < -(intptr_t)PPC_BRANCH_REACH || d >= (intptr_t)PPC_BRANCH_REACH)
-		return false;
-	insn_store(code, 4, ppc_branch(PPC_BL, d), true);
-	return true;
-}
 
 /*
  * A stub is `lis r12,target@ha; addi r12,r12,target@l; mtctr r12; bctr`:
@@ -75,8 +67,7 @@ const struct rt_arch rt_arch_host = {
 	.desc = &arch_ppc32,
 	.encode_call = ppc_encode_call,
 	.encode_stub = ppc_encode_stub,
-	/* make_stubs() measures from the farthest site to the far end of the stub page. */
-	.reach = PPC_BRANCH_REACH - 65536,
+	.reach = PPC_STUB_REACH,
 	.entry = { [SITE_MCOUNT] = RT_ENTRY_ROW_MEM(mcount), [SITE_FENTRY] = RT_ENTRY_ROW(fentry) },
 	.entry_args = { [SITE_MCOUNT] = RT_ENTRY_ARGS_ROW_MEM(mcount) },
 	/*
@@ -90,17 +81,3 @@ const struct rt_arch rt_arch_host = {
 		      .stack_from_slot = { [SITE_MCOUNT] = 4 }, .unknown_at = ppc_unknown_at },
 	.slot_above_sp = 4,
 };
-
-/*
- * The time base: readable from user space (mftbu/mftb, read again when
- * the upper half moved); rt_output.c calibrates it against
- * CLOCK_MONOTONIC.
- */
-void rt_timestamp_init(void)
-{
-}
-
-uint64_t rt_timestamp(void)
-{
-	return __builtin_ppc_get_timebase();
-}

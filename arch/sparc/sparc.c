@@ -2,11 +2,13 @@
 /* SPARC64: `call _mcount` with a nop in its delay slot. */
 #include "arch/arch.h"
 #include "arch/pattern.h"
+#include "arch/sparc/args_sparc64.h"
+#include "arch/sparc/insn.h"
 
 static const char *const sparc_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
-#define CALL	PAT(U32M(0x40000000, 0xc0000000))
-#define SPARC_NOP PAT(U32(0x01000000))
+#define CALL	PAT(U32M(SPARC_CALL, SPARC_CALL_MASK))
+#define NOP	PAT(U32(SPARC_NOP))
 
 /* call: disp30 words from the instruction. */
 static bool sparc_call(const uint8_t *code, size_t avail, bool be, uint64_t pc, uint64_t *to)
@@ -22,8 +24,8 @@ static const struct call_decoder sparc_decoders[] = {
 };
 
 static const struct call_form sparc_calls[] = {
-	{ .rtype = R_SPARC_WDISP30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
-	{ .rtype = R_SPARC_WPLT30, .site_adjust = 0, .site = CALL, .nop = SPARC_NOP },
+	{ .rtype = R_SPARC_WDISP30, .site_adjust = 0, .site = CALL, .nop = NOP },
+	{ .rtype = R_SPARC_WPLT30, .site_adjust = 0, .site = CALL, .nop = NOP },
 };
 
 /* gcc's DWARF for SPARC uses the unaligned forms. */
@@ -32,7 +34,7 @@ static const struct abs_reloc sparc_more_abs[] = {
 	{ R_SPARC_UA64, 8 },
 };
 
-static const struct insn_pattern sparc_pad_nops[] = { PAT(U32(0x01000000)) };
+static const struct insn_pattern sparc_pad_nops[] = { NOP };
 
 const struct arch arch_sparc64 = {
 	.name = "sparc64",
@@ -62,6 +64,19 @@ const struct arch arch_sparc64 = {
 	/* After `save`: the call is the first or second instruction. */
 	.hook_window = 64,
 	.insn_align = 4,
-	/* SPARC V9: structs of up to 16 bytes in registers; its own errno numbers */
-	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113 },
+	/*
+	 * SPARC V9: structs of up to 32 bytes come back in registers, but
+	 * struct ret_regs keeps two integer ones: those over 16 bytes, and
+	 * those holding floats (in %f0-%f7), print "?".  Larger ones come back
+	 * in memory whose address the caller passed in %o0, which no register
+	 * holds at the return: the CAPTURE_MEMORY trampolines pass it at the
+	 * entry (rt_sparc64.S).  long double is binary128 in %q0 = %f0-%f3,
+	 * which the return trampoline saves as fpr[0].  Its own errno numbers.
+	 */
+	.values = { .struct_regs = 2, .errno_max = 34, .ldbl_mant = 113, .wide_in_fpr0 = true,
+		    .memory_address_returned = true },
+	.place_args = arg_place_sparc64,
+	.ret_by_address = arg_ret_by_address_sparc64,
+	/* gcc's `call _mcount` after `save`, NOP'd by --nop; clang's `call mcount` likewise. */
+	.cc = { "-pg", "-pg" },
 };

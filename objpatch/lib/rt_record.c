@@ -731,6 +731,13 @@ void rt_enter_args_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, const ui
 	note_mem(slot, mem);
 }
 
+void rt_enter_args_at_mem(uintptr_t ra, uintptr_t *slot, unsigned capture, const uint8_t *regs,
+			  const uint8_t *stack, unsigned unknown, uintptr_t mem)
+{
+	rt_enter_args_at(ra, slot, capture, regs, stack, unknown);
+	note_mem(slot, mem);
+}
+
 /*
  * process_vm_readv() of our own memory, which fails instead of faulting.
  * qemu-user does not implement it (ENOSYS): then /proc/self/mem, which
@@ -984,7 +991,7 @@ uintptr_t rt_exit(struct ret_regs *regs, uintptr_t sp)
 	if (!recorded_frame(t, f)) {
 		/* Entered before this session, or none runs: it returns unrecorded. */
 	} else if (t->frames[f].mem && t->frames[f].flags == CAPTURE_MEMORY) {
-		/* Its address from the entry (ppc32): no register holds it at the return. */
+		/* Its address from the entry (ppc32, ppc64 ELFv1): no register holds it at the return. */
 		struct ret_regs copy = *regs;
 
 		copy.gpr[0] = t->frames[f].mem;
@@ -1073,8 +1080,23 @@ static void find_saved_copies(struct tstate *t)
 }
 
 /* Puts the real return addresses back, for an unwinder about to walk the stack. */
+/*
+ * SPARC: a slot is a window's %i7 in its save area, valid in memory only
+ * while the window is spilled.  flushw spills every window but ours
+ * first, so that what is written here is what each window is filled with
+ * again (an unwinder that spilled live windows later would write their
+ * old %i7 over ours).
+ */
+static inline void spill_windows(void)
+{
+#if defined(__sparc__) && defined(__arch64__)
+	__asm__ volatile("flushw" : : : "memory");
+#endif
+}
+
 void rt_restore_slots(struct tstate *t)
 {
+	spill_windows();
 	if (rt_arch_host.slot_copy_above)
 		find_saved_copies(t);
 	for (uint32_t i = 0; i < t->depth; i++)
@@ -1088,6 +1110,7 @@ void rt_rehook_slots(struct tstate *t, uintptr_t sp)
 	uint64_t ts = rt_timestamp();
 
 	t->busy++;
+	spill_windows();
 	drop_dead_frames(t, sp, ts);
 	for (uint32_t i = 0; i < t->depth; i++)
 		if (*t->frames[i].slot == real_return(t, i))

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ppc64le's own cases (t/95-rt-ppc64le.t).
+ * The 64-bit PowerPC ports' own cases, ELFv2 and ELFv1 alike
+ * (t/95-rt-ppc64le.t, t/95-rt-ppc64.t).
  *
  * The TOC restore: when the linker sends a site's `bl _mcount` to libc
  * through a PLT stub, the `nop` after it becomes the TOC restore
- * `ld r2,24(r1)`, which reloads what the PLT stub saved in the frame's TOC
+ * `ld r2,24(r1)` (ELFv1: `ld r2,40(r1)`), which reloads what the PLT stub saved in the frame's TOC
  * save word.  Once the runtime owns the site nothing saves r2
  * there unless it does: a disabled site must skip the restore (`b .+8`),
  * an enabled one must store r2 there (the entry trampoline).  poison()
@@ -14,7 +15,7 @@
  * without --nop, linked without -pg; run traced with toc_* disabled and
  * enabled.
  *
- * long double: Debian's ppc64el long double is IBM double-double, returned
+ * long double: Debian's ppc64el and ppc64 long double is IBM double-double, returned
  * in f1 (the high part) and f2 (the low part): 0.1L shows as "0.1" only
  * when both were captured (f1 alone is binary64's 0.1, which reads back as
  * a different long double, so it prints with many more digits).

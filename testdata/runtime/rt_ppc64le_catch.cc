@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ppc64 (t/95-rt-ppc64le.t): a function's return-address slot is the LR
- * save word in its CALLER's frame, 16 bytes above its own entry stack
- * pointer.  When a catch re-hooks the frames that survived, the frames it
+ * ppc64le and ppc64 (t/95-rt-ppc64le.t, t/95-rt-ppc64.t): a function's
+ * return-address slot is the LR save word in its CALLER's frame, 16 bytes
+ * above its own entry stack pointer.  When a catch re-hooks the frames that survived, the frames it
  * drops as unwound are those whose slots lie at or below the catching
  * function's stack pointer plus that distance (slot_above_sp): the frame
  * of the function the catching one called directly has its slot there.
