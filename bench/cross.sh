@@ -114,7 +114,7 @@ for m in $machines; do
 	if [ "${CROSS_TESTS:-1}" != 0 ] && [ -e "t/95-rt-$q.t" ]; then
 		local_start=$(now_ns)
 		prove -v "t/95-rt-$q.t" > "$out/$q.tests" 2>&1 || true
-		tests+=("| $q | $(grep '^ok ' "$out/$q.tests" | grep -vc '# skip' || true) | $(grep -c '^not ok ' "$out/$q.tests" || true) | $(grep -c '^ok .* # skip' "$out/$q.tests" || true) | $(calc "($(now_ns) - $local_start) / 1e9" .0f) |")
+		tests+=("| $q | $(grep '^ok ' "$out/$q.tests" | grep -vic '# skip' || true) | $(grep -c '^not ok ' "$out/$q.tests" || true) | $(grep -ic '^ok .* # skip' "$out/$q.tests" || true) | $(calc "($(now_ns) - $local_start) / 1e9" .0f) |")
 	fi
 done
 
