@@ -50,14 +50,24 @@
 .endm
 
 /*
+ * A symbol of the trampolines: global, so that the runtime's C code and
+ * its other objects reach it; hidden, so that no program's symbol is ever
+ * bound to it; a function to whatever reads the symbol table.  `%function`:
+ * on ARM `@` starts a comment.
+ */
+.macro RT_FUNCTION name
+	.globl \name
+	.hidden \name
+	.type \name, %function
+.endm
+
+/*
  * For RT_ENTRY_SET, in a port without entry-hook sites (pad_site_len 0):
  * the symbols the descriptor names, never reached, each the one
  * instruction `trap` (the machine's trapping instruction).
  */
 .macro RT_UNREACHED_ENTRY name, capture, trap
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 \name:
 	\trap
 	.size \name, . - \name

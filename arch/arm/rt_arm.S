@@ -48,9 +48,7 @@
 
 /* ENTRY name, capture (RT_CAPTURE_*) */
 .macro ENTRY name, capture
-	.globl \name
-	.hidden \name
-	.type \name, %function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.fnstart
@@ -83,9 +81,7 @@
  * (rt_arm.c); sp is aligned for the C call below it.
  */
 .macro ENTRY_ARGS name, capture
-	.globl \name
-	.hidden \name
-	.type \name, %function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.fnstart
@@ -127,9 +123,7 @@ RT_ENTRY_SET ENTRY_ARGS, rt_entry_args_mcount, 0
  * the arguments, and rt_arm.c's arg_regs says so (each prints "?").
  */
 .macro PLAIN name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, %function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.fnstart
@@ -181,12 +175,8 @@ PLAIN rt_entry_args_clang_all, RT_CAPTURE_ALL, 1
  * zero-extended), d0, d1 at 16 and 32, d2-d7 after the struct at 64.  One
  * trampoline serves every capture (long double is double here).
  */
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, %function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, %function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 4
 	/* An unwinder looks up the address before a return address. */
 	nop

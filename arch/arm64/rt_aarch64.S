@@ -56,9 +56,7 @@
  * compiler made _mcount an ordinary call, so every argument prints "?")
  */
 .macro ENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, %function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -110,9 +108,7 @@ RT_ENTRY_SET ENTRY, rt_entry_args_mcount, 0, 1
  * `br`: a BTI-guarded function needs no landing pad after its pad.
  */
 .macro PADENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, %function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -164,12 +160,8 @@ PADENTRY rt_entry_args_fentry_all, RT_CAPTURE_ALL, 1
  * the other return registers.  One trampoline serves every capture, so
  * rt_return_wide is another name for it.
  */
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, %function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, %function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 4
 	/* The unwinder looks up the address before a return address: no FDE there. */
 	nop

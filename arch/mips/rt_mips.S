@@ -46,9 +46,7 @@
 #define EREGSLOT 48
 
 .macro ENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -106,9 +104,7 @@
 #define EREGSLOT 96
 
 .macro ENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -183,12 +179,8 @@
 RT_ENTRY_SET ENTRY, rt_entry_mcount, 0
 RT_ENTRY_SET ENTRY, rt_entry_args_mcount, 0, 1
 
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, @function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, @function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 4
 	/* The unwinder looks up the address before a return address: no FDE there. */
 	nop

@@ -60,9 +60,7 @@
 
 /* ENTRY name, capture (RT_CAPTURE_*), args (0/1: rt_enter_args, given the frame: arg_regs in rt_ppc.c) */
 .macro ENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -162,12 +160,8 @@ RT_ENTRY_SET RT_UNREACHED_ENTRY, rt_entry_fentry, 0, trap
 #define RGPR 80
 #define RFPR 104
 
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, @function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, @function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 4
 	/* The unwinder looks up the address before a return address: no FDE there. */
 	nop

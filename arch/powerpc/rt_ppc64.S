@@ -73,9 +73,7 @@
  * rt_ppc64le.c.)
  */
 .macro ENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -174,12 +172,8 @@ RT_ENTRY_SET RT_UNREACHED_ENTRY, rt_entry_fentry, 0, trap
  * as is; the unwinder's interposer moves its limit up by slot_above_sp
  * (16) for the same reason.
  */
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, @function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, @function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 4
 	/* The unwinder looks up the address before a return address: no FDE there. */
 	nop

@@ -31,9 +31,7 @@
  * says ARGS_NO_REGS for these sites: only their stack arguments show.)
  */
 .macro ENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, %function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -110,12 +108,8 @@ RT_ENTRY_SET ENTRY, rt_entry_args_mcount, 0, 1
  * struct ret_regs (arch/port.h) at sp while rt_exit runs: a0, a1 at 0, fa0 at 16
  * and fa1 at 32 (the low 8 bytes of each fpr[]), `wide` at 48.
  */
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, %function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, %function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 4
 	/* The unwinder looks up the address before a return address: no FDE there. */
 	nop

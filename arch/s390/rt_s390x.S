@@ -88,9 +88,7 @@ SLOT = FRAME + 112	/* the traced function's slot, from our %r15 */
 
 /* ENTRY name, capture (RT_CAPTURE_*), args: gcc -pg's `brasl %r14,stub` */
 .macro ENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -119,9 +117,7 @@ RT_ENTRY_SET ENTRY, rt_entry_args_mcount, 0, 1
 
 /* FENTRY name, capture, args: -mfentry's `brasl %r0,stub`, %r14 untouched */
 .macro FENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -165,12 +161,8 @@ FENTRY rt_entry_args_fentry_all, RT_CAPTURE_ALL, 1
  * for it.
  */
 RFRAME = 224
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, @function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, @function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 4
 	/* The unwinder looks up the address before a return address: no FDE there. */
 	nopr %r7

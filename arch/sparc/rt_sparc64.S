@@ -45,9 +45,7 @@
 #define RT_SPARC_ARGS 0x200
 
 .macro ENTRY name, capture, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 5
 \name:
 	.cfi_startproc
@@ -151,12 +149,8 @@ RT_ENTRY_SET RT_UNREACHED_ENTRY, rt_entry_fentry, 0, illtrap
 #define RFRAME 240
 #define RREGS LOC
 
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, @function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, @function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 5
 	/* The unwinder looks up the address before a return address: no FDE there. */
 	nop

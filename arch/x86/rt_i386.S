@@ -37,9 +37,7 @@
  * is given the saved registers all the same)
  */
 .macro ENTRY name, capture, kind, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -102,12 +100,8 @@ RT_ENTRY_SET ENTRY, rt_entry_args_fentry, 1, RT_SITE_FENTRY, 1
  */
 #define REGS 16
 #define FENV 96
-	.globl rt_return_regs
-	.hidden rt_return_regs
-	.type rt_return_regs, @function
-	.globl rt_return_wide
-	.hidden rt_return_wide
-	.type rt_return_wide, @function
+	RT_FUNCTION rt_return_regs
+	RT_FUNCTION rt_return_wide
 	.p2align 4
 	/* The unwinder looks up the address before a return address. */
 	nop

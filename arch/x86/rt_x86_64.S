@@ -21,9 +21,7 @@
 
 /* ENTRY name, capture (RT_CAPTURE_*), kind (RT_SITE_*), args (0/1: rt_enter_args, given the save area) */
 .macro ENTRY name, capture, kind, args=0
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 \name:
 	.cfi_startproc
@@ -95,9 +93,7 @@ RT_ENTRY_SET ENTRY, rt_entry_args_fentry, 1, RT_SITE_FENTRY, 1
 
 /* RETURN name, x87 (0/1: also st(0), for long double): struct ret_regs is at (%rsp) while rt_exit runs. */
 .macro RETURN name, x87
-	.globl \name
-	.hidden \name
-	.type \name, @function
+	RT_FUNCTION \name
 	.p2align 4
 	/* The unwinder looks up the address before a return address. */
 	nop
