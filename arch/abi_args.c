@@ -106,3 +106,16 @@ void arg_fpr_at(const struct arg_cursor *c, unsigned n, uint32_t size, uint8_t s
 	out->npieces = 0;
 	piece(out, ARG_AREA_FPR, (uint8_t)size, sub, (uint16_t)n);
 }
+
+int arg_ret_aggregates_by_address(const struct arg_type *ret)
+{
+	switch (ret->kind) {
+	case ARG_INT:
+	case ARG_FLOAT:
+		return 0;
+	case ARG_AGGREGATE:
+		return 1;
+	default:
+		return -1;
+	}
+}

@@ -119,6 +119,12 @@ bool arg_homogeneous_float(const struct arg_type *t, unsigned max, unsigned *n, 
  * 1 or 0; -1 when its type does not say, and no parameter is placed.
  */
 typedef int arg_ret_by_address(const struct arg_type *ret);
+/*
+ * For the ABIs that return every struct and union in memory whose address
+ * the caller passes (i386, MIPS o32, 32-bit PowerPC, ppc64 ELFv1): 1 for an
+ * aggregate, 0 for a scalar, -1 for a type that does not say.
+ */
+arg_ret_by_address arg_ret_aggregates_by_address;
 
 /*
  * Describes FP register n (a single-precision slot on ARM), which the

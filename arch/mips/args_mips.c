@@ -164,19 +164,6 @@ void arg_place_mips_o32(const struct arg_type *p, size_t n, bool big_endian, str
 	}
 }
 
-/* o32: every struct and union comes back in memory, its address passed in $a0. */
-int arg_ret_by_address_mips_o32(const struct arg_type *ret)
-{
-	switch (ret->kind) {
-	case ARG_INT:
-	case ARG_FLOAT:
-		return 0;
-	case ARG_AGGREGATE:
-		return 1;
-	default:
-		return -1;
-	}
-}
 
 /* n64: an aggregate over 16 bytes comes back in memory, its address passed in $a0. */
 int arg_ret_by_address_mips_n64(const struct arg_type *ret)

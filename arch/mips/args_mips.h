@@ -6,7 +6,6 @@
 
 arg_placer arg_place_mips_o32;
 arg_placer arg_place_mips_n64;
-arg_ret_by_address arg_ret_by_address_mips_o32;
 arg_ret_by_address arg_ret_by_address_mips_n64;
 
 #endif

@@ -196,7 +196,7 @@ const struct arch arch_mips32 = {
 	/* o32: every struct in memory; MIPS's own errno numbers above 34; a float in $f0 of $f1:$f0 */
 	.values = { .struct_regs = 0, .errno_max = 34, .ldbl_mant = 53, .float_low_half = true },
 	.place_args = arg_place_mips_o32,
-	.ret_by_address = arg_ret_by_address_mips_o32,
+	.ret_by_address = arg_ret_aggregates_by_address,	/* every struct and union in memory, its address in $a0 */
 	/* a recorded site is the sequence's first word: the call is further */
 	.ra_span = MIPS_SEQ_AFTER + 4,
 	.cc = { "-pg", "-pg" },

@@ -79,17 +79,3 @@ void arg_place_ppc(const struct arg_type *p, size_t n, bool big_endian, struct a
 			arg_lose(&c);
 	}
 }
-
-/* Every struct and union comes back in memory the caller provides, its address passed in r3. */
-int arg_ret_by_address_ppc(const struct arg_type *ret)
-{
-	switch (ret->kind) {
-	case ARG_INT:
-	case ARG_FLOAT:
-		return 0;
-	case ARG_AGGREGATE:
-		return 1;
-	default:
-		return -1;
-	}
-}

@@ -5,6 +5,5 @@
 #include "arch/abi_args.h"
 
 arg_placer arg_place_ppc;
-arg_ret_by_address arg_ret_by_address_ppc;
 
 #endif

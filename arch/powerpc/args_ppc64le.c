@@ -181,17 +181,3 @@ int arg_ret_by_address_ppc64le(const struct arg_type *ret)
 		return -1;
 	}
 }
-
-/* ELFv1: every aggregate comes back in memory whose address the caller passes in r3. */
-int arg_ret_by_address_ppc64(const struct arg_type *ret)
-{
-	switch (ret->kind) {
-	case ARG_INT:
-	case ARG_FLOAT:
-		return 0;
-	case ARG_AGGREGATE:
-		return 1;
-	default:
-		return -1;
-	}
-}

@@ -8,6 +8,5 @@ arg_placer arg_place_ppc64le;
 arg_ret_by_address arg_ret_by_address_ppc64le;
 /* ELFv1 (ppc64, big-endian): the same save area, no homogeneous aggregates. */
 arg_placer arg_place_ppc64;
-arg_ret_by_address arg_ret_by_address_ppc64;
 
 #endif

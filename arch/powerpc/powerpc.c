@@ -73,7 +73,7 @@ const struct arch arch_ppc32 = {
 	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
 		    .float_as_double = true, .memory_address_returned = true },
 	.place_args = arg_place_ppc,
-	.ret_by_address = arg_ret_by_address_ppc,
+	.ret_by_address = arg_ret_aggregates_by_address,	/* every struct and union in memory, its address in r3 */
 	.cc = { "-pg", "-pg" },
 };
 
@@ -120,7 +120,7 @@ const struct arch arch_ppc64 = {
 	.values = { .struct_regs = 0, .char_unsigned = true, .errno_max = 133, .ldbl_mant = 106,
 		    .float_as_double = true, .memory_address_returned = true },
 	.place_args = arg_place_ppc64,
-	.ret_by_address = arg_ret_by_address_ppc64,
+	.ret_by_address = arg_ret_aggregates_by_address,	/* ELFv1: every aggregate in memory, its address in r3 */
 	.cc = { "-pg", "-pg" },
 };
 

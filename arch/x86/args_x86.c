@@ -116,17 +116,3 @@ int arg_ret_by_address_x86_64(const struct arg_type *ret)
 		return -1;
 	}
 }
-
-/* i386 (gcc's default on Linux): every struct and union comes back in memory, its address first on the stack. */
-int arg_ret_by_address_i386(const struct arg_type *ret)
-{
-	switch (ret->kind) {
-	case ARG_INT:
-	case ARG_FLOAT:
-		return 0;
-	case ARG_AGGREGATE:
-		return 1;
-	default:
-		return -1;
-	}
-}

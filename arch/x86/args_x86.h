@@ -6,6 +6,5 @@
 
 arg_placer arg_place_x86_64, arg_place_i386;
 arg_ret_by_address arg_ret_by_address_x86_64;
-arg_ret_by_address arg_ret_by_address_i386;
 
 #endif

@@ -174,7 +174,7 @@ const struct arch arch_i386 = {
 	.values = { .struct_regs = 0, .errno_max = 133, .ldbl_mant = 64, .float_as_double = true,
 		    .memory_address_returned = true },
 	.place_args = arg_place_i386,
-	.ret_by_address = arg_ret_by_address_i386,
+	.ret_by_address = arg_ret_aggregates_by_address,	/* every struct and union in memory, its address first on the stack */
 	.pad_site_len = 5,
 	/*
 	 * objpatch-cc: mcount calls.  gcc refuses -mfentry with -fpic, and
