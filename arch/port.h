@@ -318,6 +318,14 @@ void rt_timestamp_init(void) RT_HIDDEN;
 /* Called by the trampolines (C ABI).  `capture` may carry RT_ENTER_SLOT_COPY. */
 void rt_enter(uintptr_t ra, uintptr_t *slot, unsigned capture) RT_HIDDEN;
 /*
+ * x86_64: rt_enter's common case, compiled for the general registers only
+ * (it leaves every vector and x87 register as it was), or false, having
+ * done nothing: then the trampoline saves the vector registers and calls
+ * rt_enter.  rt_tsc: rt_timestamp reads the TSC (x86's tsc.h).
+ */
+bool rt_enter_quick(uintptr_t ra, uintptr_t *slot, unsigned capture) RT_HIDDEN;
+extern bool rt_tsc RT_HIDDEN;
+/*
  * rt_enter, where frames whose slots lie at or below `dead` (not only
  * below `slot`) are known dead (ARM: a leaf's slot lies below its own
  * saved registers, where a frame longjmp skipped had its slot).

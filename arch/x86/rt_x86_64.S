@@ -6,6 +6,9 @@
  * Entry: the hook is called where the compiler expects every argument
  * register (and %rax, the vector count of varargs calls, and %r10, the static
  * chain) to survive, so all of them and xmm0-7 are saved around the C code.
+ * Without --args, the general ones are saved first and rt_enter_quick, which
+ * touches no other register, records the common entry; only when it
+ * declines are xmm0-7 saved too and rt_enter called.
  * The traced function's return address is at 8(%rbp) for mcount (called
  * after `push %rbp; mov %rsp,%rbp`) and just above our own return address
  * for __fentry__ (called before the prologue).
@@ -18,6 +21,18 @@
 #include "arch/port.h"
 
 	.text
+
+/* %rdi, %rsi, %edx: rt_enter's arguments (the traced function's return slot as \kind says). */
+.macro ENTER_ARGS capture, kind
+	mov 8(%rbp), %rdi
+.if \kind == RT_SITE_FENTRY
+	lea 16(%rbp), %rsi
+.else
+	mov 0(%rbp), %rsi
+	add $8, %rsi
+.endif
+	mov $\capture, %edx
+.endm
 
 /* ENTRY name, capture (RT_CAPTURE_*), kind (RT_SITE_*), args (0/1: rt_enter_args, given the save area) */
 .macro ENTRY name, capture, kind, args=0
@@ -40,6 +55,12 @@
 	mov %r8, 40(%rsp)
 	mov %r9, 48(%rsp)
 	mov %r10, 56(%rsp)
+.if !\args
+	ENTER_ARGS \capture, \kind
+	call rt_enter_quick
+	test %al, %al
+	jnz 1f
+.endif
 	movaps %xmm0, 64(%rsp)
 	movaps %xmm1, 80(%rsp)
 	movaps %xmm2, 96(%rsp)
@@ -48,28 +69,13 @@
 	movaps %xmm5, 144(%rsp)
 	movaps %xmm6, 160(%rsp)
 	movaps %xmm7, 176(%rsp)
-	mov 8(%rbp), %rdi
-.if \kind == RT_SITE_FENTRY
-	lea 16(%rbp), %rsi
-.else
-	mov 0(%rbp), %rsi
-	add $8, %rsi
-.endif
-	mov $\capture, %edx
+	ENTER_ARGS \capture, \kind
 .if \args
 	mov %rsp, %rcx
 	call rt_enter_args
 .else
 	call rt_enter
 .endif
-	mov 0(%rsp), %rax
-	mov 8(%rsp), %rdi
-	mov 16(%rsp), %rsi
-	mov 24(%rsp), %rdx
-	mov 32(%rsp), %rcx
-	mov 40(%rsp), %r8
-	mov 48(%rsp), %r9
-	mov 56(%rsp), %r10
 	movaps 64(%rsp), %xmm0
 	movaps 80(%rsp), %xmm1
 	movaps 96(%rsp), %xmm2
@@ -78,6 +84,15 @@
 	movaps 144(%rsp), %xmm5
 	movaps 160(%rsp), %xmm6
 	movaps 176(%rsp), %xmm7
+1:
+	mov 0(%rsp), %rax
+	mov 8(%rsp), %rdi
+	mov 16(%rsp), %rsi
+	mov 24(%rsp), %rdx
+	mov 32(%rsp), %rcx
+	mov 40(%rsp), %r8
+	mov 48(%rsp), %r9
+	mov 56(%rsp), %r10
 	leave
 	.cfi_def_cfa %rsp, 8
 	ret
