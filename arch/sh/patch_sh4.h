@@ -11,7 +11,13 @@
 #include <ucontext.h>
 
 #define PATCH_PROTOCOL PATCH_STORE
-#define CONTEXT_IP(uc) ((uintptr_t)((const ucontext_t *)(uc))->uc_mcontext.pc)
+/*
+ * The pc's word in a handler's ucontext: uc_mcontext.pc's on Linux, two
+ * words further in qemu-sh4 7.2's frames; rt_sh4.c finds out which once,
+ * from a SIGILL of its own, before any patch.
+ */
+extern unsigned rt_sh4_pc_word __attribute__((visibility("hidden")));
+#define CONTEXT_IP(uc) ((uintptr_t)((const uint32_t *)(const void *)(uc))[rt_sh4_pc_word])
 #define PATCHER_TEXT_ARCH
 
 void rt_sh4_off(void) __attribute__((visibility("hidden")));
@@ -43,8 +49,6 @@ static enum insn_kind classify(const uint8_t *b, size_t len)
 	return w && !(w & 1) ? INSN_CALL : INSN_BAD;
 }
 
-#include "arch/text_units.h"
-
 static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, size_t len)
 {
 	(void)old;
@@ -52,8 +56,14 @@ static bool store_ok(uintptr_t addr, const uint8_t *old, const uint8_t *new, siz
 	return len == 4 && !(addr & 3);
 }
 
+/*
+ * The word from its bytes one by one: SH-4 has no unaligned load, and for
+ * a memcpy from a pointer of unknown alignment gcc calls memcpy, through
+ * a PLT stub that may lie on a page the window made non-executable (in a
+ * program linking libobjpatch.a, among its first functions).
+ */
 static inline __attribute__((always_inline)) void store_text(uintptr_t at, const uint8_t *b, size_t n)
 {
 	(void)n;
-	*(volatile uint32_t *)at = word_in_memory(b);
+	*(volatile uint32_t *)at = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }

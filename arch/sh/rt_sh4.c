@@ -19,10 +19,14 @@
  * and the caller's stack arguments start at the function's entry sp,
  * 4 bytes above the slot.
  */
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 #include "arch/arch.h"
 #include "arch/patch.h"
 #include "arch/port.h"
@@ -156,6 +160,60 @@ static size_t sh4_prepare_site(uintptr_t *at, unsigned kind, bool quiescent)
 		pending[npending++] = (struct pending){ *at, w };
 	}
 	return 4;
+}
+
+/*
+ * Where a signal handler finds the interrupted pc (patch_sh4.h's
+ * CONTEXT_IP, which the patcher's SIGSEGV handler reads to tell an
+ * instruction fetch in its window from a data access): the kernel's
+ * ucontext has it at uc_mcontext.pc, as glibc says, but qemu-sh4 7.2
+ * passes a pointer 8 bytes before its frame's ucontext, so there the pc
+ * is two words further (and uc_mcontext.pc holds r14).  A load from
+ * address 0 at a known pc shows which, once at load, before the
+ * patcher's handler exists (an undefined instruction would do too, but
+ * qemu-sh4 aborts on one instead of raising SIGILL).
+ */
+unsigned rt_sh4_pc_word RT_HIDDEN = offsetof(ucontext_t, uc_mcontext.pc) / 4;
+void rt_sh4_probe_load(void) RT_HIDDEN;
+__asm__(".text\n"
+	".p2align 2\n"
+	".globl rt_sh4_probe_load\n"
+	".hidden rt_sh4_probe_load\n"
+	".type rt_sh4_probe_load, @function\n"
+	"rt_sh4_probe_load:\n"
+	"	mov #0,r0\n"
+	"	mov.l @r0,r0\n"	/* faults: its pc is rt_sh4_probe_load + 2 */
+	"	rts\n"
+	"	nop\n"
+	".size rt_sh4_probe_load, . - rt_sh4_probe_load\n");
+static sigjmp_buf probe_jmp;
+
+static void probe_segv(int sig, siginfo_t *si, void *uc)
+{
+	const uint32_t *w = uc;
+	unsigned glibc = offsetof(ucontext_t, uc_mcontext.pc) / 4;
+	uint32_t pc = (uint32_t)(uintptr_t)rt_sh4_probe_load + 2;
+
+	(void)sig;
+	(void)si;
+	if (w[glibc] != pc && w[glibc + 2] == pc)
+		rt_sh4_pc_word = glibc + 2;
+	siglongjmp(probe_jmp, 1);
+}
+
+__attribute__((constructor)) static void probe_pc_word(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = probe_segv;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &old))
+		return;
+	if (!sigsetjmp(probe_jmp, 1))
+		rt_sh4_probe_load();
+	sigaction(SIGSEGV, &old, NULL);
 }
 
 const struct rt_arch rt_arch_host = {
