@@ -9,7 +9,8 @@
  * float takes the next one, fr(4 + (n ^ 1)) (each pair swapped on
  * little-endian), a double the next even pair dr(4 + n), its high word in
  * fr(4 + n); a skipped single stays unused.  Past fr11 they go on the
- * stack.  Structs by value, and everything after one, print "?".  A
+ * stack.  A struct by value takes the next integer registers, one a
+ * word, or the stack when none is left, and prints "?" itself.  A
  * struct returned in memory gets its address in r2, no argument's place
  * (sh.c's ret_address_apart).
  */
@@ -59,8 +60,20 @@ void arg_place_sh(const struct arg_type *p, size_t n, bool big_endian, struct ar
 		const struct arg_type *t = &p[i];
 
 		out[i] = (struct arg_place){ 0 };
-		if (c.lost || t->kind == ARG_UNKNOWN || t->kind == ARG_AGGREGATE || !t->size || t->size > 8) {
+		if (c.lost || t->kind == ARG_UNKNOWN || !t->size || (t->kind != ARG_AGGREGATE && t->size > 8)) {
 			arg_lose(&c);
+			continue;
+		}
+		if (t->kind == ARG_AGGREGATE) {
+			/* Its words in the next integer registers, doubles and all ("?" itself). */
+			unsigned words = (t->size + 3) / 4;
+
+			if (c.gpr + words <= GPRS)
+				c.gpr += words;
+			else if (c.gpr == GPRS)
+				arg_take_stack(&c, t->size, 4, NULL);
+			else
+				arg_lose(&c);	/* split between registers and stack: not known */
 			continue;
 		}
 		if (t->kind == ARG_FLOAT) {
