@@ -30,6 +30,7 @@
 #include "arch/arch.h"
 #include "arch/patch.h"
 #include "arch/port.h"
+#include "arch/sh/insn.h"
 
 RT_ENTRIES(mcount)
 RT_ENTRIES_ARGS(mcount)
@@ -39,9 +40,6 @@ RT_ENTRIES(fentry)
 
 void rt_sh4_off(void) RT_HIDDEN;
 
-#define JMP_R1 0x412bu		/* jmp @r1 */
-#define LDS_L_POP_PR 0x4f26u	/* lds.l @r15+,pr */
-#define NOP 0x0009u
 #define STUB_BYTES 12
 
 static uint16_t half(uintptr_t a)
@@ -71,10 +69,10 @@ static bool sh4_encode_call(uint8_t *code, size_t len, uintptr_t site, uintptr_t
  */
 static void sh4_encode_stub(uint8_t *stub, uintptr_t target)
 {
-	insn_store(stub, 2, 0xd101u, false);	/* mov.l @(4 + 1 * 4, pc & ~3),r1 */
-	insn_store(stub + 2, 2, JMP_R1, false);
-	insn_store(stub + 4, 2, NOP, false);
-	insn_store(stub + 6, 2, NOP, false);
+	insn_store(stub, 2, SH_MOV_L_PC8_R1, false);
+	insn_store(stub + 2, 2, SH_JMP_R1, false);
+	insn_store(stub + 4, 2, SH_NOP, false);
+	insn_store(stub + 6, 2, SH_NOP, false);
 	insn_store(stub + 8, 4, (uint32_t)target, false);
 }
 
@@ -101,9 +99,9 @@ static const uint8_t *sh4_site_nop(uintptr_t site, size_t len)
  */
 static bool is_site(uintptr_t at)
 {
-	if (at & 3 || half(at + 4) != LDS_L_POP_PR)
+	if (at & 3 || half(at + 4) != SH_LDS_L_POP_PR)
 		return false;
-	return half(at - 4) == JMP_R1 || (half(at - 6) == JMP_R1 && half(at - 2) == NOP);
+	return half(at - 4) == SH_JMP_R1 || (half(at - 6) == SH_JMP_R1 && half(at - 2) == SH_NOP);
 }
 
 /* The words prepare_site found still calling mcount, turned off in one batch. */

@@ -8,6 +8,7 @@
 #include "arch/arch.h"
 #include "arch/pattern.h"
 #include "arch/sh/args_sh.h"
+#include "arch/sh/insn.h"
 
 static const char *const sh_hooks[] = { "mcount", "_mcount", "__fentry__", NULL };
 
@@ -29,7 +30,7 @@ static const struct call_form sh_calls[] = {
 	{ .rtype = R_SH_DIR32 },	/* a data word: no instruction to check */
 };
 
-static const struct insn_pattern sh_pad_nops[] = { PAT(U16(0x0009)) };
+static const struct insn_pattern sh_pad_nops[] = { PAT(U16(SH_NOP)) };
 
 const struct arch arch_sh = {
 	.name = "sh",
