@@ -64,7 +64,7 @@ archive_uri() {
 if [ ! -e "$dir/root/.complete" ]; then
 	uri=$(archive_uri) || { echo "toolchain-sh4: apt's configuration names no archive of this release" >&2; exit 1; }
 	echo "toolchain-sh4: debootstrap $suite from $uri into $dir/root"
-	$sudo rm -rf "$dir/root.tmp" "$dir/root"
+	$sudo rm -rf "${dir:?}/root.tmp" "${dir:?}/root"
 	# minbase and the three packages (with their dependencies): about 450 MB.
 	if ! $sudo debootstrap --variant=minbase --include=gcc-$triple,g++-$triple,libc6-dev-sh4-cross \
 		"$suite" "$dir/root.tmp" "$uri" >"$dir/debootstrap.log" 2>&1; then
@@ -91,7 +91,7 @@ exec bwrap --dev-bind / / --ro-bind '$dir/root/usr' /usr --ro-bind '$dir/root/et
 EOF
 	chmod 755 "$dir/bin.tmp/$name"
 done
-rm -rf "$dir/bin" && mv "$dir/bin.tmp" "$dir/bin"
+rm -rf "${dir:?}/bin" && mv "$dir/bin.tmp" "$dir/bin"
 
 # libelf and zlib for sh4 programs (the runtime links them): Debian has no
 # sh4 packages in its release archives, so both are built from the
