@@ -131,9 +131,16 @@ RUNTIME_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fasynchrono
 	$(if $(RT_FAMILY),-DRT_PORT_PATCH_H='"$(RT_PATCH_H)"')
 RT_LIBS := -lelf -ldl -pthread
 
+# A machine whose Debian toolchain cannot build it (sh4) gets one of its
+# own from scripts/toolchain-QEMU.sh, outside the repo: its bin/ goes first
+# in PATH for that machine's build only, and without it (not set up yet)
+# the machine's runtime is not built.  "-": the host's toolchain serves.
+OBJPATCH_TOOLCHAINS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/objpatch-toolchains
+cross_path = $(if $(wildcard scripts/toolchain-$(1).sh),$(if $(wildcard $(OBJPATCH_TOOLCHAINS)/$(1)/ready),$(OBJPATCH_TOOLCHAINS)/$(1)/bin),-)
 CROSS_RUNTIMES := $(foreach m,$(CROSS_MACHINES),$(if $(and $(filter-out $(HOST_QEMU),$(call cross_field,$(m),1)), \
-	$(wildcard arch/*/rt_$(call cross_field,$(m),2).c), \
-	$(shell command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)),runtime-$(call cross_field,$(m),1)))
+	$(wildcard arch/*/rt_$(call cross_field,$(m),2).c), $(call cross_path,$(call cross_field,$(m),1)), \
+	$(shell $(if $(filter-out -,$(call cross_path,$(call cross_field,$(m),1))),PATH='$(call cross_path,$(call cross_field,$(m),1))':"$$PATH") command -v $(call cross_field,$(m),3)-gcc 2>/dev/null)), \
+	runtime-$(call cross_field,$(m),1)))
 
 .PHONY: all check demo install clean bench bench-runtime bench-args bench-e2e bench-layout bench-cross bench-instrument bench-wrapper bench-xray $(CROSS_RUNTIMES)
 all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(BUILD)/objpatch-c++ $(BUILD)/libobjpatch.so $(BUILD)/libobjpatch.a $(CROSS_RUNTIMES)
@@ -142,7 +149,7 @@ all: $(BUILD)/recordmcount $(BUILD)/objpatch $(BUILD)/objpatch-cc $(BUILD)/objpa
 # build still gets plain cross runtimes.
 define cross_runtime
 runtime-$(call cross_field,$(1),1):
-	$$(MAKE) --no-print-directory RT_ARCH=$(call cross_field,$(1),2) CC=$(call cross_field,$(1),3)-gcc \
+	$(if $(filter-out -,$(call cross_path,$(call cross_field,$(1),1))),PATH='$(call cross_path,$(call cross_field,$(1),1))':"$$$$PATH") $$(MAKE) --no-print-directory RT_ARCH=$(call cross_field,$(1),2) CC=$(call cross_field,$(1),3)-gcc \
 		AR=$(call cross_field,$(1),3)-ar OBJCOPY=$(call cross_field,$(1),3)-objcopy BUILD=$$(BUILD)/$(call cross_field,$(1),1) SANITIZE= \
 		$$(BUILD)/$(call cross_field,$(1),1)/libobjpatch.so $$(BUILD)/$(call cross_field,$(1),1)/libobjpatch.a
 endef

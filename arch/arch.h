@@ -257,6 +257,12 @@ struct arch {
 		 * low half on little-endian).
 		 */
 		bool float_low_half;
+		/*
+		 * A float comes back in the high 32 bits of that register
+		 * (SH-4's fr0, the high word of dr0, which the runtime saves
+		 * as a double's 8 bytes).
+		 */
+		bool float_high_half;
 		/* A long double comes back as the first FP register's 16 bytes (AArch64's q0). */
 		bool wide_in_fpr0;
 		/* Where the FP parts of a struct returned in registers lie (enum struct_fp). */
@@ -268,6 +274,13 @@ struct arch {
 		 * the port's CAPTURE_MEMORY trampolines gave rt_enter_mem.
 		 */
 		bool memory_address_returned;
+		/*
+		 * The caller passes the address for a value returned in memory
+		 * in a register of its own, not as a hidden first argument
+		 * (SH-4's r2): ret_by_address says which values, and the
+		 * arguments are placed as if there were none.
+		 */
+		bool ret_address_apart;
 	} values;
 	/* Where its C ABI passes a function's arguments (arch/abi_args.h); NULL: not known. */
 	arg_placer *place_args;

@@ -39,6 +39,6 @@ MACHINE(ppc,      powerpc-linux-gnu-,       powerpc-linux-gnu,       -fno-pic,  
 MACHINE(ppc64,    powerpc64-linux-gnu-,     powerpc64-linux-gnu,     -fno-pic,                     ppc64,   ppc64,    EM_PPC64,   ELFCLASS64, ELFDATA2MSB, ppc64)
 MACHINE(ppc64le,  powerpc64le-linux-gnu-,   powerpc64le-linux-gnu,   -fno-pic,                     ppc64le, ppc64le,  EM_PPC64,   ELFCLASS64, ELFDATA2LSB, ppc64le)
 MACHINE(s390x,    s390x-linux-gnu-,         s390x-linux-gnu,         -fno-pic,                     s390x,   s390x,    EM_S390,    ELFCLASS64, ELFDATA2MSB, s390x)
-MACHINE(sh4,      sh4-linux-gnu-,           -,                       -fno-pic,                     -,       -,        EM_SH,      ELFCLASS32, ELFDATA2LSB, sh)
+MACHINE(sh4,      sh4-linux-gnu-,           -,                       -fno-pic,                     sh4,     sh4,      EM_SH,      ELFCLASS32, ELFDATA2LSB, sh)
 MACHINE(sparc64,  sparc64-linux-gnu-,       sparc64-linux-gnu,       -fno-pic,                     sparc64, sparc64,  EM_SPARCV9, ELFCLASS64, ELFDATA2MSB, sparc64)
 MACHINE(riscv64,  riscv64-linux-gnu-,       riscv64-linux-gnu,       -fno-pic,                     riscv64, riscv64,  EM_RISCV,   ELFCLASS64, ELFDATA2LSB, riscv64)

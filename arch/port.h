@@ -205,6 +205,15 @@ struct rt_arch {
 	 */
 	uint8_t slot_copy_above;
 	/*
+	 * 0: rt_restore_slots() finds those copies by walking the
+	 * frame-record chain (AArch64's {x29, x30}).  Else the function's
+	 * prologue saved it within this many bytes below slot +
+	 * slot_copy_above, which is searched downward from there: the first
+	 * word holding a return trampoline is the copy (SH-4: gcc pushes the
+	 * callee-saved registers, then pr, and has no record chain).
+	 */
+	uint8_t copy_scan;
+	/*
 	 * ppc64: the disabled form of the site at `site` when it is not the
 	 * recorder's NOP (`b .+8` over the TOC restore a linker put after a
 	 * call to _mcount through a PLT stub), else NULL.  NULL: always the NOP.

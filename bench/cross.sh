@@ -85,9 +85,19 @@ export top out
 
 rows=()
 tests=()
+outer_path=$PATH
 for m in $machines; do
 	q=${m%%:*} p=${m#*:} d=$out/$q
 	lib=$top/build/$q/libobjpatch.so
+	# A machine with a toolchain of its own (sh4's): its bin/ and root for this row only.
+	PATH=$outer_path
+	if ! tc=$(machine_toolchain "$q"); then
+		echo "bench/cross.sh: $q: $tc; left out" >&2
+		continue
+	elif [ -n "$tc" ]; then
+		PATH=$tc/bin:$PATH
+		export "OBJPATCH_ROOT_$q=$tc/root/usr/$p"
+	fi
 	if [ ! -e "$lib" ] || ! command -v "$p-gcc" > /dev/null || ! command -v "qemu-$q" > /dev/null; then
 		echo "bench/cross.sh: $q: no runtime, cross gcc or qemu-$q; left out" >&2
 		continue
@@ -117,6 +127,7 @@ for m in $machines; do
 		tests+=("| $q | $(grep '^ok ' "$out/$q.tests" | grep -vic '# skip' || true) | $(grep -c '^not ok ' "$out/$q.tests" || true) | $(grep -ic '^ok .* # skip' "$out/$q.tests" || true) | $(calc "($(now_ns) - $local_start) / 1e9" .0f) |")
 	fi
 done
+PATH=$outer_path
 
 {
 	echo "# The runtime under qemu-user: cost of a traced call (bench/cross.sh)"

@@ -71,6 +71,8 @@ packages=(
 	cmake meson ninja-build pkgconf ccache autoconf automake libtool
 	# dpkg-source and bzip2: riscv64's libelf is built from Debian's sources (below)
 	dpkg-dev bzip2
+	# a machine's own toolchain in a root of another Debian release (scripts/toolchain-*.sh: sh4's)
+	debootstrap bubblewrap
 	# t/84-install.t builds against the installed objpatch.pc
 	pkgconf
 	# t/77-svg.t renders a flame graph in headless Chromium
@@ -184,9 +186,17 @@ archive_serves() {
 }
 # Each machine with a runtime (a qemu-user to run it): its libelf unpacked
 # from the archive's packages, or built from source where there are none.
+# A machine whose toolchain Debian 12 cannot give has a script that sets up
+# its own, libelf included (scripts/toolchain-QEMU.sh: sh4's, in a root of
+# Debian 13, which its tests skip without).
 for m in "${cross[@]}"; do
 	read -r arch triple port qemu <<< "$m"
 	[ "$qemu" != - ] || continue
+	if [ -e "$(dirname "${BASH_SOURCE[0]}")/toolchain-$qemu.sh" ]; then
+		bash "$(dirname "${BASH_SOURCE[0]}")/toolchain-$qemu.sh" ||
+			echo "deps: $qemu's own toolchain could not be set up: its tests will skip"
+		continue
+	fi
 	lib=/usr/$triple/lib
 	[ -d "$lib" ] || continue
 	[ -e "$lib/libelf.so" ] && [ -e "$lib/libelf.so.1" ] && [ -e "$lib/libz.so.1" ] && continue

@@ -43,3 +43,19 @@ kernel_fault() {	# arch compiler
 	sparc64/clang) printf 'empty\t%s\n' 'clang calls mcount; the kernel tool only knows _mcount on sparc64' ;;
 	esac
 }
+
+# machine_toolchain QEMU: a machine's own toolchain, where Debian 12's
+# cannot build for it (scripts/toolchain-QEMU.sh: sh4's), for the tests:
+# prints its directory (bin/ for PATH, root/usr/TRIPLE for qemu's -L) when
+# it is set up; nothing when the host's toolchain serves; fails, printing
+# what is missing, when it is needed and not set up.
+machine_toolchain() {
+	local dir=${OBJPATCH_TOOLCHAINS:-${XDG_CACHE_HOME:-$HOME/.cache}/objpatch-toolchains}/$1
+	[ -e "$(dirname "${BASH_SOURCE[0]}")/toolchain-$1.sh" ] || return 0
+	if [ -e "$dir/ready" ]; then
+		echo "$dir"
+		return 0
+	fi
+	echo "$dir/ready is missing: scripts/toolchain-$1.sh (run by scripts/deps.sh) did not finish, see $dir/debootstrap.log"
+	return 1
+}

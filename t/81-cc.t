@@ -12,6 +12,9 @@
 . "$(dirname "$0")/lib.sh"
 
 W=$TOP/build/objpatch-cc
+# Machines' own toolchains (scripts/machines.sh's machine_toolchain) where
+# the user's cache has them, before the cache below becomes the test's.
+export OBJPATCH_TOOLCHAINS=${OBJPATCH_TOOLCHAINS:-${XDG_CACHE_HOME:-$HOME/.cache}/objpatch-toolchains}
 # The wrapper's cache of compilers' targets: this test's own.
 export XDG_CACHE_HOME=$T_TMP/cache
 WXX=$TOP/build/objpatch-c++
@@ -116,9 +119,14 @@ traced_prog() {
 	# A -pg form leaves the hook's symbol imported (glibc defines mcount and
 	# __fentry__), but no site may call it.
 	sum=$("$RMC" --check "$prog" 2>&1 | head -1)
-	[[ $sum == *" 0 calls,"* && $sum == *"; 0 calls to the hook found"* ]]
-	ok $? "$label: no site calls the hook (every one a NOP: --nop)"
-	[ $? = 0 ] || diag "$sum"
+	if [ -n "${NO_NOP_FORM:-}" ]; then
+		# sh4: a literal word, which objpatch-cc leaves calling libc's mcount.
+		skip "$label: the sites still call the hook: this machine's have no NOP form"
+	else
+		[[ $sum == *" 0 calls,"* && $sum == *"; 0 calls to the hook found"* ]]
+		ok $? "$label: no site calls the hook (every one a NOP: --nop)"
+		[ $? = 0 ] || diag "$sum"
+	fi
 	trace=$(cd "$dir" && timeout 300 "$OBJPATCH" run -- "$prog" 2>&1 >/dev/null)
 	while IFS='=' read -r name value; do
 		if grep -qE "^ *[0-9]+\) .*\<$name(\(\))?( const)?; /\* ret=$value \*/" <<< "$trace" ||
@@ -386,6 +394,18 @@ host=$(gcc -dumpmachine)
 while IFS=$'\t' read -r _ prefix ctarget _ port q _ <&3; do
 	p=${prefix%-}
 	if [ "$port" = - ] || [ "$q" = - ] || [ "$p" = "$host" ]; then continue; fi
+	# A machine with its own toolchain (sh4's, scripts/toolchain-sh4.sh):
+	# its bin/ first in PATH and its root for qemu, for this row only.
+	root=/usr/$p
+	outer_path=$PATH
+	if ! tc=$(machine_toolchain "$q"); then
+		skip "[$q] needs its own toolchain: $tc"
+		continue
+	elif [ -n "$tc" ]; then
+		PATH=$tc/bin:$PATH
+		root=$tc/root/usr/$p
+		export "OBJPATCH_ROOT_$q=$root"
+	fi
 	ccs=("$p-gcc")
 	[ "$ctarget" = - ] || ccs+=("clang --target=$ctarget")
 	for cc in "${ccs[@]}"; do
@@ -404,11 +424,16 @@ while IFS=$'\t' read -r _ prefix ctarget _ port q _ <&3; do
 		run_ok "[$label] -c, then the link" sh -c "cd '$dir' && $W $cc -O2 -c '$D/src/add.c' '$D/src/main.c' &&
 			$W $cc -O2 -c '$D/src/sub/half.c' -o half.o && $W $cc -o prog-objs main.o add.o half.o -lm"
 		recorded "$dir/add.o" "[$label] add.o"
-		traced_prog "[$label] separate compiles" "$dir/prog-objs" "qemu-$q" -L "/usr/$p"
+		# Whether the recorder can NOP this machine's sites (a copy of add.o, recorded again).
+		NO_NOP_FORM=
+		OBJPATCH_CC_OFF=1 $cc -O2 -pg -c "$D/src/add.c" -o "$dir/nopprobe.o" 2>/dev/null &&
+			"$RMC" --mode=user --nop "$dir/nopprobe.o" 2>&1 | grep -q 'cannot be replaced by NOPs' && NO_NOP_FORM=1
+		traced_prog "[$label] separate compiles" "$dir/prog-objs" "qemu-$q" -L "$root"
 		# shellcheck disable=SC2086
 		run_ok "[$label] compile and link in one step" $W $cc -O2 -o "$dir/prog" "$D/src/main.c" "$D/src/add.c" "$D/src/sub/half.c" -lm
-		traced_prog "[$label] one-step" "$dir/prog" "qemu-$q" -L "/usr/$p"
+		traced_prog "[$label] one-step" "$dir/prog" "qemu-$q" -L "$root"
 	done
+	PATH=$outer_path
 done 3< <(machine_rows)
 
 done_testing

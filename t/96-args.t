@@ -33,7 +33,8 @@
 # abi_mips.c with gcc -pg: the placing rules args.c does not reach;
 # sparc64 gcc -pg, --nop, non-PIC and clang -pg (the hook follows `save`:
 # register arguments show unless the code before the hook wrote one of
-# them, stack arguments always).  A
+# them, stack arguments always); sh4 gcc -pg at -O2 and -O0 (the hook is
+# the function's first code: every argument shows).  A
 # stripped program shows the same; without --args no call shows any.
 . "$(dirname "$0")/lib.sh"
 
@@ -315,6 +316,30 @@ sparc64-clang clang,--target=$P - - machine-sparc64-clang -w -pg
 EOF2
 else
 	ok 1 "$P-gcc, clang and build/sparc64/libobjpatch.so (scripts/deps.sh, make)"
+fi
+
+# ---- sh4, under qemu-user with Debian 13's toolchain (scripts/toolchain-sh4.sh) ----
+# The hook runs first in the function, so every argument shows: r4-r7,
+# fr4-fr11 and the stack from the entry sp; non-PIC (gcc's default on
+# sh4), at -O2 and -O0.  Without the toolchain: skipped, saying why.
+# shellcheck source=scripts/machines.sh
+. "$TOP/scripts/machines.sh"
+P=sh4-linux-gnu
+if ! tc=$(machine_toolchain sh4) || [ -z "$tc" ]; then
+	skip "sh4 needs Debian 13's toolchain: $tc"
+elif [ ! -f "$TOP/build/sh4/libobjpatch.so" ]; then
+	ok 1 "build/sh4/libobjpatch.so (make, with $tc set up)"
+else
+	while read -r label flags; do
+		# shellcheck disable=SC2086
+		PATH=$tc/bin:$PATH OBJPATCH_ROOT_sh4=$tc/root/usr/$P FORM_LDFLAGS=-no-pie \
+			form "$label" "$D/$label" $P-gcc $P-strip - $flags &&
+		PATH=$tc/bin:$PATH OBJPATCH_ROOT_sh4=$tc/root/usr/$P \
+			check "$label" "$D/$label" "--machine $SRC/machine-sh4.txt"
+	done <<'EOF2'
+sh4-pg -pg
+sh4-O0 -pg -O0
+EOF2
 fi
 
 # ---- MIPS n64 and o32, either byte order, under qemu-user: the forms t/95-rt-<name>.t traces ----

@@ -174,6 +174,15 @@ record_report() {
 	[ "$run_text" = "$report_text" ] || diag "$(diff <(tr '\t' '\n' <<< "$run_text") <(tr '\t' '\n' <<< "$report_text") | head -20)"
 }
 
+# guest_root QEMU TRIPLE: the root qemu-QEMU runs that machine's programs
+# in, as `objpatch run` picks it: $OBJPATCH_ROOT_QEMU (a machine whose libc
+# is not Debian's cross package: sh4's, scripts/toolchain-sh4.sh), else
+# /usr/TRIPLE.
+guest_root() {
+	local v=OBJPATCH_ROOT_$1
+	echo "${!v:-/usr/$2}"
+}
+
 # cross_variant QEMU TRIPLE CC CXX NAME RMC-FLAGS [CFLAGS...]: rt_test + rt_cxx for
 # another machine (KEEP_SYMBOLS=1: not stripped, for compiler-made tables,
 # which the runtime reads with the symbols; REPORT=1: record_report too).
@@ -181,7 +190,8 @@ record_report() {
 # starts it under qemu-QEMU with build/QEMU/libobjpatch.so preloaded in the
 # guest (never in qemu itself).  CC may be clang: it gets --target=TRIPLE.
 cross_variant() {
-	local q=$1 p=$2 cc=$3 cxx=$4 name=$5 rmc=$6 sysroot=/usr/$2
+	local q=$1 p=$2 cc=$3 cxx=$4 name=$5 rmc=$6 sysroot
+	sysroot=$(guest_root "$1" "$2")
 	local label="$1 $3 $5" dir=$T_TMP/$1-$3-$5 lib=$TOP/build/$1/libobjpatch.so fmt tool status
 	local target=()
 	shift 6
@@ -232,9 +242,10 @@ toggle_cross() {
 		-c "$RT/rt_toggle.c" -o "$dir/rt_toggle.o" &&
 	# shellcheck disable=SC2086
 	compile_ok "[$label] recordmcount --mode=user $rmc" "$RMC" --mode=user $rmc "$dir/rt_toggle.o" &&
-	compile_ok "[$label] link with build/$q/libobjpatch.a" $p-gcc -pie -o "$dir/rt_toggle" \
+	# shellcheck disable=SC2086
+	compile_ok "[$label] link with build/$q/libobjpatch.a" $p-gcc -pie ${RT_LDFLAGS:-} -o "$dir/rt_toggle" \
 		"$dir/rt_toggle.o" "$lib" -pthread -lelf -ldl || return
-	OBJPATCH_OUTPUT=$dir/trace.text timeout 300 qemu-$q -L /usr/$p "$dir/rt_toggle" \
+	OBJPATCH_OUTPUT=$dir/trace.text timeout 300 qemu-$q -L "$(guest_root $q $p)" "$dir/rt_toggle" \
 		> "$dir/out" 2> "$dir/err"
 	status=$?
 	program_ok "[$label] 10,000 enable/disable(\"*\") with 8 threads calling: exit 0, checks pass" \
@@ -258,7 +269,8 @@ tail_check() {
 		-c "$RT/rt_tail.c" -o "$dir/rt_tail.o" &&
 	# shellcheck disable=SC2086
 	compile_ok "[$label] recordmcount --mode=user ${TAIL_RMC:-}" "$RMC" --mode=user ${TAIL_RMC:-} "$dir/rt_tail.o" &&
-	compile_ok "[$label] link" $cc -pie -o "$dir/rt_tail" "$dir/rt_tail.o" || return
+	# shellcheck disable=SC2086
+	compile_ok "[$label] link" $cc -pie ${RT_LDFLAGS:-} -o "$dir/rt_tail" "$dir/rt_tail.o" || return
 	if [ "$run" = - ]; then
 		timeout 60 "$dir/rt_tail" > "$dir/out" 2>&1
 	else
@@ -288,9 +300,10 @@ own_values() {
 	compile_ok "[$label] $src" "$cc" "${target[@]}" -std=gnu11 "${WARN[@]}" "${CFLAGS[@]}" -I"$RT" \
 		-c "$RT/$src" -o "$dir/own.o" &&
 	compile_ok "[$label] recordmcount --mode=user" "$RMC" --mode=user "$dir/own.o" &&
-	compile_ok "[$label] link" $p-gcc -pie -o "$dir/own" "$dir/own.o" &&
+	# shellcheck disable=SC2086
+	compile_ok "[$label] link" $p-gcc -pie ${RT_LDFLAGS:-} -o "$dir/own" "$dir/own.o" &&
 	compile_ok "[$label] strip" $p-strip "$dir/own" || return
-	timeout 60 qemu-$q -L /usr/$p "$dir/own" > "$dir/out.untraced" 2>&1
+	timeout 60 qemu-$q -L "$(guest_root $q $p)" "$dir/own" > "$dir/out.untraced" 2>&1
 	program_ok "[$label] untraced: exit 0, the program's checks pass" $? "$dir/out.untraced"
 	timeout 60 "$OBJPATCH" run --output "$dir/trace.text" -- "$dir/own" > "$dir/out.traced" 2> "$dir/err.traced"
 	program_ok "[$label] traced: exit 0, the program's checks pass" $? "$dir/out.traced"

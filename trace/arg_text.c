@@ -6,7 +6,7 @@
 #include "trace/event.h"
 
 /* Room for the members of the aggregates of one signature; beyond it, an aggregate's are not given. */
-#define MAX_FIELDS 64
+#define MAX_FIELDS TRACE_ARG_FIELDS
 
 static enum arg_kind kind_of(enum type_class c)
 {
@@ -27,7 +27,7 @@ static enum arg_kind kind_of(enum type_class c)
  * What a placer needs of a type; an aggregate's members go to fields[*used]
  * on, while MAX_FIELDS last (else the placer gets none, and says "?").
  */
-static struct arg_type arg_type_of(const struct sig_type *t, struct arg_field *fields, size_t *used)
+struct arg_type trace_arg_type(const struct sig_type *t, struct arg_field *fields, size_t *used)
 {
 	struct arg_type at = { kind_of(t->cls), (uint32_t)t->size, NULL, 0, t->cls == TC_UNION };
 
@@ -67,15 +67,15 @@ size_t trace_arg_places(const struct arch *a, bool big_endian, const struct sign
 	if (!a || !a->place_args || !(sig->flags & PROTO_RELIABLE) || !sig->known)
 		return n;
 	/* Whether the value comes back in memory whose address goes first (-1: not known, nothing placed). */
-	ret = arg_type_of(&sig->ret, fields, &used);
+	ret = trace_arg_type(&sig->ret, fields, &used);
 	if (a->ret_by_address && sig->ret.cls != TC_VOID && (hidden = a->ret_by_address(&ret)) < 0)
 		return n;
 	/* A C++ class that is not trivially copyable comes back in memory whatever its size. */
 	if (sig->flags & PROTO_RET_MEM)
 		hidden = 1;
 	for (size_t i = 0; i < n; i++)
-		types[i] = arg_type_of(&sig->params[i].type, fields, &used);
-	if (!hidden) {
+		types[i] = trace_arg_type(&sig->params[i].type, fields, &used);
+	if (!hidden || a->values.ret_address_apart) {
 		place(a, sig, types, n, big_endian, out);
 		return n;
 	}

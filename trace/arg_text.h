@@ -23,6 +23,12 @@
  * (printed "?") when the signature is not reliable (a clone's) or the
  * machine's ABI is not known.
  */
+/*
+ * What a placer (and ret_by_address) needs of a type; an aggregate's
+ * members go to fields[*used] on, while TRACE_ARG_FIELDS last.
+ */
+#define TRACE_ARG_FIELDS 64
+struct arg_type trace_arg_type(const struct sig_type *t, struct arg_field *fields, size_t *used);
 size_t trace_arg_places(const struct arch *a, bool big_endian, const struct signature *sig, struct arg_place *out);
 
 /* Where a piece's value is in an argument event: its word, and its bit offset there (0 or 32). */

@@ -77,6 +77,9 @@ void trace_value(const struct trace_machine *m, const uint64_t *w, enum capture 
 			memcpy(&bits, &f, sizeof(bits));
 			memset(v->fpr, 0, sizeof(v->fpr));
 			put_bytes(v->fpr, bits, 4, be);
+		} else if (m->arch->values.float_high_half && ret && ret->size == 4) {
+			memset(v->fpr, 0, sizeof(v->fpr));
+			put_bytes(v->fpr, (uint32_t)(w[0] >> 32), 4, be);
 		} else if (m->arch->values.float_low_half && ret && ret->size == 4) {
 			/* Its 4 bytes first, where format.c reads a float; the same bytes on little-endian. */
 			memset(v->fpr, 0, sizeof(v->fpr));

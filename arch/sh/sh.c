@@ -7,6 +7,8 @@
  */
 #include "arch/arch.h"
 #include "arch/pattern.h"
+#include "arch/sh/args_sh.h"
+#include "arch/sh/insn.h"
 
 static const char *const sh_hooks[] = { "mcount", "_mcount", "__fentry__", NULL };
 
@@ -28,7 +30,7 @@ static const struct call_form sh_calls[] = {
 	{ .rtype = R_SH_DIR32 },	/* a data word: no instruction to check */
 };
 
-static const struct insn_pattern sh_pad_nops[] = { PAT(U16(0x0009)) };
+static const struct insn_pattern sh_pad_nops[] = { PAT(U16(SH_NOP)) };
 
 const struct arch arch_sh = {
 	.name = "sh",
@@ -50,6 +52,20 @@ const struct arch arch_sh = {
 	/* The pool follows the function's code: search all of it, word by word. */
 	.hook_window = 0,
 	.insn_align = 4,
-	/* SH: structs of up to 8 bytes in r0:r1; long double is a double */
-	.values = { .struct_regs = 2, .errno_max = 133, .ldbl_mant = 53 },
+	/*
+	 * SH: a struct gcc gives a scalar mode comes back in r0 (r0:r1) or
+	 * fr0/dr0, others in memory at the address the caller passed in r2,
+	 * which the function returns in r0 too (memory_address_returned).
+	 * Size alone does not tell the two apart (alignment does: {short,
+	 * short} is in memory, {int} in r0): ret_by_address has the rule,
+	 * and struct_regs 2 bounds the rest.  A double comes back in dr0, its high
+	 * word in fr0, which the runtime saves as the double's bytes: a float
+	 * (fr0) is their upper half.  long double is a double.
+	 */
+	.values = { .struct_regs = 2, .errno_max = 133, .ldbl_mant = 53, .float_high_half = true,
+		    .memory_address_returned = true, .ret_address_apart = true },
+	.place_args = arg_place_sh,
+	.ret_by_address = arg_ret_by_address_sh,
+	/* gcc's literal-word sequence (no --nop form); clang has no SH target. */
+	.cc = { "-pg", NULL },
 };

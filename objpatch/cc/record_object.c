@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,8 +42,19 @@ int cc_record(const char *path)
 		rc = (elfobj_error(&obj, "not a relocatable object (ELF type %u)", obj.ehdr.e_type), -1);
 	if (rc == 0)
 		rc = refuse_slim_lto(&obj);
-	if (rc == 0)
+	if (rc == 0) {
+		/*
+		 * sh4's site is a literal word with no NOP form: its calls stay,
+		 * to libc's mcount (which does nothing unless the program was
+		 * linked with -pg), until the runtime points the words at its own.
+		 */
+		bool nop_form = false;
+
+		for (size_t i = 0; i < obj.arch->ncalls; i++)
+			nop_form |= obj.arch->calls[i].nop.n != 0;
+		o.nop = nop_form;
 		rc = record_object(&obj, &rec, &o);
+	}
 	if (rc == 0 && obj.modified)
 		rc = elfobj_write(&obj, path, st.st_mode);
 	if (rc < 0)

@@ -402,8 +402,23 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
 
 /*
  * qemu-NAME -L ROOT -E LD_PRELOAD=LIB PROGRAM ARGS...: ROOT is
- * $QEMU_LD_PREFIX when set (qemu's own variable), else Debian's cross libc.
+ * $OBJPATCH_ROOT_NAME when set (this machine's own root: sh4's libc comes
+ * from another Debian release than the host's cross libcs, and one
+ * QEMU_LD_PREFIX cannot serve two machines), else $QEMU_LD_PREFIX (qemu's
+ * own variable), else Debian's cross libc.
  */
+static const char *guest_root(const struct foreign *f)
+{
+	char var[64];
+	const char *root;
+
+	snprintf(var, sizeof(var), "OBJPATCH_ROOT_%s", f->name);
+	root = getenv(var);
+	if (!root || !*root)
+		root = getenv("QEMU_LD_PREFIX");
+	return root && *root ? root : NULL;
+}
+
 static void free_argv(char **v)
 {
 	for (size_t i = 0; v && v[i]; i++)
@@ -415,7 +430,7 @@ static void free_argv(char **v)
 static char **qemu_argv(const struct foreign *f, const char *lib, char **args, int nargs)
 {
 	char **v = calloc((size_t)nargs + 9, sizeof(*v));
-	const char *root = getenv("QEMU_LD_PREFIX"), *path = getenv("LD_LIBRARY_PATH");
+	const char *root = guest_root(f), *path = getenv("LD_LIBRARY_PATH");
 	int n = 0;
 	bool ok;
 

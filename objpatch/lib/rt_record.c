@@ -1198,10 +1198,35 @@ static inline void spill_windows(void)
 #endif
 }
 
+/*
+ * The same where there is no frame-record chain (copy_scan): each copy
+ * lies within copy_scan bytes below the function's entry sp, where its
+ * prologue saved registers before anything of its own.
+ */
+static void scan_saved_copies(struct tstate *t)
+{
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct frame *f = &t->frames[i];
+		uintptr_t top = (uintptr_t)f->slot + rt_arch_host.slot_copy_above;
+
+		if (!f->slot_copy)
+			continue;
+		for (uintptr_t *w = (uintptr_t *)top - 1; (uintptr_t)w + rt_arch_host.copy_scan >= top; w--) {
+			if (w != f->slot && is_return_trampoline(*w)) {
+				f->slot = w;
+				f->slot_copy = false;
+				break;
+			}
+		}
+	}
+}
+
 void rt_restore_slots(struct tstate *t)
 {
 	spill_windows();
-	if (rt_arch_host.slot_copy_above)
+	if (rt_arch_host.copy_scan)
+		scan_saved_copies(t);
+	else if (rt_arch_host.slot_copy_above)
 		find_saved_copies(t);
 	for (uint32_t i = 0; i < t->depth; i++)
 		if (is_return_trampoline(*t->frames[i].slot))

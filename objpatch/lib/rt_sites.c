@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "arch/patch.h"
 #include "objpatch/lib/rt.h"
+#include "trace/arg_text.h"
 #include "util/array.h"
 
 /* ---- the filter history, replayed on modules loaded later ---- */
@@ -174,7 +175,10 @@ static uintptr_t stub_for(const struct rt_module *m, const struct rt_site *s)
 
 size_t rt_memory_value_bytes(const struct signature *sig)
 {
-	struct arg_type t = { .kind = ARG_AGGREGATE, .size = (uint32_t)sig->ret.size };
+	struct arg_field fields[TRACE_ARG_FIELDS];
+	size_t used = 0;
+	/* With its members: where alignment decides (SH-4), size alone does not tell. */
+	struct arg_type t = trace_arg_type(&sig->ret, fields, &used);
 	const struct arch *a = rt_arch_host.desc;
 
 	if (!a->values.memory_address_returned || !sig->ret.size || sig->ret.size > SIG_MEMBERS_MAX_SIZE ||
