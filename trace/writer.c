@@ -55,6 +55,8 @@ struct trace_writer {
 	struct address_name *addr_names;
 	size_t naddr_names, cap_addr_names;
 	size_t olen;
+	uint64_t opos;		/* the file offset the buffer's first byte goes to */
+	bool opos_known;	/* opos asked of the file, at the first write */
 	bool write_failed;	/* a write() failed: the trace is not whole */
 	struct svg_graph *svg;	/* TRACE_SVG's calls, drawn at the trace's end */
 	struct perfetto *pf;	/* --format perfetto's encoder */
@@ -299,22 +301,61 @@ static uint64_t ticks_ns(const struct trace_writer *w, uint64_t d)
 
 /* ---- the output ---- */
 
-static void out_flush(struct trace_writer *w)
+/* Writes the buffer's first n bytes. */
+static void out_write(struct trace_writer *w, size_t n)
 {
 	size_t done = 0;
 
-	while (done < w->olen) {
-		ssize_t n = write(w->s.fd, w->obuf + done, w->olen - done);
+	if (!w->opos_known) {
+		off_t at = lseek(w->s.fd, 0, SEEK_CUR);	/* a pipe: -1, where alignment means nothing */
 
-		if (n < 0 && errno == EINTR)
+		w->opos = at > 0 ? (uint64_t)at : 0;
+		w->opos_known = true;
+	}
+	while (done < n) {
+		ssize_t k = write(w->s.fd, w->obuf + done, n - done);
+
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
+		if (k <= 0) {
 			w->write_failed = true;
 			break;
 		}
-		done += (size_t)n;
+		done += (size_t)k;
 	}
+	w->opos += n;
+}
+
+static void out_flush(struct trace_writer *w)
+{
+	out_write(w, w->olen);
 	w->olen = 0;
+}
+
+/* The file's block (and page cache page) size, or a divisor of it. */
+#define OUT_ALIGN 4096u
+
+/*
+ * Room made in a full buffer: what ends on a block boundary of the file is
+ * written, the rest (less than a block) moved to the buffer's start.  A
+ * write that starts or ends inside a block makes the file system zero the
+ * rest of a new block before copying (ext4: zero_user_segments), and a
+ * buffer ending at a line's end would do that at both ends of every write.
+ */
+static void out_flush_blocks(struct trace_writer *w)
+{
+	size_t keep;
+
+	if (!w->opos_known)
+		out_write(w, 0);
+	keep = (size_t)((w->opos + w->olen) % OUT_ALIGN);
+	if (keep >= w->olen) {
+		out_flush(w);
+		return;
+	}
+	out_write(w, w->olen - keep);
+	memmove(w->obuf, w->obuf + w->olen - keep, keep);
+	w->olen = keep;
 }
 
 bool trace_writer_failed(const struct trace_writer *w)
@@ -338,15 +379,18 @@ static void out_mem_slow(struct trace_writer *w, const char *s, size_t n)
 		s += k;
 		n -= k;
 		if (n)
-			out_flush(w);
+			out_flush_blocks(w);
 	}
 }
 
 /* Room for `n` more bytes, n at most the buffer's size: where they go. */
 static inline char *out_reserve(struct trace_writer *w, size_t n)
 {
-	if (__builtin_expect(w->obuf_size - w->olen < n, 0))
-		out_flush(w);
+	if (__builtin_expect(w->obuf_size - w->olen < n, 0)) {
+		out_flush_blocks(w);
+		if (w->obuf_size - w->olen < n)
+			out_flush(w);
+	}
 	return w->obuf + w->olen;
 }
 
@@ -388,7 +432,7 @@ static void out_fill(struct trace_writer *w, char c, size_t n)
 		w->olen += k;
 		n -= k;
 		if (n)
-			out_flush(w);
+			out_flush_blocks(w);
 	}
 }
 
@@ -538,8 +582,8 @@ static void out_value(struct trace_writer *w, const uint64_t *ev, struct sym_fun
 
 	/* Room for the common values, so that they are formatted once. */
 	if (room < 1024) {
-		out_flush(w);
-		room = w->obuf_size;
+		out_flush_blocks(w);
+		room = w->obuf_size - w->olen;
 	}
 	n = value_of(w, ev, f, w->obuf + w->olen, room);
 	if (n >= room && w->olen) {
