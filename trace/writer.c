@@ -65,8 +65,12 @@ struct trace_writer {
 	size_t obuf_size;
 };
 
-/* The output buffer's least size: room for a line's common part and a value formatted in place. */
-#define OBUF_MIN (64u << 10)
+/*
+ * The output buffer's least size: room for a line's common part and a
+ * value formatted in place, and twice OUT_ALIGN, so that what a full
+ * buffer keeps back (out_flush_blocks) leaves most of it free.
+ */
+#define OBUF_MIN (128u << 10)
 
 struct trace_thread {
 	struct trace_events src;
@@ -332,15 +336,23 @@ static void out_flush(struct trace_writer *w)
 	w->olen = 0;
 }
 
-/* The file's block (and page cache page) size, or a divisor of it. */
-#define OUT_ALIGN 4096u
+/*
+ * The piece of the file a full buffer writes whole: a multiple of the
+ * block and page size.  64 KiB pieces at 64 KiB offsets let the page
+ * cache take them in large folios (ext4 on Linux 6.16 and later: a folio
+ * is aligned to its size in the file) instead of a page at a time, each
+ * with its own lookup and allocation: on calls.c write() took 191 ms of
+ * perf's samples against 255 with 4 KiB alignment (folio allocation 5
+ * against 30), on Lua 15% less system time; 128 KiB did no better.
+ */
+#define OUT_ALIGN 65536u
 
 /*
- * Room made in a full buffer: what ends on a block boundary of the file is
- * written, the rest (less than a block) moved to the buffer's start.  A
- * write that starts or ends inside a block makes the file system zero the
- * rest of a new block before copying (ext4: zero_user_segments), and a
- * buffer ending at a line's end would do that at both ends of every write.
+ * Room made in a full buffer: what ends on an OUT_ALIGN boundary of the
+ * file is written, the rest moved to the buffer's start.  A write that
+ * starts or ends inside a block makes the file system zero the rest of a
+ * new block before copying (ext4: zero_user_segments), and a buffer
+ * ending at a line's end would do that at both ends of every write.
  */
 static void out_flush_blocks(struct trace_writer *w)
 {
