@@ -62,7 +62,12 @@ struct trace_writer {
 	struct perfetto *pf;	/* --format perfetto's encoder */
 	struct format_opts word_opts;	/* format_return_word()'s, made once */
 	char *obuf;		/* the output, written out when full */
+	/*
+	 * Where the buffer counts as full: obuf_cap, its allocation, or after
+	 * out_flush_blocks() OUT_SLACK past the file's next OUT_ALIGN boundary.
+	 */
 	size_t obuf_size;
+	size_t obuf_cap;
 };
 
 /*
@@ -110,8 +115,8 @@ struct trace_writer *trace_writer_new(const struct trace_settings *s)
 		return NULL;
 	w->s = *s;
 	w->ns_per_tick = 1.0;
-	w->obuf_size = s->out_buffer > OBUF_MIN ? s->out_buffer : OBUF_MIN;
-	if (!(w->obuf = malloc(w->obuf_size))) {
+	w->obuf_cap = w->obuf_size = s->out_buffer > OBUF_MIN ? s->out_buffer : OBUF_MIN;
+	if (!(w->obuf = malloc(w->obuf_cap))) {
 		free(w);
 		return NULL;
 	}
@@ -334,6 +339,7 @@ static void out_flush(struct trace_writer *w)
 {
 	out_write(w, w->olen);
 	w->olen = 0;
+	w->obuf_size = w->obuf_cap;
 }
 
 /*
@@ -346,6 +352,14 @@ static void out_flush(struct trace_writer *w)
  * against 30), on Lua 15% less system time; 128 KiB did no better.
  */
 #define OUT_ALIGN 65536u
+/*
+ * How far past that boundary the buffer counts as full: more than the
+ * room a line asks for (out_reserve), so that the buffer is full past the
+ * boundary and what it keeps back to move to its start is this much at
+ * most, not up to OUT_ALIGN (which copied the whole text once more: 9% of
+ * the writer's instructions on calls.c).
+ */
+#define OUT_SLACK 4096u
 
 /*
  * Room made in a full buffer: what ends on an OUT_ALIGN boundary of the
@@ -368,6 +382,8 @@ static void out_flush_blocks(struct trace_writer *w)
 	out_write(w, w->olen - keep);
 	memmove(w->obuf, w->obuf + w->olen - keep, keep);
 	w->olen = keep;
+	/* The file is at a boundary now: the next is OUT_ALIGN on. */
+	w->obuf_size = OUT_ALIGN + OUT_SLACK < w->obuf_cap ? OUT_ALIGN + OUT_SLACK : w->obuf_cap;
 }
 
 bool trace_writer_failed(const struct trace_writer *w)
