@@ -17,7 +17,9 @@
 # appended when they are missing; E2E_RESULTS names another file, empty: none).
 # Environment: E2E_REPS (default 5), E2E_CALLS (calls.c iterations, default
 # 2000000), E2E_FIB (default 28), E2E_WORK (work.c iterations, default
-# 50000), E2E_LUA (work.lua's WORK_SIZE, default 1).
+# 50000), E2E_LUA (work.lua's WORK_SIZE, default 1), E2E_BASE (the build
+# directory of another objpatch, say an older commit's worktree's build/: its
+# `objpatch run` is measured too, alternating with ours, in a column of its own).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -27,11 +29,12 @@ out=$top/build/bench/e2e
 tmp=$out/tmp
 results=${E2E_RESULTS-$top/bench/RESULTS-runtime.md}
 objpatch=$top/build/objpatch
+base=${E2E_BASE:+$E2E_BASE/objpatch}
 rmc=$top/build/recordmcount
 PG=(-O2 -g -pg -mfentry)
 die() { echo "bench/e2e.sh: $*" >&2; exit 1; }
 . bench/results.sh
-for t in "$objpatch" "$rmc"; do [ -x "$t" ] || die "$t is missing: run make first"; done
+for t in "$objpatch" "$rmc" ${base:+"$base"}; do [ -x "$t" ] || die "$t is missing: run make first"; done
 uftrace=$(command -v uftrace) || die "uftrace is missing: run scripts/deps.sh"
 mkdir -p "$out" "$tmp"
 rm -f "$out"/*.tsv
@@ -87,6 +90,12 @@ ours() {
 	one "$1.ours" -- "$objpatch" run --output "$tmp/ours.txt" -- "${BIN[$1]}" "${ARGS[$1]}"
 }
 
+# base PROG: the other build's objpatch run (E2E_BASE)
+base() {
+	rm -f "$tmp/base.txt"
+	one "$1.base" -- "$base" run --output "$tmp/base.txt" -- "${BIN[$1]}" "${ARGS[$1]}"
+}
+
 uft() {
 	local -a r
 	mapfile -t r < "$out/$1.retvals"
@@ -101,6 +110,7 @@ calls() { grep -cE '[A-Za-z0-9_.]+\(\)( \{|;| = )' "$1" || true; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { cut -f"$2" "$out/$1.tsv" | median; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.0f", n / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 start=$(date -u '+%Y-%m-%d %H:%M:%S')
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -112,7 +122,15 @@ for p in "${PROGS[@]}"; do
 	echo "$(calls "$tmp/ours.txt") $(calls "$tmp/uf.txt")" > "$out/$p.calls"
 	rm -f "$out/$p".*.tsv
 	for ((rep = 0; rep < REPS; rep++)); do
-		if ((rep % 2)); then uft "$p"; ours "$p"; else ours "$p"; uft "$p"; fi
+		if ((rep % 2)); then
+			uft "$p"
+			[ -z "$base" ] || base "$p"
+			ours "$p"
+		else
+			ours "$p"
+			[ -z "$base" ] || base "$p"
+			uft "$p"
+		fi
 	done
 done
 rm -rf "$tmp"
@@ -124,14 +142,27 @@ section() {
 	echo "Started $start UTC, finished $(date -u '+%Y-%m-%d %H:%M:%S') UTC; commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); load average before: $load0 (the machine may be shared); $REPS repetitions, the tools alternating; CPU time (user + system of every process) by \`bench/runtime/runit.c\`, medians."
 	echo "Programs built \`gcc ${PG[*]}\`, recorded by \`build/recordmcount --mode=user\`, linked without -pg; ours: \`objpatch run --output FILE -- PROG\`; uftrace $("$uftrace" --version | head -1 | cut -d' ' -f2): \`uftrace record --no-libcall --no-event -R NAME@retval... PROG\` (one -R per function that returns a value; for Lua \`-R .@retval\`, every function's: uftrace 0.13 cannot read back its info file after a command line of 8 KiB) then \`uftrace replay > FILE\`."
 	echo
-	echo "| program | calls shown (ours / uftrace) | objpatch run: CPU | its max RSS | uftrace record + replay: CPU | ratio |"
-	echo "|---|---|---:|---:|---:|---:|"
+	if [ -n "$base" ]; then
+		echo "Base: \`$base\` (E2E_BASE), its \`objpatch run\` measured in the same repetitions, alternating with ours."
+		echo
+		echo "| program | calls shown (ours / uftrace) | objpatch run: CPU | base's: CPU | its max RSS | uftrace record + replay: CPU | ratio | base's ratio |"
+		echo "|---|---|---:|---:|---:|---:|---:|---:|"
+	else
+		echo "| program | calls shown (ours / uftrace) | objpatch run: CPU | its max RSS | uftrace record + replay: CPU | ratio |"
+		echo "|---|---|---:|---:|---:|---:|"
+	fi
 	for p in "${PROGS[@]}"; do
 		local o u
 		o=$(col "$p.ours" 2)
 		u=$(awk -v a="$(col "$p.ufrec" 2)" -v b="$(col "$p.ufrep" 2)" 'BEGIN { print a + b }')
 		read -r co cu < "$out/$p.calls"
-		echo "| $p \`${ARGS[$p]##*/}\` | $co / $cu | $(ms "$o") ms | $(($(col "$p.ours" 4) / 1024)) MiB | $(ms "$u") ms | **$(awk -v a="$o" -v b="$u" 'BEGIN { printf "%.2f", a / b }')x** |"
+		if [ -n "$base" ]; then
+			local b
+			b=$(col "$p.base" 2)
+			echo "| $p \`${ARGS[$p]##*/}\` | $co / $cu | $(ms "$o") ms | $(ms "$b") ms | $(($(col "$p.ours" 4) / 1024)) MiB | $(ms "$u") ms | **$(ratio "$o" "$u")x** | $(ratio "$b" "$u")x |"
+		else
+			echo "| $p \`${ARGS[$p]##*/}\` | $co / $cu | $(ms "$o") ms | $(($(col "$p.ours" 4) / 1024)) MiB | $(ms "$u") ms | **$(ratio "$o" "$u")x** |"
+		fi
 	done
 	echo "<!-- /e2e -->"
 }

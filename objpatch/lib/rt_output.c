@@ -103,10 +103,32 @@ void rt_output_init(void)
 	trace_machine_native(rt_arch_host.desc, &machine);
 }
 
+/*
+ * The writer's names by return address: every event names its function
+ * by the site's ra, and rt_func_for_ra() searches the modules' sites (a
+ * tenth of the writer's instructions on work.c).  A module is never
+ * removed and the first module holding ra answers, so a function found
+ * stays the answer for that ra: only those are kept (a miss may yet be
+ * found in a module loaded later).  Used under runtime.lock.
+ */
+#define NAME_CACHE 1024u	/* a power of 2 */
+static struct name_cache {
+	uint64_t ra;
+	struct sym_func *f;
+} name_cache[NAME_CACHE];
+
 static struct sym_func *symbolize(void *ctx, uint64_t ra)
 {
+	struct name_cache *e = &name_cache[(ra ^ ra >> 10) & (NAME_CACHE - 1)];
+	struct sym_func *f;
+
 	(void)ctx;
-	return rt_func_for_ra((uintptr_t)ra);
+	if (e->f && e->ra == ra)
+		return e->f;
+	f = rt_func_for_ra((uintptr_t)ra);
+	if (f)
+		*e = (struct name_cache){ ra, f };
+	return f;
 }
 
 /* The module whose function table holds `f`: the flame graph's colour family. */

@@ -917,17 +917,45 @@ size_t rt_read_own(void *ctx, uint64_t addr, void *buf, size_t n)
 }
 
 /*
- * Copies the string a char * function returned, up to the formatter's limit
- * and one byte more, without faulting: process_vm_readv stops at the first
- * unreadable byte instead.
+ * Where the stack that the returning frame's caller runs on is surely
+ * mapped, from sp up: the rest of sp's page, or up to the traced caller's
+ * own return slot when that lies on the same stack (within 1 MiB; a
+ * signal handler on another stack is farther away).  A struct returned in
+ * memory is most often in that range, the caller's frame.
  */
-static size_t capture_string(uintptr_t addr, uint64_t *w)
+static uintptr_t live_stack_end(const struct tstate *t, const struct frame *f, uintptr_t sp)
+{
+	uintptr_t hi = (sp | 4095) + 1, caller = f > t->frames ? (uintptr_t)f[-1].slot : 0;
+
+	if (caller > sp && caller - sp < (1u << 20) && caller + sizeof(uintptr_t) > hi)
+		hi = caller + sizeof(uintptr_t);
+	return hi;
+}
+
+/*
+ * Copies the string a char * function returned, up to the formatter's limit
+ * and one byte more, without faulting.  What lies in the live stack
+ * [sp, live_hi) (see live_stack_end: mapped, the frames the caller runs
+ * in) is copied directly: a buffer of the caller's, on Lua about one string
+ * in five.  Anything else, and the rest of a string that leaves that
+ * range, goes by read_memory(), a system call, which stops at the first
+ * unreadable byte instead of faulting: a pointer into the heap or a mapping
+ * may be freed and unmapped by another thread at any moment, so no check
+ * made before a direct read would make it safe.
+ */
+static size_t capture_string(uintptr_t addr, uint64_t *w, uintptr_t sp, uintptr_t live_hi)
 {
 	uint8_t *dst = (uint8_t *)w + 1;
 	size_t want = runtime.strlen_max + 1, got = 0;
 
 	if (want > STRING_WORDS * 8 - 1)
 		want = STRING_WORDS * 8 - 1;
+	if (addr >= sp && addr < live_hi) {
+		got = live_hi - addr < want ? live_hi - addr : want;
+		memcpy(dst, (const void *)addr, got);
+		if (memchr(dst, 0, got))
+			want = got;
+	}
 	while (addr && got < want) {
 		/* Stay inside one page per read: a short read then means unreadable. */
 		size_t n = 4096 - ((addr + got) & 4095);
@@ -946,22 +974,6 @@ static size_t capture_string(uintptr_t addr, uint64_t *w)
 	}
 	((uint8_t *)w)[0] = (uint8_t)got;
 	return (got + 1 + 7) / 8;
-}
-
-/*
- * Where the stack that the returning frame's caller runs on is surely
- * mapped, from sp up: the rest of sp's page, or up to the traced caller's
- * own return slot when that lies on the same stack (within 1 MiB; a
- * signal handler on another stack is farther away).  A struct returned in
- * memory is most often in that range, the caller's frame.
- */
-static uintptr_t live_stack_end(const struct tstate *t, const struct frame *f, uintptr_t sp)
-{
-	uintptr_t hi = (sp | 4095) + 1, caller = f > t->frames ? (uintptr_t)f[-1].slot : 0;
-
-	if (caller > sp && caller - sp < (1u << 20) && caller + sizeof(uintptr_t) > hi)
-		hi = caller + sizeof(uintptr_t);
-	return hi;
 }
 
 /*
@@ -1004,7 +1016,7 @@ static __attribute__((noinline)) void emit_exit_captured(struct tstate *t, const
 	n = exit_words_from_regs(regs, (enum capture)f->flags, rt_arch_host.desc->values.wide_in_fpr0,
 				 w + EV_HEADER_WORDS);
 	if (f->flags == CAPTURE_STRING)
-		n += capture_string((uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n);
+		n += capture_string((uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n, sp, live_stack_end(t, f, sp));
 	else if (f->flags == CAPTURE_MEMORY)
 		n += capture_memory(t, f, (uintptr_t)regs->gpr[0], w + EV_HEADER_WORDS + n, sp);
 	w[1] = EV_HEADER(EV_EXIT, depth, f->flags, EV_HEADER_WORDS + n);

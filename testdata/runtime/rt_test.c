@@ -273,14 +273,24 @@ TRACED char *ret_str_bad(void)
 	return (char *)16;
 }
 
+/* A buffer in its caller's frame, on the live stack: read directly by the runtime. */
+TRACED char *ret_str_stack(char *buf)
+{
+	OPAQUE();
+	return buf;
+}
+
 TRACED void run_strings(void)
 {
+	char buf[16] = "on the stack";
+
 	check(strcmp(ret_str_zero(), "zero") == 0, "string");
 	check(strlen(ret_str_long()) == 80, "long string");
 	check(strcmp(ret_str_special(), "a\"b\\c\nd") == 0, "string with escapes");
 	check(strcmp(ret_str_utf8(), "caf\xc3\xa9") == 0, "UTF-8 string");
 	check(*ret_str_empty() == 0 && ret_str_null() == NULL, "empty and NULL strings");
 	check(ret_str_bad() == (char *)16, "invalid string pointer");
+	check(ret_str_stack(buf) == buf, "string on the caller's stack");
 }
 
 /* ---- floating point and structs ---- */
