@@ -32,12 +32,15 @@ build() {
 	# RT_LDFLAGS: more link flags (MIPS non-PIC objects: -no-pie, which comes last and wins).
 	# shellcheck disable=SC2086
 	compile_ok "[$label] link" "$cxx" -pie ${RT_LDFLAGS:-} -o "$dir/prog" "$dir/rt_test.o" "$dir/rt_cxx.o" -pthread || return 1
+	# The link as it was made: a -no-pie in RT_LDFLAGS wins over -pie.
+	local linked=PIE
+	case " ${RT_LDFLAGS:-} " in *" -no-pie "*) linked="not PIE" ;; esac
 	if [ "$strip" = - ]; then
-		ok 0 "[$label] builds: ${CFLAGS[*]} $* objects, recordmcount --mode=user${rmc:+ $rmc}, PIE, symbols kept"
+		ok 0 "[$label] builds: ${CFLAGS[*]} $* objects, recordmcount --mode=user${rmc:+ $rmc}, $linked, symbols kept"
 		return
 	fi
 	compile_ok "[$label] strip" "$strip" "$dir/prog" || return 1
-	ok 0 "[$label] builds: ${CFLAGS[*]} $* objects, recordmcount --mode=user${rmc:+ $rmc}, PIE linked without them, stripped"
+	ok 0 "[$label] builds: ${CFLAGS[*]} $* objects, recordmcount --mode=user${rmc:+ $rmc}, $linked, linked without them, stripped"
 }
 
 # stripped LABEL PROG READELF: no symbols, no DWARF, but the tables are there.
