@@ -99,9 +99,16 @@ if pg sig "$D/sig.c"; then
 	ok $? "SIGINT to objpatch run: the program's handler ran ($(cat "$D/int.out"))"
 	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$D/int.json"
 	ok $? "SIGINT to objpatch run: the JSON trace is finished and well-formed"
-	n=$(grep -o '"name":"work","ph":"E"' "$D/int.json" | wc -l)
+	# The signal may land in a call of work that its entry hook has recorded
+	# but whose body has not yet counted: that call ends "unfinished" at the
+	# exit, one more than the handler printed.  One that had counted may end
+	# unfinished too.  So the calls that returned are the handler's count or
+	# one fewer, and at most one call is unfinished.
+	fin=$(grep '"name":"work","ph":"E"' "$D/int.json" | grep -vc '"unfinished":true')
+	unf=$(grep '"name":"work","ph":"E"' "$D/int.json" | grep -c '"unfinished":true')
 	want=$(sed -n 's/calls \([0-9]*\).*/\1/p' "$D/int.out")
-	is "$n" "$want" "SIGINT to objpatch run: every call to work before the exit is in the trace"
+	[ -n "$want" ] && [ "$unf" -le 1 ] && [ "$fin" -le "$want" ] && [ "$want" -le $((fin + unf)) ]
+	ok $? "SIGINT to objpatch run: every call to work before the exit is in the trace ($fin returned, $unf unfinished, the handler counted ${want:-none})"
 	"$OBJPATCH" run -o "$D/term.txt" -- "$D/sig" 1000 15 > "$D/term.out" 2> "$D/term.err"
 	is "$?" 143 "SIGTERM to objpatch run, not handled: objpatch exits 128+15"
 	grep -q 'killed by signal 15' "$D/term.err"

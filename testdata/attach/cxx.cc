@@ -20,7 +20,12 @@
 
 static std::atomic<bool> stop;
 static std::atomic<int> running;
-static std::atomic<long> guards;
+/*
+ * Per thread: a worker checks its own guards when it stops, while another
+ * worker may still be inside pass() with a Guard alive (a shared count
+ * then read 1 now and then, with nothing wrong).
+ */
+static thread_local long guards;
 
 struct Guard {
 	Guard() { guards++; }
