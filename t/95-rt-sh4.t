@@ -80,4 +80,17 @@ sh4_args() {
 }
 sh4_args
 
+# A root that is not there is named, with the variable that chose it
+# (qemu alone would call the host's loader an "Invalid ELF image").
+missing_root() {
+	local dir=$T_TMP/$Q-own-$P-gcc var out
+	[ -x "$dir/own" ] || { ok 1 "[sh4 root] $dir/own was not built"; return; }
+	for var in OBJPATCH_ROOT_sh4 QEMU_LD_PREFIX; do
+		out=$(env -u OBJPATCH_ROOT_sh4 "$var=$T_TMP/no-root" "$OBJPATCH" run -- "$dir/own" 2>&1)
+		is "$?:$out" "2:objpatch run: $var=$T_TMP/no-root: no such directory (the root qemu-sh4 runs the program in)" \
+			"[sh4 root] $var naming no directory: one line, status 2"
+	done
+}
+missing_root
+
 done_testing

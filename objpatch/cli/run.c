@@ -407,16 +407,41 @@ static int set_environment(const struct run_opts *o, const struct foreign *f, ch
  * QEMU_LD_PREFIX cannot serve two machines), else $QEMU_LD_PREFIX (qemu's
  * own variable), else Debian's cross libc.
  */
-static const char *guest_root(const struct foreign *f)
+static const char *guest_root(const struct foreign *f, char *var, size_t size)
 {
-	char var[64];
 	const char *root;
 
-	snprintf(var, sizeof(var), "OBJPATCH_ROOT_%s", f->name);
+	snprintf(var, size, "OBJPATCH_ROOT_%s", f->name);
 	root = getenv(var);
-	if (!root || !*root)
-		root = getenv("QEMU_LD_PREFIX");
+	if (!root || !*root) {
+		snprintf(var, size, "QEMU_LD_PREFIX");
+		root = getenv(var);
+	}
 	return root && *root ? root : NULL;
+}
+
+/*
+ * A root that is not there: qemu would say only that the host's own
+ * loader is an "Invalid ELF image".  Named with what chose it.
+ */
+static bool guest_root_present(const char *cmd, const struct foreign *f)
+{
+	char var[64], def[PATH_MAX];
+	const char *root = guest_root(f, var, sizeof(var));
+	struct stat st;
+
+	if (!root) {
+		snprintf(def, sizeof(def), "/usr/%.*s", (int)strlen(f->prefix) - 1, f->prefix);
+		if (stat(def, &st) == 0 && S_ISDIR(st.st_mode))
+			return true;
+		fprintf(stderr, "%s: no %s: the %s program's libraries are not installed "
+			"(scripts/deps.sh installs them), or set OBJPATCH_ROOT_%s to its root\n", cmd, def, f->name, f->name);
+		return false;
+	}
+	if (stat(root, &st) == 0 && S_ISDIR(st.st_mode))
+		return true;
+	fprintf(stderr, "%s: %s=%s: no such directory (the root qemu-%s runs the program in)\n", cmd, var, root, f->name);
+	return false;
 }
 
 static void free_argv(char **v)
@@ -430,7 +455,8 @@ static void free_argv(char **v)
 static char **qemu_argv(const struct foreign *f, const char *lib, char **args, int nargs)
 {
 	char **v = calloc((size_t)nargs + 9, sizeof(*v));
-	const char *root = guest_root(f), *path = getenv("LD_LIBRARY_PATH");
+	char var[64];
+	const char *root = guest_root(f, var, sizeof(var)), *path = getenv("LD_LIBRARY_PATH");
 	int n = 0;
 	bool ok;
 
@@ -714,6 +740,8 @@ static int prepare(struct run_opts *o, const char *cmd, const char *prog, const 
 		fprintf(stderr, "%s: %s: a program for another machine, and no runtime for it\n", cmd, prog);
 		return 2;
 	}
+	if (*f && !guest_root_present(cmd, *f))
+		return 2;
 	/* Binary, into the program's own messages: never what was meant. */
 	if (o->format && strcmp(o->format, "perfetto") == 0 && !o->output) {
 		fprintf(stderr, "%s: --format perfetto: a binary trace, and the default output is standard error: "
